@@ -1,0 +1,406 @@
+package bm25
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+
+	"github.com/reqa/reqa/store"
+)
+
+// Params are BM25's parameters; see [Gensim] and [Lucene].
+type Params = store.BM25Params
+
+// Gensim returns gensim 3.8 summarization.bm25's parameters (the MultiReQA
+// paper's setup).
+func Gensim() Params { return Params{Variant: "gensim", K1: 1.5, B: 0.75, Epsilon: 0.25} }
+
+// Lucene returns Lucene's BM25 defaults.
+func Lucene() Params { return Params{Variant: "lucene", K1: 1.2, B: 0.75} }
+
+// ErrCorrupt reports undecodable postings or document lengths.
+var ErrCorrupt = errors.New("bm25: damaged postings")
+
+// Posting is one document's term frequency for a term.
+type Posting struct {
+	Doc uint32
+	TF  uint32
+}
+
+// EncodePostings encodes postings sorted by Doc.
+func EncodePostings(ps []Posting) []byte {
+	b := make([]byte, 0, 2+3*len(ps))
+	b = binary.AppendUvarint(b, uint64(len(ps)))
+	prev := uint32(0)
+	for i, p := range ps {
+		d := p.Doc - prev
+		if i == 0 {
+			d = p.Doc
+		}
+		b = binary.AppendUvarint(b, uint64(d))
+		b = binary.AppendUvarint(b, uint64(p.TF))
+		prev = p.Doc
+	}
+	return b
+}
+
+// DecodePostings decodes what EncodePostings wrote. maxDoc bounds document
+// ids (exclusive).
+func DecodePostings(b []byte, maxDoc uint32) ([]Posting, error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return nil, ErrCorrupt
+	}
+	b = b[k:]
+	out := make([]Posting, n)
+	var doc uint64
+	for i := range out {
+		d, k1 := binary.Uvarint(b)
+		if k1 <= 0 {
+			return nil, ErrCorrupt
+		}
+		b = b[k1:]
+		tf, k2 := binary.Uvarint(b)
+		if k2 <= 0 {
+			return nil, ErrCorrupt
+		}
+		b = b[k2:]
+		if i > 0 && d == 0 {
+			return nil, ErrCorrupt
+		}
+		doc += d
+		if doc >= uint64(maxDoc) || tf == 0 || tf > math.MaxUint32 {
+			return nil, ErrCorrupt
+		}
+		out[i] = Posting{Doc: uint32(doc), TF: uint32(tf)}
+	}
+	if len(b) != 0 {
+		return nil, ErrCorrupt
+	}
+	return out, nil
+}
+
+// EncodeDocLens encodes document lengths.
+func EncodeDocLens(ls []uint32) []byte {
+	b := make([]byte, 0, 2*len(ls)+4)
+	b = binary.AppendUvarint(b, uint64(len(ls)))
+	for _, l := range ls {
+		b = binary.AppendUvarint(b, uint64(l))
+	}
+	return b
+}
+
+// DecodeDocLens decodes what EncodeDocLens wrote.
+func DecodeDocLens(b []byte) ([]uint32, error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return nil, ErrCorrupt
+	}
+	b = b[k:]
+	out := make([]uint32, n)
+	for i := range out {
+		v, k := binary.Uvarint(b)
+		if k <= 0 || v > math.MaxUint32 {
+			return nil, ErrCorrupt
+		}
+		b = b[k:]
+		out[i] = uint32(v)
+	}
+	if len(b) != 0 {
+		return nil, ErrCorrupt
+	}
+	return out, nil
+}
+
+// Builder accumulates documents for one field. Documents get ids 0, 1, 2…
+// in the order they are added. A Builder is not safe for concurrent use.
+type Builder struct {
+	terms    map[string]int32
+	order    []string // terms by first appearance
+	postings [][]Posting
+	docLens  []uint32
+	tokens   int64
+	scratch  map[int32]uint32
+}
+
+// NewBuilder returns an empty builder.
+func NewBuilder() *Builder {
+	return &Builder{terms: make(map[string]int32), scratch: make(map[int32]uint32)}
+}
+
+// Add appends a document made of tokens and returns its id.
+func (b *Builder) Add(tokens []string) uint32 {
+	doc := uint32(len(b.docLens))
+	clear(b.scratch)
+	first := make([]int32, 0, len(tokens))
+	for _, t := range tokens {
+		id, ok := b.terms[t]
+		if !ok {
+			id = int32(len(b.order))
+			b.terms[t] = id
+			b.order = append(b.order, t)
+			b.postings = append(b.postings, nil)
+		}
+		if b.scratch[id] == 0 {
+			first = append(first, id)
+		}
+		b.scratch[id]++
+	}
+	for _, id := range first {
+		b.postings[id] = append(b.postings[id], Posting{Doc: doc, TF: b.scratch[id]})
+	}
+	b.docLens = append(b.docLens, uint32(len(tokens)))
+	b.tokens += int64(len(tokens))
+	return doc
+}
+
+// Docs returns the number of documents added.
+func (b *Builder) Docs() int { return len(b.docLens) }
+
+// Stats returns the field's statistics, as stored in the index meta.
+func (b *Builder) Stats(name, tokenizer string, withContext bool) store.FieldMeta {
+	n := len(b.docLens)
+	fm := store.FieldMeta{Name: name, Tokenizer: tokenizer, WithContext: withContext, Docs: n, Terms: len(b.order), Tokens: b.tokens}
+	if n > 0 {
+		fm.AvgDL = float64(b.tokens) / float64(n)
+	}
+	if len(b.order) > 0 {
+		sum := 0.0
+		for _, t := range b.order { // gensim: dict order = first appearance
+			sum += rawIDF(n, len(b.postings[b.terms[t]]))
+		}
+		fm.MeanIDF = sum / float64(len(b.order))
+	}
+	return fm
+}
+
+// Write stores the field's postings (in term byte order) and document lengths.
+func (b *Builder) Write(fw *store.FieldWriter) error {
+	sorted := append([]string(nil), b.order...)
+	sort.Strings(sorted)
+	for _, t := range sorted {
+		if err := fw.PutPostings(t, EncodePostings(b.postings[b.terms[t]])); err != nil {
+			return fmt.Errorf("write postings of %q: %w", t, err)
+		}
+	}
+	return fw.PutDocLens(EncodeDocLens(b.docLens))
+}
+
+// Postings returns the postings of term (the builder as a [Source]).
+func (b *Builder) Postings(term string) ([]Posting, bool, error) {
+	id, ok := b.terms[term]
+	if !ok {
+		return nil, false, nil
+	}
+	return b.postings[id], true, nil
+}
+
+// rawIDF is gensim's idf before the negative-idf floor.
+func rawIDF(n, df int) float64 {
+	return math.Log(float64(n)-float64(df)+0.5) - math.Log(float64(df)+0.5)
+}
+
+// Source looks up a term's postings.
+type Source interface {
+	Postings(term string) ([]Posting, bool, error)
+}
+
+// Field scores questions against one BM25 field. It is safe for concurrent
+// use.
+type Field struct {
+	meta   store.FieldMeta
+	params Params
+	denom  []float64 // per document: k1·(1 − b + b·|d|/avgdl)
+	src    Source
+	eps    float64
+}
+
+// NewField returns a scorer over src with the given statistics and document
+// lengths.
+func NewField(meta store.FieldMeta, params Params, docLens []uint32, src Source) (*Field, error) {
+	if len(docLens) != meta.Docs {
+		return nil, fmt.Errorf("field %s: %d document lengths for %d documents: %w", meta.Name, len(docLens), meta.Docs, ErrCorrupt)
+	}
+	f := &Field{meta: meta, params: params, src: src, denom: make([]float64, len(docLens))}
+	k1, b, avgdl := params.K1, params.B, meta.AvgDL
+	for i, l := range docLens {
+		if avgdl > 0 {
+			f.denom[i] = k1 * (1 - b + b*float64(l)/avgdl)
+		} else {
+			f.denom[i] = k1
+		}
+	}
+	f.eps = params.Epsilon * meta.MeanIDF
+	return f, nil
+}
+
+// FromBuilder returns a scorer over the builder's documents, without a store.
+func FromBuilder(b *Builder, name, tokenizer string, withContext bool, params Params) *Field {
+	f, _ := NewField(b.Stats(name, tokenizer, withContext), params, b.docLens, b)
+	return f
+}
+
+// Open returns a scorer over the stored field name, caching decoded postings.
+func Open(r *store.Reader, name string) (*Field, error) {
+	meta, ok := r.Meta().Field(name)
+	if !ok {
+		return nil, fmt.Errorf("bm25 field %s: %w", name, store.ErrNotFound)
+	}
+	raw, err := r.DocLens(name)
+	if err != nil {
+		return nil, err
+	}
+	lens, err := DecodeDocLens(raw)
+	if err != nil {
+		return nil, fmt.Errorf("field %s document lengths: %w", name, err)
+	}
+	return NewField(meta, r.Meta().BM25, lens, &storeSource{r: r, name: name, maxDoc: uint32(meta.Docs), cache: map[string][]Posting{}})
+}
+
+// Meta returns the field's statistics.
+func (f *Field) Meta() store.FieldMeta { return f.meta }
+
+// Docs returns the number of documents.
+func (f *Field) Docs() int { return len(f.denom) }
+
+// IDF returns the idf the scorer uses for a term with document frequency df.
+func (f *Field) IDF(df int) float64 {
+	n := f.meta.Docs
+	if f.params.Variant == "lucene" {
+		return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+	}
+	idf := rawIDF(n, df)
+	if idf < 0 {
+		return f.eps
+	}
+	return idf
+}
+
+// Accumulator holds per-document scores for one question. Reuse one per
+// goroutine: Reset clears only the documents the last question touched.
+type Accumulator struct {
+	// Scores has one entry per document.
+	Scores []float64
+	// Touched lists the documents that matched at least one query token,
+	// in the order they were first matched.
+	Touched []uint32
+	mark    []bool
+}
+
+// NewAccumulator returns an accumulator for n documents.
+func NewAccumulator(n int) *Accumulator {
+	return &Accumulator{Scores: make([]float64, n), mark: make([]bool, n)}
+}
+
+// Reset zeroes the scores of the touched documents.
+func (a *Accumulator) Reset() {
+	for _, d := range a.Touched {
+		a.Scores[d] = 0
+		a.mark[d] = false
+	}
+	a.Touched = a.Touched[:0]
+}
+
+// Score adds the BM25 score of every document for the tokenized query into
+// a, which must have been made for Docs() documents.
+func (f *Field) Score(query []string, a *Accumulator) error {
+	if len(a.Scores) != len(f.denom) || len(a.mark) != len(f.denom) {
+		return fmt.Errorf("bm25: accumulator has %d entries for %d documents", len(a.Scores), len(f.denom))
+	}
+	k1 := f.params.K1
+	lucene := f.params.Variant == "lucene"
+	for _, t := range query {
+		ps, found, err := f.src.Postings(t)
+		if err != nil {
+			return err
+		}
+		if !found || len(ps) == 0 {
+			continue
+		}
+		idf := f.IDF(len(ps))
+		for _, p := range ps {
+			tf := float64(p.TF)
+			var s float64
+			if lucene {
+				s = idf * tf / (tf + f.denom[p.Doc])
+			} else {
+				s = (idf * tf * (k1 + 1)) / (tf + f.denom[p.Doc])
+			}
+			a.Scores[p.Doc] += s
+			if !a.mark[p.Doc] {
+				a.mark[p.Doc] = true
+				a.Touched = append(a.Touched, p.Doc)
+			}
+		}
+	}
+	return nil
+}
+
+// Hit is one scored document.
+type Hit struct {
+	Doc   uint32
+	Score float64
+}
+
+// TopK returns the k best of the touched documents, best first, ties broken
+// by lower document id. A negative k returns them all.
+func (a *Accumulator) TopK(k int) []Hit {
+	hits := make([]Hit, 0, len(a.Touched))
+	for _, d := range a.Touched {
+		hits = append(hits, Hit{Doc: d, Score: a.Scores[d]})
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].Doc < hits[j].Doc
+	})
+	if k >= 0 && len(hits) > k {
+		hits = hits[:k]
+	}
+	return hits
+}
+
+// storeSource reads postings from a store field, caching decoded lists.
+type storeSource struct {
+	r      *store.Reader
+	name   string
+	maxDoc uint32
+	mu     sync.RWMutex
+	cache  map[string][]Posting
+	cached int
+}
+
+// maxCachedPostings bounds the decoded-postings cache (about 256 MiB).
+const maxCachedPostings = 32 << 20
+
+func (s *storeSource) Postings(term string) ([]Posting, bool, error) {
+	s.mu.RLock()
+	ps, ok := s.cache[term]
+	s.mu.RUnlock()
+	if ok {
+		return ps, ps != nil, nil
+	}
+	raw, found, err := s.r.Postings(s.name, term)
+	if err != nil {
+		return nil, false, err
+	}
+	if found {
+		ps, err = DecodePostings(raw, s.maxDoc)
+		if err != nil {
+			return nil, false, fmt.Errorf("field %s postings of %q: %w", s.name, term, err)
+		}
+	}
+	s.mu.Lock()
+	if s.cached+len(ps) > maxCachedPostings {
+		s.cache = map[string][]Posting{}
+		s.cached = 0
+	}
+	s.cache[term] = ps
+	s.cached += len(ps) + 1
+	s.mu.Unlock()
+	return ps, found, nil
+}

@@ -1,0 +1,32 @@
+// Package bm25 builds and scores BM25 inverted indexes.
+//
+// A [Builder] collects tokenized documents (for reqa, one document per
+// candidate sentence: the sentence followed by its whole context, or the
+// sentence alone for the paper's ablation) and writes their postings and
+// document lengths into a store field. A [Field] scores questions against a
+// stored field (or directly against a Builder, for in-memory use).
+//
+// # Scoring
+//
+// The default [Gensim] parameters reproduce gensim 3.8's summarization.bm25,
+// which the MultiReQA paper used, bit for bit in float64:
+//
+//	idf(t)   = ln(N − n_t + 0.5) − ln(n_t + 0.5)
+//	           (every negative idf replaced by ε × the mean idf over the vocabulary, ε = 0.25)
+//	score    = Σ over query tokens t, repeats counted again, that occur in d:
+//	           idf(t) · tf · (k1 + 1) / (tf + k1 · (1 − b + b · |d| / avgdl))
+//
+// with k1 = 1.5 and b = 0.75, summed in query order as gensim does. The mean
+// idf is accumulated in the order terms first appear in the corpus, as
+// gensim's dict iteration does. [Lucene] is the Lucene 8+ variant
+// (idf = ln(1 + (N − n + 0.5)/(n + 0.5)), no (k1 + 1) factor).
+//
+// Ties are broken by document id, i.e. by candidate order in the input.
+//
+// # Postings codec
+//
+// A term's postings are stored as uvarint(count) followed by count pairs of
+// uvarint(doc − previous doc) and uvarint(tf). Document lengths are a
+// sequence of uvarints. Both are decoded defensively: damaged input yields
+// [ErrCorrupt], never a panic.
+package bm25

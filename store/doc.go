@@ -1,0 +1,34 @@
+// Package store is reqa's on-disk index format: one bbolt file per index.
+//
+// # Schema
+//
+// A reqa index is a single bbolt database with these buckets:
+//
+//	meta        "magic" → "reqa-index", "meta" → JSON Meta (format version,
+//	            counts, tokenizers, BM25 parameters, what built it)
+//	contexts    uint32 big-endian id → Context record
+//	sentences   uint32 big-endian id → Sentence record (offsets into its context)
+//	field/NAME  one bucket per BM25 field (tokenizer × document form), holding
+//	            the sub-bucket "postings" (term → compressed postings) and the
+//	            key "doclens" (every document's length, varint-coded)
+//	blobs       name → large opaque values (embeddings, graphs, models)
+//
+// Every record value ends in a CRC-32C of its payload, so a flipped byte in a
+// context, a sentence, a postings list or a blob is reported as [ErrCorrupt]
+// naming the damaged record instead of producing silently wrong answers.
+// The store does not interpret postings: package index/bm25 owns their codec.
+//
+// # Atomic builds
+//
+// [Create] writes into a temporary file beside the target (".NAME.reqa-build-*")
+// and [Writer.Commit] syncs it and renames it over the target only when it is
+// complete. An interrupted build therefore never leaves a half-written index
+// under the target name and never damages an index that was already there.
+// Temporary files left by a killed build are removed by the next [Create] for
+// the same target once their bbolt file lock shows no process holds them.
+//
+// # Versioning
+//
+// [Open] refuses a file that is not a bbolt database or lacks reqa's magic
+// ([ErrNotIndex]) and a file written by a newer format ([ErrNewerFormat]).
+package store

@@ -1,0 +1,516 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// FormatVersion is the on-disk format version this package writes and the
+// newest one it reads.
+const FormatVersion = 1
+
+const magic = "reqa-index"
+
+// Sentinel errors callers can test with errors.Is.
+var (
+	// ErrNotIndex reports a file that is not a reqa index.
+	ErrNotIndex = errors.New("not a reqa index")
+	// ErrNewerFormat reports an index written by a newer reqa.
+	ErrNewerFormat = errors.New("index format is newer than this reqa understands")
+	// ErrCorrupt reports a record whose checksum or encoding is damaged.
+	ErrCorrupt = errors.New("index is damaged")
+	// ErrNotFound reports a record, field or blob the index does not hold.
+	ErrNotFound = errors.New("not found in index")
+)
+
+var (
+	bucketMeta      = []byte("meta")
+	bucketContexts  = []byte("contexts")
+	bucketSentences = []byte("sentences")
+	bucketBlobs     = []byte("blobs")
+	bucketPostings  = []byte("postings")
+	keyMagic        = []byte("magic")
+	keyMeta         = []byte("meta")
+	keyDocLens      = []byte("doclens")
+	fieldPrefix     = "field/"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// seal appends the CRC-32C of payload to it.
+func seal(payload []byte) []byte {
+	out := make([]byte, len(payload), len(payload)+4)
+	copy(out, payload)
+	return binary.BigEndian.AppendUint32(out, crc32.Checksum(payload, castagnoli))
+}
+
+// unseal verifies and strips the checksum; what names the record in errors.
+func unseal(v []byte, what string) ([]byte, error) {
+	if len(v) < 4 {
+		return nil, fmt.Errorf("%s: record too short: %w", what, ErrCorrupt)
+	}
+	p := v[:len(v)-4]
+	if crc32.Checksum(p, castagnoli) != binary.BigEndian.Uint32(v[len(v)-4:]) {
+		return nil, fmt.Errorf("%s: checksum mismatch: %w", what, ErrCorrupt)
+	}
+	return p, nil
+}
+
+func idKey(id uint32) []byte { return binary.BigEndian.AppendUint32(nil, id) }
+
+// Writer builds a new index in a temporary file. Call Commit to publish it
+// under its target name, or Abort to discard it. A Writer is not safe for
+// concurrent use.
+type Writer struct {
+	db     *bolt.DB
+	tmp    string
+	target string
+	done   bool
+}
+
+// tmpPattern is the glob of temporary build files for target.
+func tmpPattern(target string) string {
+	return filepath.Join(filepath.Dir(target), "."+filepath.Base(target)+".reqa-build-*")
+}
+
+// Create starts a new index that will replace path on Commit. Nothing at path
+// is touched until then.
+func Create(path string) (*Writer, error) {
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("create index %s: %w", path, err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("create index %s: %s is not a directory", path, dir)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("create index %s: is a directory", path)
+	}
+	RemoveStale(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".reqa-build-*")
+	if err != nil {
+		return nil, fmt.Errorf("create index %s: %w", path, err)
+	}
+	tmp := f.Name()
+	f.Close()
+	db, err := bolt.Open(tmp, 0o644, &bolt.Options{Timeout: time.Second, NoFreelistSync: true})
+	if err != nil {
+		os.Remove(tmp)
+		return nil, fmt.Errorf("create index %s: %w", path, err)
+	}
+	w := &Writer{db: db, tmp: tmp, target: path}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketMeta, bucketContexts, bucketSentences, bucketBlobs} {
+			if _, err := tx.CreateBucket(b); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketMeta).Put(keyMagic, []byte(magic))
+	})
+	if err != nil {
+		w.Abort()
+		return nil, fmt.Errorf("create index %s: %w", path, err)
+	}
+	return w, nil
+}
+
+// RemoveStale deletes temporary build files for target that no running
+// build holds (a build killed with SIGKILL leaves one behind). It returns the
+// paths removed.
+func RemoveStale(target string) []string {
+	matches, _ := filepath.Glob(tmpPattern(target))
+	var removed []string
+	for _, m := range matches {
+		// bbolt holds an exclusive flock while a build runs: if we can take
+		// it without waiting, nobody is using the file.
+		db, err := bolt.Open(m, 0o644, &bolt.Options{Timeout: 50 * time.Millisecond, ReadOnly: true})
+		if err == nil {
+			db.Close()
+		} else if !errors.Is(err, bolt.ErrTimeout) && !strings.Contains(err.Error(), "timeout") {
+			// Not a valid bolt file (killed before its first page): still
+			// ours by name, and no lock can be held on what bolt rejects.
+			err = nil
+		}
+		if err == nil && os.Remove(m) == nil {
+			removed = append(removed, m)
+		}
+	}
+	return removed
+}
+
+// Path returns the temporary file the writer is building.
+func (w *Writer) Path() string { return w.tmp }
+
+// Update runs fn in one write transaction on the index being built.
+func (w *Writer) Update(fn func(tx *WriteTx) error) error {
+	return w.db.Update(func(tx *bolt.Tx) error { return fn(&WriteTx{tx: tx}) })
+}
+
+// Commit writes meta, makes the file durable and renames it to the target.
+func (w *Writer) Commit(m Meta) error {
+	if w.done {
+		return errors.New("commit: writer already finished")
+	}
+	m.FormatVersion = FormatVersion
+	if m.Created.IsZero() {
+		m.Created = time.Now().UTC()
+	}
+	mj, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("commit index %s: %w", w.target, err)
+	}
+	if err := w.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketMeta).Put(keyMeta, seal(mj))
+	}); err != nil {
+		w.Abort()
+		return fmt.Errorf("commit index %s: %w", w.target, err)
+	}
+	if err := w.db.Sync(); err != nil {
+		w.Abort()
+		return fmt.Errorf("commit index %s: %w", w.target, err)
+	}
+	if err := w.db.Close(); err != nil {
+		w.Abort()
+		return fmt.Errorf("commit index %s: %w", w.target, err)
+	}
+	w.done = true
+	if err := os.Rename(w.tmp, w.target); err != nil {
+		os.Remove(w.tmp)
+		return fmt.Errorf("commit index %s: %w", w.target, err)
+	}
+	if d, err := os.Open(filepath.Dir(w.target)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// Abort discards the build. It is safe to call after Commit (it does nothing).
+func (w *Writer) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	w.db.Close()
+	os.Remove(w.tmp)
+}
+
+// WriteTx is a write transaction on an index being built.
+type WriteTx struct{ tx *bolt.Tx }
+
+// PutContext stores c under c.ID.
+func (t *WriteTx) PutContext(c Context) error {
+	return t.tx.Bucket(bucketContexts).Put(idKey(c.ID), seal(c.encode()))
+}
+
+// PutSentence stores s under s.ID.
+func (t *WriteTx) PutSentence(s Sentence) error {
+	return t.tx.Bucket(bucketSentences).Put(idKey(s.ID), seal(s.encode()))
+}
+
+// PutBlob stores a large opaque value under name.
+func (t *WriteTx) PutBlob(name string, v []byte) error {
+	return t.tx.Bucket(bucketBlobs).Put([]byte(name), seal(v))
+}
+
+// Field returns the writer for the BM25 field name, creating it.
+func (t *WriteTx) Field(name string) (*FieldWriter, error) {
+	b, err := t.tx.CreateBucketIfNotExists([]byte(fieldPrefix + name))
+	if err != nil {
+		return nil, fmt.Errorf("field %s: %w", name, err)
+	}
+	p, err := b.CreateBucketIfNotExists(bucketPostings)
+	if err != nil {
+		return nil, fmt.Errorf("field %s: %w", name, err)
+	}
+	p.FillPercent = 0.95
+	return &FieldWriter{b: b, p: p}, nil
+}
+
+// FieldWriter writes one BM25 field's postings and document lengths.
+type FieldWriter struct{ b, p *bolt.Bucket }
+
+// PutPostings stores the encoded postings of term.
+func (f *FieldWriter) PutPostings(term string, encoded []byte) error {
+	if term == "" {
+		return errors.New("empty term")
+	}
+	return f.p.Put([]byte(term), seal(encoded))
+}
+
+// PutDocLens stores the encoded document lengths.
+func (f *FieldWriter) PutDocLens(encoded []byte) error {
+	return f.b.Put(keyDocLens, seal(encoded))
+}
+
+// Reader is an open index. Its methods are safe for concurrent use.
+type Reader struct {
+	db   *bolt.DB
+	path string
+	meta Meta
+}
+
+// Open opens the index at path read-only.
+func Open(path string) (*Reader, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("open index %s: is a directory: %w", path, ErrNotIndex)
+	}
+	if st.Size() < 4096 {
+		return nil, fmt.Errorf("open index %s: file too small (%d bytes): %w", path, st.Size(), ErrNotIndex)
+	}
+	db, err := openBolt(path)
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("open index %s: another process is writing it (file locked): %w", path, err)
+		}
+		return nil, fmt.Errorf("open index %s: %w (%v)", path, ErrNotIndex, err)
+	}
+	r := &Reader{db: db, path: path}
+	err = db.View(func(tx *bolt.Tx) error {
+		mb := tx.Bucket(bucketMeta)
+		if mb == nil || !bytes.Equal(mb.Get(keyMagic), []byte(magic)) {
+			return ErrNotIndex
+		}
+		raw := mb.Get(keyMeta)
+		if raw == nil {
+			return fmt.Errorf("meta missing (unfinished build): %w", ErrNotIndex)
+		}
+		p, err := unseal(raw, "meta")
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(p, &r.meta); err != nil {
+			return fmt.Errorf("meta: %v: %w", err, ErrCorrupt)
+		}
+		if r.meta.FormatVersion > FormatVersion {
+			return fmt.Errorf("format version %d, this reqa reads up to %d: %w", r.meta.FormatVersion, FormatVersion, ErrNewerFormat)
+		}
+		if r.meta.FormatVersion < 1 {
+			return fmt.Errorf("format version %d: %w", r.meta.FormatVersion, ErrCorrupt)
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// openBolt opens a bolt file read-only, turning bolt's panics on garbage
+// input into errors.
+func openBolt(path string) (db *bolt.DB, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			db, err = nil, fmt.Errorf("unreadable database: %v", p)
+		}
+	}()
+	return bolt.Open(path, 0o444, &bolt.Options{ReadOnly: true, Timeout: 2 * time.Second})
+}
+
+// Path returns the file the reader has open.
+func (r *Reader) Path() string { return r.path }
+
+// Meta returns the index's metadata.
+func (r *Reader) Meta() Meta { return r.meta }
+
+// Close releases the file.
+func (r *Reader) Close() error { return r.db.Close() }
+
+// SizeBytes returns the size of the index file.
+func (r *Reader) SizeBytes() int64 {
+	if st, err := os.Stat(r.path); err == nil {
+		return st.Size()
+	}
+	return 0
+}
+
+// Context returns the context with id.
+func (r *Reader) Context(id uint32) (Context, error) {
+	var c Context
+	err := r.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketContexts).Get(idKey(id))
+		if v == nil {
+			return fmt.Errorf("context %d: %w", id, ErrNotFound)
+		}
+		p, err := unseal(v, fmt.Sprintf("context %d", id))
+		if err != nil {
+			return err
+		}
+		return c.decode(id, p)
+	})
+	return c, err
+}
+
+// Sentence returns the sentence with id.
+func (r *Reader) Sentence(id uint32) (Sentence, error) {
+	var s Sentence
+	err := r.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketSentences).Get(idKey(id))
+		if v == nil {
+			return fmt.Errorf("sentence %d: %w", id, ErrNotFound)
+		}
+		p, err := unseal(v, fmt.Sprintf("sentence %d", id))
+		if err != nil {
+			return err
+		}
+		return s.decode(id, p)
+	})
+	return s, err
+}
+
+// Contexts returns every context in id order.
+func (r *Reader) Contexts() ([]Context, error) {
+	var out []Context
+	err := r.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketContexts).ForEach(func(k, v []byte) error {
+			id := binary.BigEndian.Uint32(k)
+			p, err := unseal(v, fmt.Sprintf("context %d", id))
+			if err != nil {
+				return err
+			}
+			var c Context
+			if err := c.decode(id, p); err != nil {
+				return err
+			}
+			out = append(out, c)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// Sentences returns every sentence in id order.
+func (r *Reader) Sentences() ([]Sentence, error) {
+	var out []Sentence
+	err := r.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSentences).ForEach(func(k, v []byte) error {
+			id := binary.BigEndian.Uint32(k)
+			p, err := unseal(v, fmt.Sprintf("sentence %d", id))
+			if err != nil {
+				return err
+			}
+			var s Sentence
+			if err := s.decode(id, p); err != nil {
+				return err
+			}
+			out = append(out, s)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// Blob returns a copy of the blob stored under name.
+func (r *Reader) Blob(name string) ([]byte, error) {
+	var out []byte
+	err := r.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketBlobs).Get([]byte(name))
+		if v == nil {
+			return fmt.Errorf("blob %s: %w", name, ErrNotFound)
+		}
+		p, err := unseal(v, "blob "+name)
+		if err != nil {
+			return err
+		}
+		out = append([]byte(nil), p...)
+		return nil
+	})
+	return out, err
+}
+
+// HasField reports whether the index holds the BM25 field name.
+func (r *Reader) HasField(name string) bool {
+	ok := false
+	r.db.View(func(tx *bolt.Tx) error {
+		ok = tx.Bucket([]byte(fieldPrefix+name)) != nil
+		return nil
+	})
+	return ok
+}
+
+// DocLens returns the encoded document lengths of field name.
+func (r *Reader) DocLens(name string) ([]byte, error) {
+	var out []byte
+	err := r.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(fieldPrefix + name))
+		if b == nil {
+			return fmt.Errorf("field %s: %w", name, ErrNotFound)
+		}
+		v := b.Get(keyDocLens)
+		if v == nil {
+			return fmt.Errorf("field %s: document lengths missing: %w", name, ErrCorrupt)
+		}
+		p, err := unseal(v, "field "+name+" document lengths")
+		if err != nil {
+			return err
+		}
+		out = append([]byte(nil), p...)
+		return nil
+	})
+	return out, err
+}
+
+// Postings returns a copy of the encoded postings of term in field name,
+// and false when the field has no such term.
+func (r *Reader) Postings(name, term string) ([]byte, bool, error) {
+	var out []byte
+	found := false
+	err := r.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(fieldPrefix + name))
+		if b == nil {
+			return fmt.Errorf("field %s: %w", name, ErrNotFound)
+		}
+		pb := b.Bucket(bucketPostings)
+		if pb == nil {
+			return fmt.Errorf("field %s: postings missing: %w", name, ErrCorrupt)
+		}
+		v := pb.Get([]byte(term))
+		if v == nil {
+			return nil
+		}
+		p, err := unseal(v, fmt.Sprintf("field %s postings of %q", name, term))
+		if err != nil {
+			return err
+		}
+		out = append([]byte(nil), p...)
+		found = true
+		return nil
+	})
+	return out, found, err
+}
+
+// ForEachPostings calls fn for every term of field name in byte order. The
+// slice passed to fn is only valid during the call.
+func (r *Reader) ForEachPostings(name string, fn func(term string, encoded []byte) error) error {
+	return r.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(fieldPrefix + name))
+		if b == nil {
+			return fmt.Errorf("field %s: %w", name, ErrNotFound)
+		}
+		pb := b.Bucket(bucketPostings)
+		if pb == nil {
+			return fmt.Errorf("field %s: postings missing: %w", name, ErrCorrupt)
+		}
+		return pb.ForEach(func(k, v []byte) error {
+			p, err := unseal(v, fmt.Sprintf("field %s postings of %q", name, k))
+			if err != nil {
+				return err
+			}
+			return fn(string(k), p)
+		})
+	})
+}

@@ -1,0 +1,137 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func build(t *testing.T, path string, title string) {
+	t.Helper()
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Update(func(tx *WriteTx) error {
+		if err := tx.PutContext(Context{ID: 0, Title: title, Text: "One. Two.", Source: "a.txt:1"}); err != nil {
+			return err
+		}
+		if err := tx.PutSentence(Sentence{ID: 0, ContextID: 0, Start: 0, End: 4}); err != nil {
+			return err
+		}
+		fw, err := tx.Field("word/ctx")
+		if err != nil {
+			return err
+		}
+		if err := fw.PutPostings("One", []byte{1, 0, 1}); err != nil {
+			return err
+		}
+		return fw.PutDocLens([]byte{1, 4})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(Meta{Contexts: 1, Sentences: 1, Fields: []FieldMeta{{Name: "word/ctx", Docs: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.reqa")
+	build(t, path, "T1")
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.Meta().FormatVersion != FormatVersion || r.Meta().Contexts != 1 {
+		t.Fatalf("meta %+v", r.Meta())
+	}
+	c, err := r.Context(0)
+	if err != nil || c.Title != "T1" || c.Text != "One. Two." || c.Source != "a.txt:1" {
+		t.Fatalf("context %+v %v", c, err)
+	}
+	s, err := r.Sentence(0)
+	if err != nil || s.Text(c) != "One." {
+		t.Fatalf("sentence %+v %v", s, err)
+	}
+	p, ok, err := r.Postings("word/ctx", "One")
+	if err != nil || !ok || len(p) != 3 {
+		t.Fatalf("postings %v %v %v", p, ok, err)
+	}
+	if _, ok, _ := r.Postings("word/ctx", "none"); ok {
+		t.Fatal("missing term found")
+	}
+	if _, err := r.Context(9); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("missing context: %v", err)
+	}
+}
+
+func TestAbortKeepsExisting(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.reqa")
+	build(t, path, "old")
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Update(func(tx *WriteTx) error { return tx.PutContext(Context{ID: 0, Title: "new"}) })
+	w.Abort()
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := r.Context(0)
+	r.Close()
+	if c.Title != "old" {
+		t.Fatalf("abort damaged the existing index: title %q", c.Title)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".*reqa-build*")); len(m) != 0 {
+		t.Fatalf("temporary files left: %v", m)
+	}
+}
+
+func TestStaleTempRemoved(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.reqa")
+	stale := filepath.Join(dir, ".x.reqa.reqa-build-123")
+	os.WriteFile(stale, []byte("half a build"), 0o644)
+	build(t, path, "T")
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("stale temp file survived a new build: %v", err)
+	}
+}
+
+func TestOpenRejects(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk")
+	os.WriteFile(junk, make([]byte, 8192), 0o644)
+	small := filepath.Join(dir, "small")
+	os.WriteFile(small, []byte("hello"), 0o644)
+	cases := []struct {
+		path string
+		want error
+	}{
+		{junk, ErrNotIndex},
+		{small, ErrNotIndex},
+		{dir, ErrNotIndex},
+	}
+	for _, c := range cases {
+		if _, err := Open(c.path); !errors.Is(err, c.want) {
+			t.Errorf("Open(%s) = %v, want %v", c.path, err, c.want)
+		}
+	}
+	if _, err := Open(filepath.Join(dir, "missing")); err == nil {
+		t.Error("missing file opened")
+	}
+}
+
+func TestCorruptRecord(t *testing.T) {
+	if _, err := unseal(seal([]byte("payload"))[1:], "x"); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("damaged record accepted: %v", err)
+	}
+	if p, err := unseal(seal([]byte("payload")), "x"); err != nil || string(p) != "payload" {
+		t.Fatalf("good record rejected: %v", err)
+	}
+}
