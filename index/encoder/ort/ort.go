@@ -1,0 +1,250 @@
+package ort
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	onnx "github.com/yalue/onnxruntime_go"
+
+	"github.com/reqa/reqa/index/encoder/onnxmodel"
+)
+
+var env struct {
+	sync.Mutex
+	path string // library the process-wide environment was created from
+}
+
+// Init loads the ONNX Runtime shared library at libPath (for example
+// libonnxruntime.so.1 from ONNX Runtime 1.24) and creates the process-wide
+// runtime environment. It must succeed before NewSession is called. Calling
+// it again with the same path is a no-op; calling it with a different path
+// after a successful call is an error, because the library cannot be
+// swapped while the process runs. A missing file or a library whose C API
+// is older than the binding expects is reported as an error.
+func Init(libPath string) error {
+	env.Lock()
+	defer env.Unlock()
+	if env.path != "" {
+		if env.path == libPath {
+			return nil
+		}
+		return fmt.Errorf("ort: runtime already initialised from %q, cannot switch to %q", env.path, libPath)
+	}
+	if libPath == "" {
+		return errors.New("ort: empty ONNX Runtime library path")
+	}
+	if _, err := os.Stat(libPath); err != nil {
+		return fmt.Errorf("ort: ONNX Runtime library: %w", err)
+	}
+	onnx.SetSharedLibraryPath(libPath)
+	if err := onnx.InitializeEnvironment(onnx.WithLogLevelError()); err != nil {
+		return fmt.Errorf("ort: load %s: %w", libPath, err)
+	}
+	env.path = libPath
+	return nil
+}
+
+// Version returns the version string of the loaded ONNX Runtime library, or
+// "" before Init has succeeded.
+func Version() string {
+	env.Lock()
+	defer env.Unlock()
+	if env.path == "" {
+		return ""
+	}
+	return onnx.GetVersion()
+}
+
+// Options tune a Session.
+type Options struct {
+	// Threads is the number of threads one Embed call may use for a single
+	// operator. Zero lets ONNX Runtime choose (one per core).
+	Threads int
+}
+
+// Session runs a converted encoder model. It is safe for concurrent use:
+// ONNX Runtime allows simultaneous runs on one session, each with its own
+// input and output tensors. Close must not be called while runs are in
+// flight; it waits for them to finish.
+type Session struct {
+	mu   sync.RWMutex
+	sess *onnx.DynamicAdvancedSession
+
+	emptyOnce sync.Once
+	empty     []float32 // embedding of a sequence without tokens
+	emptyErr  error
+}
+
+// NewSession compiles model, an ONNX encoder such as the one
+// onnxmodel.ConvertTFJS produces, with inputs onnxmodel.InputIndices and
+// onnxmodel.InputValues and output onnxmodel.OutputEmbeddings.
+func NewSession(model []byte, opts Options) (*Session, error) {
+	env.Lock()
+	ready := env.path != ""
+	env.Unlock()
+	if !ready {
+		return nil, errors.New("ort: NewSession before Init")
+	}
+	if len(model) == 0 {
+		return nil, errors.New("ort: empty model")
+	}
+	if opts.Threads < 0 {
+		return nil, fmt.Errorf("ort: negative thread count %d", opts.Threads)
+	}
+	so, err := onnx.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("ort: session options: %w", err)
+	}
+	defer so.Destroy()
+	if opts.Threads > 0 {
+		if err := so.SetIntraOpNumThreads(opts.Threads); err != nil {
+			return nil, fmt.Errorf("ort: set threads: %w", err)
+		}
+	}
+	if err := so.SetInterOpNumThreads(1); err != nil {
+		return nil, fmt.Errorf("ort: set inter-op threads: %w", err)
+	}
+	s, err := onnx.NewDynamicAdvancedSessionWithONNXData(model,
+		[]string{onnxmodel.InputIndices, onnxmodel.InputValues},
+		[]string{onnxmodel.OutputEmbeddings}, so)
+	if err != nil {
+		return nil, fmt.Errorf("ort: create session: %w", err)
+	}
+	return &Session{sess: s}, nil
+}
+
+// Close releases the session. Later calls to Embed return an error.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sess == nil {
+		return nil
+	}
+	err := s.sess.Destroy()
+	s.sess = nil
+	if err != nil {
+		return fmt.Errorf("ort: close session: %w", err)
+	}
+	return nil
+}
+
+// Embed returns one embedding per token-id sequence, in order. Sequences
+// may differ in length; each is embedded as if it were alone (the model
+// masks padding). A sequence without tokens gets the embedding the model
+// gives an empty sentence. Token ids must be valid rows of the model's
+// vocabulary; an out-of-range id is reported as an error by the runtime.
+func (s *Session) Embed(seqs [][]int32) ([][]float32, error) {
+	out := make([][]float32, len(seqs))
+	var nonEmpty []int
+	for i, seq := range seqs {
+		if len(seq) > 0 {
+			nonEmpty = append(nonEmpty, i)
+		}
+		for _, id := range seq {
+			if id < 0 {
+				return nil, fmt.Errorf("ort: sequence %d: negative token id %d", i, id)
+			}
+		}
+	}
+	if len(nonEmpty) > 0 {
+		batch := make([][]int32, len(nonEmpty))
+		for j, i := range nonEmpty {
+			batch[j] = seqs[i]
+		}
+		embs, err := s.run(batch, 0)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range nonEmpty {
+			out[i] = embs[j]
+		}
+	}
+	if len(nonEmpty) < len(seqs) {
+		empty, err := s.emptyEmbedding()
+		if err != nil {
+			return nil, err
+		}
+		for i := range out {
+			if out[i] == nil {
+				out[i] = append([]float32(nil), empty...)
+			}
+		}
+	}
+	return out, nil
+}
+
+// emptyEmbedding computes, once, the row the model produces for a sentence
+// index that has no tokens. The model derives the batch size from the
+// largest sentence index present, so the empty sentence is placed before a
+// one-token sentence.
+func (s *Session) emptyEmbedding() ([]float32, error) {
+	s.emptyOnce.Do(func() {
+		embs, err := s.run([][]int32{{0}}, 1)
+		if err != nil {
+			s.emptyErr = fmt.Errorf("ort: embedding of an empty sequence: %w", err)
+			return
+		}
+		s.empty = embs[0]
+	})
+	return s.empty, s.emptyErr
+}
+
+// run embeds batch, whose sequences are all non-empty, numbering them from
+// offset; the returned slice has offset+len(batch) rows.
+func (s *Session) run(batch [][]int32, offset int) ([][]float32, error) {
+	n := 0
+	for _, seq := range batch {
+		n += len(seq)
+	}
+	indices := make([]int64, 0, 2*n)
+	values := make([]int64, 0, n)
+	for i, seq := range batch {
+		for p, id := range seq {
+			indices = append(indices, int64(offset+i), int64(p))
+			values = append(values, int64(id))
+		}
+	}
+	it, err := onnx.NewTensor(onnx.NewShape(int64(n), 2), indices)
+	if err != nil {
+		return nil, fmt.Errorf("ort: indices tensor: %w", err)
+	}
+	defer it.Destroy()
+	vt, err := onnx.NewTensor(onnx.NewShape(int64(n)), values)
+	if err != nil {
+		return nil, fmt.Errorf("ort: values tensor: %w", err)
+	}
+	defer vt.Destroy()
+
+	outputs := []onnx.Value{nil}
+	s.mu.RLock()
+	if s.sess == nil {
+		s.mu.RUnlock()
+		return nil, errors.New("ort: session is closed")
+	}
+	err = s.sess.Run([]onnx.Value{it, vt}, outputs)
+	s.mu.RUnlock()
+	if err != nil {
+		return nil, fmt.Errorf("ort: run: %w", err)
+	}
+	defer outputs[0].Destroy()
+	ot, ok := outputs[0].(*onnx.Tensor[float32])
+	if !ok {
+		return nil, fmt.Errorf("ort: output %q is %T, want a float tensor", onnxmodel.OutputEmbeddings, outputs[0])
+	}
+	shape := ot.GetShape()
+	rows := offset + len(batch)
+	if len(shape) != 2 || shape[0] != int64(rows) || shape[1] <= 0 {
+		return nil, fmt.Errorf("ort: output shape %v, want [%d, dim]", shape, rows)
+	}
+	dim := int(shape[1])
+	data := ot.GetData()
+	res := make([][]float32, rows)
+	flat := make([]float32, len(data))
+	copy(flat, data)
+	for i := range res {
+		res[i] = flat[i*dim : (i+1)*dim : (i+1)*dim]
+	}
+	return res, nil
+}

@@ -1,0 +1,159 @@
+package ort_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/reqa/reqa/index/encoder/ort"
+)
+
+func TestInitErrors(t *testing.T) {
+	// These must fail before the library is touched, whatever the state of
+	// the process-wide environment.
+	missing := filepath.Join(t.TempDir(), "libonnxruntime.so.1")
+	for _, tc := range []struct{ name, path string }{
+		{"empty", ""},
+		{"missing", missing},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if ort.Version() != "" {
+				t.Skip("runtime already initialised by another test")
+			}
+			if err := ort.Init(tc.path); err == nil {
+				t.Fatalf("Init(%q) succeeded", tc.path)
+			}
+		})
+	}
+}
+
+func TestInitNotALibrary(t *testing.T) {
+	if ort.Version() != "" {
+		t.Skip("runtime already initialised by another test")
+	}
+	p := filepath.Join(t.TempDir(), "libonnxruntime.so.1")
+	if err := os.WriteFile(p, []byte("not an ELF file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := ort.Init(p)
+	if err == nil {
+		t.Fatal("Init of a non-library succeeded")
+	}
+	if !strings.Contains(err.Error(), p) {
+		t.Errorf("error %q does not name the library", err)
+	}
+}
+
+func TestNewSessionErrors(t *testing.T) {
+	initRuntime(t)
+	for _, tc := range []struct {
+		name  string
+		model []byte
+		opts  ort.Options
+	}{
+		{"empty model", nil, ort.Options{}},
+		{"garbage model", []byte("\x08\x08garbage"), ort.Options{}},
+		{"negative threads", toyModel(t), ort.Options{Threads: -1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := ort.NewSession(tc.model, tc.opts)
+			if err == nil {
+				s.Close()
+				t.Fatal("NewSession succeeded")
+			}
+		})
+	}
+}
+
+func TestInitSwitchLibrary(t *testing.T) {
+	initRuntime(t)
+	if err := ort.Init(libPath(t)); err != nil {
+		t.Fatalf("second Init with the same path: %v", err)
+	}
+	if err := ort.Init(libPath(t) + ".other"); err == nil {
+		t.Fatal("Init with another path succeeded")
+	}
+	if v := ort.Version(); !strings.HasPrefix(v, "1.") {
+		t.Errorf("Version() = %q", v)
+	}
+}
+
+func TestToyEmbed(t *testing.T) {
+	initRuntime(t)
+	s, err := ort.NewSession(toyModel(t), ort.Options{Threads: 1})
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	defer s.Close()
+	for _, tc := range []struct {
+		name string
+		in   [][]int32
+		want [][]float32
+	}{
+		{"none", nil, [][]float32{}},
+		{"one", [][]int32{{5}}, [][]float32{{5, 1}}},
+		{"ragged", [][]int32{{1, 2, 3}, {10}, {4, 4}}, [][]float32{{6, 3}, {10, 1}, {8, 2}}},
+		// Empty sequences take the row of an empty sentence: zero sum, zero count.
+		{"empty last", [][]int32{{7, 7}, {}}, [][]float32{{14, 2}, {0, 0}}},
+		{"empty first", [][]int32{{}, {2}}, [][]float32{{0, 0}, {2, 1}}},
+		{"all empty", [][]int32{{}, {}}, [][]float32{{0, 0}, {0, 0}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := s.Embed(tc.in)
+			if err != nil {
+				t.Fatalf("Embed: %v", err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Embed(%v) = %v, want %v", tc.in, got, tc.want)
+			}
+		})
+	}
+	if _, err := s.Embed([][]int32{{1, -2}}); err == nil {
+		t.Error("negative token id accepted")
+	}
+}
+
+func TestConcurrentEmbedAndClose(t *testing.T) {
+	initRuntime(t)
+	s, err := ort.NewSession(toyModel(t), ort.Options{Threads: 1})
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				got, err := s.Embed([][]int32{{int32(g), int32(i)}})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if want := float32(g + i); got[0][0] != want {
+					errs <- errors.New("wrong sum under concurrency")
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := s.Embed([][]int32{{1}}); err == nil {
+		t.Error("Embed after Close succeeded")
+	}
+}
