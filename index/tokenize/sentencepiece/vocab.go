@@ -1,0 +1,154 @@
+package sentencepiece
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"unicode/utf8"
+)
+
+// assets holds the build-time copy of the vocabulary. The pattern matches the
+// committed README.md, so the package compiles even when vocab.json (which is
+// never committed) is missing.
+//
+//go:embed assets/*
+var assets embed.FS
+
+// embeddedVocabPath is where the build puts the vocabulary inside assets.
+const embeddedVocabPath = "assets/vocab.json"
+
+// ErrNoVocabulary is returned by New when the binary was built without the
+// vocabulary file assets/vocab.json. Build with the project's Makefile, which
+// copies it there, or load a vocabulary explicitly with Load or FromJSON.
+var ErrNoVocabulary = errors.New("sentencepiece: vocabulary not embedded (assets/vocab.json absent at build time)")
+
+// reservedCount is the number of leading vocabulary entries that the reference
+// tokenizer keeps out of its trie: "<unk>" (here "\uFFFD"), "<s>", "</s>" and
+// three extra tokens. They can never be produced by matching, only id 0 is
+// produced, for unknown characters.
+const reservedCount = 6
+
+// entry is one vocabulary line: the piece, its log-probability score and the
+// piece's length in UTF-16 code units (the unit in which the reference walks
+// back over its best path).
+type entry struct {
+	text      string
+	score     float64
+	utf16Len  int
+	runeCount int
+}
+
+// New returns a Tokenizer for the vocabulary embedded at build time, the
+// 8,000-piece SentencePiece model of the Universal Sentence Encoder Lite. It
+// returns ErrNoVocabulary when the binary was built without it.
+func New() (*Tokenizer, error) {
+	data, err := assets.ReadFile(embeddedVocabPath)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, ErrNoVocabulary
+		}
+		return nil, fmt.Errorf("sentencepiece: reading embedded vocabulary: %w", err)
+	}
+	t, err := FromJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("sentencepiece: embedded vocabulary: %w", err)
+	}
+	return t, nil
+}
+
+// Load reads a vocabulary in the reference's vocab.json format from r and
+// returns a Tokenizer for it. See FromJSON for the format.
+func Load(r io.Reader) (*Tokenizer, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("sentencepiece: reading vocabulary: %w", err)
+	}
+	return FromJSON(data)
+}
+
+// FromJSON parses a vocabulary in the reference's vocab.json format and
+// returns a Tokenizer for it.
+//
+// The format is a JSON array whose i-th element describes token id i as an
+// array [piece, score, ...]: piece is a string and score a number or null
+// (null counts as 0, as it does in the reference's JavaScript arithmetic);
+// further elements are ignored. The first six entries are reserved: they are
+// never matched, and entry 0 is the unknown token. Entry 0's piece must not be
+// empty, since the reference steps back over an unknown token by its length
+// (the reference would loop forever on an empty one). Strings are decoded as
+// encoding/json does, so a lone UTF-16 surrogate escape becomes U+FFFD.
+func FromJSON(data []byte) (*Tokenizer, error) {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("sentencepiece: vocabulary is not a JSON array: %w", err)
+	}
+	if len(raw) == 0 {
+		return nil, errors.New("sentencepiece: vocabulary is empty")
+	}
+	if len(raw) > math.MaxInt32 {
+		return nil, fmt.Errorf("sentencepiece: vocabulary has %d entries, more than int32 ids allow", len(raw))
+	}
+	entries := make([]entry, len(raw))
+	for i, msg := range raw {
+		e, err := parseEntry(msg)
+		if err != nil {
+			return nil, fmt.Errorf("sentencepiece: vocabulary entry %d: %w", i, err)
+		}
+		entries[i] = e
+	}
+	if entries[0].utf16Len == 0 {
+		return nil, errors.New("sentencepiece: vocabulary entry 0 (the unknown token) has an empty piece")
+	}
+	return newTokenizer(entries), nil
+}
+
+// parseEntry decodes one [piece, score] element.
+func parseEntry(msg json.RawMessage) (entry, error) {
+	var fields []json.RawMessage
+	if err := json.Unmarshal(msg, &fields); err != nil {
+		return entry{}, fmt.Errorf("not an array: %w", err)
+	}
+	if len(fields) < 2 {
+		return entry{}, fmt.Errorf("has %d elements, want [piece, score]", len(fields))
+	}
+	var e entry
+	if err := json.Unmarshal(fields[0], &e.text); err != nil || !bytes.HasPrefix(bytes.TrimSpace(fields[0]), []byte(`"`)) {
+		return entry{}, fmt.Errorf("piece %s is not a string", truncate(fields[0]))
+	}
+	score := bytes.TrimSpace(fields[1])
+	if !bytes.Equal(score, []byte("null")) {
+		if len(score) == 0 || !(score[0] == '-' || (score[0] >= '0' && score[0] <= '9')) {
+			return entry{}, fmt.Errorf("score %s is neither a number nor null", truncate(fields[1]))
+		}
+		if err := json.Unmarshal(score, &e.score); err != nil {
+			return entry{}, fmt.Errorf("score %s: %w", truncate(fields[1]), err)
+		}
+	}
+	for _, r := range e.text {
+		e.runeCount++
+		e.utf16Len++
+		if r >= 0x10000 {
+			e.utf16Len++
+		}
+	}
+	return e, nil
+}
+
+// truncate shortens a JSON fragment for an error message.
+func truncate(b []byte) string {
+	const max = 40
+	if len(b) <= max {
+		return string(b)
+	}
+	for i := max; i > 0; i-- {
+		if utf8.RuneStart(b[i]) {
+			return string(b[:i]) + "…"
+		}
+	}
+	return "…"
+}
