@@ -185,7 +185,8 @@ type Dim struct {
 	Param string
 }
 
-// ValueInfo describes a graph input or output.
+// ValueInfo describes a graph input or output. A nil Shape leaves the shape
+// unstated (any rank); an empty non-nil Shape declares a scalar.
 type ValueInfo struct {
 	Name     string
 	DataType DataType
@@ -342,9 +343,12 @@ func (v *ValueInfo) encode() []byte {
 	}
 	var tensor wire
 	tensor.varintField(1, uint64(v.DataType))
-	tensor.tag(2, 2) // shape is always present: an empty shape means a scalar.
-	tensor.b = binary.AppendUvarint(tensor.b, uint64(len(shape.b)))
-	tensor.b = append(tensor.b, shape.b...)
+	if v.Shape != nil {
+		// Present but empty declares a scalar.
+		tensor.tag(2, 2)
+		tensor.b = binary.AppendUvarint(tensor.b, uint64(len(shape.b)))
+		tensor.b = append(tensor.b, shape.b...)
+	}
 	var typ wire
 	typ.bytesField(1, tensor.b)
 	var w wire
