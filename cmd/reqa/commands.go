@@ -1,0 +1,401 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/rank"
+)
+
+func onUsage(c *cli.Context, err error, _ bool) error {
+	return usagef("%s: %v (see reqa %s --help)", c.Command.Name, err, c.Command.Name)
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progressPrinter returns a progress callback that redraws one line on a
+// terminal stderr and prints nothing otherwise.
+func progressPrinter(c *cli.Context) func(stage string, done, total int) {
+	f, ok := c.App.ErrWriter.(*os.File)
+	if !ok || !isTerminal(f) || c.Bool("quiet") {
+		return nil
+	}
+	start := time.Now()
+	last := time.Time{}
+	lastStage := ""
+	return func(stage string, done, total int) {
+		now := time.Now()
+		if stage != lastStage {
+			start, lastStage = now, stage
+		}
+		if now.Sub(last) < 100*time.Millisecond && done < total {
+			return
+		}
+		last = now
+		rate := float64(done) / now.Sub(start).Seconds()
+		eta := ""
+		if rate > 0 && done < total {
+			eta = fmt.Sprintf(" ETA %s", (time.Duration(float64(total-done)/rate) * time.Second).Round(time.Second))
+		}
+		fmt.Fprintf(f, "\r\033[K%s %d/%d (%.0f/s)%s", stage, done, total, rate, eta)
+		if done >= total {
+			fmt.Fprintln(f)
+		}
+	}
+}
+
+var bm25Flags = []cli.Flag{
+	&cli.StringFlag{Name: "bm25", Value: "gensim", Usage: "BM25 variant: gensim (gensim 3.8, the paper's) or lucene"},
+	&cli.Float64Flag{Name: "k1", Usage: "BM25 k1 (default: the variant's)"},
+	&cli.Float64Flag{Name: "b", Usage: "BM25 b (default: the variant's)"},
+	&cli.StringSliceFlag{Name: "tokenizer", Usage: "tokenizers to index (word, wpm); default both"},
+}
+
+func buildOptions(c *cli.Context) (ingest.Options, error) {
+	var p bm25.Params
+	switch c.String("bm25") {
+	case "gensim":
+		p = bm25.Gensim()
+	case "lucene":
+		p = bm25.Lucene()
+	default:
+		return ingest.Options{}, usagef("--bm25 %q: want gensim or lucene", c.String("bm25"))
+	}
+	if c.IsSet("k1") {
+		p.K1 = c.Float64("k1")
+	}
+	if c.IsSet("b") {
+		p.B = c.Float64("b")
+	}
+	if p.K1 < 0 || p.B < 0 || p.B > 1 {
+		return ingest.Options{}, usagef("BM25 parameters out of range: k1=%v b=%v (want k1 ≥ 0, 0 ≤ b ≤ 1)", p.K1, p.B)
+	}
+	var toks []string
+	for _, t := range c.StringSlice("tokenizer") {
+		for _, x := range strings.Split(t, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				if x != "word" && x != "wpm" {
+					return ingest.Options{}, usagef("--tokenizer %q: want word or wpm", x)
+				}
+				toks = append(toks, x)
+			}
+		}
+	}
+	return ingest.Options{Tokenizers: toks, BM25: p, Builder: builder(), Progress: progressPrinter(c)}, nil
+}
+
+func indexCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "index",
+		Usage:     "index text, Markdown, JSONL, SQuAD JSON or a ReQA dataset into one file",
+		ArgsUsage: "INPUT...",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "index file to write (replaced atomically)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the index summary as JSON"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
+		}, bm25Flags...),
+		OnUsageError: onUsage,
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("index: no INPUT given (files or directories to index)")
+			}
+			opt, err := buildOptions(c)
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			corpus, err := ingest.ReadInputs(c.Args().Slice())
+			if err != nil {
+				return err
+			}
+			for _, w := range corpus.Warnings {
+				fmt.Fprintln(c.App.ErrWriter, "reqa: warning:", w)
+			}
+			meta, err := ingest.Build(c.Context, corpus, c.String("out"), opt)
+			if err != nil {
+				return err
+			}
+			secs := time.Since(start).Seconds()
+			if c.Bool("json") {
+				return writeJSON(c.App.Writer, map[string]any{"index": c.String("out"), "contexts": meta.Contexts,
+					"sentences": meta.Sentences, "fields": meta.Fields, "seconds": secs})
+			}
+			fmt.Fprintf(c.App.Writer, "indexed %d sentences from %d contexts into %s in %.1fs (%.0f sentences/s)\n",
+				meta.Sentences, meta.Contexts, c.String("out"), secs, float64(meta.Sentences)/secs)
+			return nil
+		},
+	}
+}
+
+func askCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "ask",
+		Usage:     "answer a question from an index",
+		ArgsUsage: "QUESTION",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Required: true, Usage: "index file"},
+			&cli.IntFlag{Name: "k", Value: 5, Usage: "number of answers"},
+			&cli.StringFlag{Name: "ranker", Aliases: []string{"r"}, Value: "bm25-wpm", Usage: "ranker (bm25-word, bm25-wpm)"},
+			&cli.BoolFlag{Name: "no-context", Usage: "score the sentence alone, not sentence + context"},
+			&cli.BoolFlag{Name: "json", Usage: "print answers as JSON"},
+		},
+		OnUsageError: onUsage,
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("ask: no QUESTION given")
+			}
+			if c.Int("k") < 1 {
+				return usagef("ask: --k %d: want at least 1", c.Int("k"))
+			}
+			q := strings.Join(c.Args().Slice(), " ")
+			e, err := rank.Open(c.String("index"))
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			r, err := e.Ranker(c.String("ranker"), !c.Bool("no-context"))
+			if err != nil {
+				return usagef("ask: %v", err)
+			}
+			answers, err := e.Ask(r, q, c.Int("k"))
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				if answers == nil {
+					answers = []rank.Answer{}
+				}
+				return writeJSON(c.App.Writer, map[string]any{"question": q, "ranker": r.Name(), "answers": answers})
+			}
+			printAnswers(c.App.Writer, q, r.Name(), answers)
+			return nil
+		},
+	}
+}
+
+func printAnswers(w io.Writer, q, ranker string, answers []rank.Answer) {
+	if len(answers) == 0 {
+		fmt.Fprintf(w, "no answer: no candidate shares a term with %q (%s)\n", q, ranker)
+		return
+	}
+	for _, a := range answers {
+		fmt.Fprintf(w, "%d. [%s %.3f] %s\n", a.Rank, ranker, a.Score, a.Sentence)
+		where := a.Title
+		if a.Source != "" {
+			if where != "" {
+				where += " — "
+			}
+			where += a.Source
+		}
+		if where != "" {
+			fmt.Fprintf(w, "   from: %s\n", where)
+		}
+		fmt.Fprintf(w, "   context: %s\n\n", markSentence(a))
+	}
+}
+
+// markSentence returns the context with the answer sentence between ⟦ and ⟧.
+func markSentence(a rank.Answer) string {
+	if a.Start < 0 || a.End > len(a.Context) || a.Start > a.End {
+		return a.Context
+	}
+	return a.Context[:a.Start] + "⟦" + a.Context[a.Start:a.End] + "⟧" + a.Context[a.End:]
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func evalCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "eval",
+		Usage:     "evaluate rankers on a ReQA dataset (P@1, MRR, P@5, R@10)",
+		ArgsUsage: "DATASET_DIR",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Usage: "index built from DATASET_DIR (default: build a temporary one)"},
+			&cli.StringSliceFlag{Name: "ranker", Aliases: []string{"r"}, Usage: "ranker to evaluate, repeatable (default: every ranker the index supports)"},
+			&cli.BoolFlag{Name: "no-context", Usage: "sentence-only ablation: documents are the sentence alone"},
+			&cli.StringFlag{Name: "split", Value: "all", Usage: "questions to evaluate: all, tune or test (split.json)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
+		}, bm25Flags...),
+		OnUsageError: onUsage,
+		Action:       evalAction,
+	}
+}
+
+// evalReport is `reqa eval --json`'s output.
+type evalReport struct {
+	Dataset    string        `json:"dataset"`
+	Split      string        `json:"split"`
+	Document   string        `json:"document"`
+	Questions  int           `json:"questions"`
+	Candidates int           `json:"candidates"`
+	Results    []rank.Result `json:"results"`
+}
+
+func evalAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("eval: want exactly one DATASET_DIR, got %d arguments", c.NArg())
+	}
+	dir := c.Args().First()
+	split := c.String("split")
+	if split != "all" && split != "tune" && split != "test" {
+		return usagef("eval: --split %q: want all, tune or test", split)
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	if !st.IsDir() || !ingest.IsDataset(dir) {
+		return fmt.Errorf("eval: %s is not a ReQA dataset directory (contexts, candidates, questions .jsonl[.gz])", dir)
+	}
+	start := time.Now()
+	ds, err := ingest.ReadDataset(dir)
+	if err != nil {
+		return err
+	}
+	qs, err := ds.SplitQuestions(split)
+	if err != nil {
+		return err
+	}
+	if len(qs) == 0 {
+		return fmt.Errorf("eval: dataset %s has no questions for split %s", dir, split)
+	}
+	indexPath := c.String("index")
+	if indexPath == "" {
+		opt, err := buildOptions(c)
+		if err != nil {
+			return err
+		}
+		tmp, err := os.MkdirTemp("", "reqa-eval-*")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		indexPath = filepath.Join(tmp, "eval.reqa")
+		if _, err := ingest.Build(c.Context, ds.Corpus, indexPath, opt); err != nil {
+			return err
+		}
+	}
+	e, err := rank.Open(indexPath)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	if m := e.Meta(); m.DatasetDigest != ds.Corpus.Digest {
+		return fmt.Errorf("eval: index %s was not built from dataset %s (its candidates differ); rebuild it with `reqa index --out %s %s` or drop --index",
+			indexPath, dir, indexPath, dir)
+	}
+	eqs := make([]rank.EvalQuestion, len(qs))
+	for i, q := range qs {
+		eqs[i] = rank.EvalQuestion{ID: q.ID, Text: q.Text}
+		for _, g := range q.Gold {
+			id, ok := e.SentenceByExtID(g)
+			if !ok {
+				return fmt.Errorf("eval: question %s: gold candidate %s is not in index %s", q.ID, g, indexPath)
+			}
+			eqs[i].Gold = append(eqs[i].Gold, id)
+		}
+	}
+	rankers := c.StringSlice("ranker")
+	if len(rankers) == 0 {
+		rankers = e.Rankers()
+	}
+	rep := evalReport{Dataset: ds.Name, Split: split, Document: "sentence+context", Questions: len(eqs), Candidates: len(e.Sentences())}
+	if c.Bool("no-context") {
+		rep.Document = "sentence"
+	}
+	progress := progressPrinter(c)
+	for _, name := range rankers {
+		r, err := e.Ranker(name, !c.Bool("no-context"))
+		if err != nil {
+			return usagef("eval: %v", err)
+		}
+		var pf func(int, int)
+		if progress != nil {
+			pf = func(d, t int) { progress("eval "+name, d, t) }
+		}
+		t0 := time.Now()
+		rs, err := rank.Run(c.Context, r, eqs, 0, pf)
+		if err != nil {
+			return err
+		}
+		rep.Results = append(rep.Results, rank.Summarize(name, eqs, rs))
+		if !c.Bool("quiet") {
+			fmt.Fprintf(c.App.ErrWriter, "reqa: %s: %d questions in %.2fs\n", name, len(eqs), time.Since(t0).Seconds())
+		}
+	}
+	if !c.Bool("quiet") {
+		fmt.Fprintf(c.App.ErrWriter, "reqa: eval took %.2fs in all\n", time.Since(start).Seconds())
+	}
+	if c.Bool("json") {
+		return writeJSON(c.App.Writer, rep)
+	}
+	fmt.Fprintf(c.App.Writer, "dataset %s  split %s  questions %d  candidates %d  document %s\n\n",
+		rep.Dataset, rep.Split, rep.Questions, rep.Candidates, rep.Document)
+	tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "ranker\tP@1\tMRR\tP@5\tR@10\t")
+	for _, r := range rep.Results {
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t\n", r.Ranker, r.PAt1, r.MRR, r.PAt5, r.RecallAt10)
+	}
+	return tw.Flush()
+}
+
+func statsCommand() *cli.Command {
+	return &cli.Command{
+		Name:         "stats",
+		Usage:        "show what an index holds",
+		ArgsUsage:    "INDEX",
+		Flags:        []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print as JSON"}},
+		OnUsageError: onUsage,
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("stats: want exactly one INDEX file")
+			}
+			e, err := rank.Open(c.Args().First())
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			m := e.Meta()
+			size := e.Store().SizeBytes()
+			if c.Bool("json") {
+				return writeJSON(c.App.Writer, map[string]any{"index": c.Args().First(), "size_bytes": size, "meta": m, "rankers": e.Rankers()})
+			}
+			w := c.App.Writer
+			fmt.Fprintf(w, "index        %s (%.1f MB)\n", c.Args().First(), float64(size)/1e6)
+			fmt.Fprintf(w, "format       v%d, built by %s at %s\n", m.FormatVersion, m.Builder, m.Created.Format(time.RFC3339))
+			fmt.Fprintf(w, "contents     %d contexts, %d sentences\n", m.Contexts, m.Sentences)
+			if m.Dataset != "" {
+				fmt.Fprintf(w, "dataset      %s (digest %s)\n", m.Dataset, m.DatasetDigest)
+			}
+			fmt.Fprintf(w, "bm25         %s k1=%g b=%g epsilon=%g\n", m.BM25.Variant, m.BM25.K1, m.BM25.B, m.BM25.Epsilon)
+			fmt.Fprintf(w, "rankers      %s\n", strings.Join(e.Rankers(), ", "))
+			sort.Slice(m.Fields, func(i, j int) bool { return m.Fields[i].Name < m.Fields[j].Name })
+			for _, f := range m.Fields {
+				fmt.Fprintf(w, "field        %-9s %d docs, %d terms, %d tokens, avgdl %.1f\n", f.Name, f.Docs, f.Terms, f.Tokens, f.AvgDL)
+			}
+			return nil
+		},
+	}
+}
+

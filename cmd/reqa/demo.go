@@ -1,0 +1,93 @@
+package main
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/rank"
+)
+
+// democorpus is the embedded default corpus: a guide to reqa written for
+// this project.
+//
+//go:embed democorpus/*.md
+var democorpus embed.FS
+
+var demoQuestions = []string{
+	"Where does the whole index live?",
+	"What happens when a build is interrupted?",
+	"Which tokenizer does not lowercase?",
+	"What values of k1 and b does reqa use?",
+	"What does precision at one measure?",
+}
+
+func demoCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "demo",
+		Usage: "index the embedded guide to reqa and answer a few questions about it",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "ranker", Aliases: []string{"r"}, Value: "bm25-wpm", Usage: "ranker"},
+			&cli.IntFlag{Name: "k", Value: 1, Usage: "answers per question"},
+		},
+		OnUsageError: onUsage,
+		Action: func(c *cli.Context) error {
+			tmp, err := os.MkdirTemp("", "reqa-demo-*")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(tmp)
+			// Write the embedded corpus out so every answer names a real file.
+			err = fs.WalkDir(democorpus, "democorpus", func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				b, err := democorpus.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				return os.WriteFile(filepath.Join(tmp, filepath.Base(p)), b, 0o644)
+			})
+			if err != nil {
+				return fmt.Errorf("demo: %w", err)
+			}
+			corpus, err := ingest.ReadInputs([]string{tmp})
+			if err != nil {
+				return err
+			}
+			out := filepath.Join(tmp, "demo.reqa")
+			meta, err := ingest.Build(c.Context, corpus, out, ingest.Options{Builder: builder()})
+			if err != nil {
+				return err
+			}
+			w := c.App.Writer
+			fmt.Fprintf(w, "Indexed the embedded guide: %d sentences in %d paragraphs.\n\n", meta.Sentences, meta.Contexts)
+			e, err := rank.Open(out)
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			r, err := e.Ranker(c.String("ranker"), true)
+			if err != nil {
+				return usagef("demo: %v", err)
+			}
+			for _, q := range demoQuestions {
+				fmt.Fprintf(w, "Q: %s\n", q)
+				answers, err := e.Ask(r, q, c.Int("k"))
+				if err != nil {
+					return err
+				}
+				for _, a := range answers {
+					a.Source = filepath.Base(a.Source)
+					printAnswers(w, q, r.Name(), []rank.Answer{a})
+				}
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,98 @@
+// Command reqa is a retrieval question-answering appliance: it indexes a
+// corpus into one file and answers questions with the sentence that answers
+// them, shown in its context.
+//
+// Exit codes: 0 success, 1 error (bad input, damaged index, …), 2 usage
+// error (unknown flag or command, missing argument), 130 interrupted.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is reqa's version, stamped into every index it builds.
+const version = "0.1.0"
+
+func builder() string { return fmt.Sprintf("reqa %s (%s)", version, runtime.Version()) }
+
+// usageError marks errors that should exit with status 2.
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+func main() {
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	app := newApp(stdout, stderr)
+	err := app.RunContext(ctx, args)
+	if err == nil {
+		return 0
+	}
+	var ue usageError
+	switch {
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "reqa: interrupted; nothing was changed")
+		return 130
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "reqa: %v\n", err)
+		return 2
+	}
+	if ec, ok := err.(cli.ExitCoder); ok && ec.ExitCode() != 0 {
+		fmt.Fprintf(stderr, "reqa: %v\n", err)
+		return ec.ExitCode()
+	}
+	// urfave/cli reports unknown flags and the like as plain errors after
+	// printing help; treat flag parsing failures as usage errors.
+	if isFlagError(err) {
+		fmt.Fprintf(stderr, "reqa: %v\n", err)
+		return 2
+	}
+	fmt.Fprintf(stderr, "reqa: %v\n", err)
+	return 1
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:            "reqa",
+		Usage:           "answer questions with the sentence that answers them",
+		Version:         version,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		ExitErrHandler:  func(*cli.Context, error) {},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usagef("%v (see reqa --help)", err)
+		},
+		CommandNotFound: func(c *cli.Context, name string) {
+			fmt.Fprintf(stderr, "reqa: unknown command %q (see reqa --help)\n", name)
+			os.Exit(2)
+		},
+		Commands: []*cli.Command{indexCommand(), askCommand(), evalCommand(), statsCommand(), demoCommand()},
+	}
+}
+
+func isFlagError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"flag provided but not defined", "flag needs an argument", "invalid value", "invalid boolean"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}

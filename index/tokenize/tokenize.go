@@ -1,0 +1,57 @@
+// Package tokenize names reqa's tokenizers and gives them one interface.
+//
+//   - "word": NLTK word_tokenize (package index/tokenize/word), no
+//     normalization — the MultiReQA paper's BM25 word tokens;
+//   - "wpm": BERT-uncased WordPiece (package index/tokenize/wordpiece).
+package tokenize
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/reqa/reqa/index/tokenize/word"
+	"github.com/reqa/reqa/index/tokenize/wordpiece"
+)
+
+// Tokenizer turns text into tokens. Implementations are safe for
+// concurrent use.
+type Tokenizer interface {
+	// Name is the tokenizer's registered name.
+	Name() string
+	// Tokenize returns the tokens of text.
+	Tokenize(text string) []string
+}
+
+// Names lists the registered tokenizers in their canonical order.
+func Names() []string { return []string{"word", "wpm"} }
+
+type wordTok struct{}
+
+func (wordTok) Name() string                  { return "word" }
+func (wordTok) Tokenize(text string) []string { return word.Tokenize(text) }
+
+type wpmTok struct{ t *wordpiece.Tokenizer }
+
+func (w wpmTok) Name() string                  { return "wpm" }
+func (w wpmTok) Tokenize(text string) []string { return w.t.Tokenize(text) }
+
+var (
+	wpmOnce sync.Once
+	wpm     *wordpiece.Tokenizer
+	wpmErr  error
+)
+
+// Get returns the tokenizer called name.
+func Get(name string) (Tokenizer, error) {
+	switch name {
+	case "word":
+		return wordTok{}, nil
+	case "wpm":
+		wpmOnce.Do(func() { wpm, wpmErr = wordpiece.New() })
+		if wpmErr != nil {
+			return nil, fmt.Errorf("tokenizer wpm: %w", wpmErr)
+		}
+		return wpmTok{wpm}, nil
+	}
+	return nil, fmt.Errorf("unknown tokenizer %q (known: word, wpm)", name)
+}

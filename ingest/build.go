@@ -1,0 +1,208 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/index/tokenize"
+	"github.com/reqa/reqa/store"
+)
+
+// Options control Build.
+type Options struct {
+	// Tokenizers to build BM25 fields for; default word and wpm.
+	Tokenizers []string
+	// BM25 parameters; default bm25.Gensim().
+	BM25 bm25.Params
+	// Builder names the program building the index (stored in meta).
+	Builder string
+	// Workers bounds parallel tokenization; default GOMAXPROCS.
+	Workers int
+	// Progress, if set, is called now and then with the work done and the
+	// total, in texts tokenized.
+	Progress func(stage string, done, total int)
+}
+
+// FieldName is the store field of a tokenizer and document form.
+func FieldName(tokenizer string, withContext bool) string {
+	if withContext {
+		return tokenizer + "/ctx"
+	}
+	return tokenizer + "/sent"
+}
+
+// Tokenized holds one tokenizer's tokens of a corpus.
+type Tokenized struct {
+	Contexts  [][]string
+	Sentences [][]string
+}
+
+// TokenizeCorpus tokenizes every context and sentence of c with tok, in
+// parallel. It stops early when ctx is cancelled.
+func TokenizeCorpus(ctx context.Context, c *Corpus, tok tokenize.Tokenizer, workers int, progress func(done, total int)) (*Tokenized, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	t := &Tokenized{Contexts: make([][]string, len(c.Contexts)), Sentences: make([][]string, len(c.Sentences))}
+	total := len(c.Contexts) + len(c.Sentences)
+	var next, done atomic.Int64
+	const chunk = 64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= total {
+					return
+				}
+				hi := min(lo+chunk, total)
+				for i := lo; i < hi; i++ {
+					if i < len(c.Contexts) {
+						t.Contexts[i] = tok.Tokenize(c.Contexts[i].Text)
+					} else {
+						s := c.Sentences[i-len(c.Contexts)]
+						t.Sentences[i-len(c.Contexts)] = tok.Tokenize(s.Text(c.Contexts[s.ContextID]))
+					}
+				}
+				d := done.Add(int64(hi - lo))
+				if progress != nil {
+					progress(int(d), total)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// BuildFields fills the BM25 builders of one tokenizer: the sentence +
+// context form and the sentence-only form.
+func BuildFields(c *Corpus, t *Tokenized) (withCtx, sentOnly *bm25.Builder) {
+	withCtx, sentOnly = bm25.NewBuilder(), bm25.NewBuilder()
+	var doc []string
+	for i, s := range c.Sentences {
+		doc = append(doc[:0], t.Sentences[i]...)
+		doc = append(doc, t.Contexts[s.ContextID]...)
+		withCtx.Add(doc)
+		sentOnly.Add(t.Sentences[i])
+	}
+	return withCtx, sentOnly
+}
+
+// Build indexes c into a new index file at out, replacing any index there
+// only once the new one is complete. Cancelling ctx aborts the build and
+// leaves out untouched.
+func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta, error) {
+	if len(opt.Tokenizers) == 0 {
+		opt.Tokenizers = tokenize.Names()
+	}
+	if opt.BM25.Variant == "" {
+		opt.BM25 = bm25.Gensim()
+	}
+	if len(c.Sentences) == 0 {
+		return store.Meta{}, errors.New("build: the corpus has no sentences")
+	}
+	progress := func(stage string) func(int, int) {
+		if opt.Progress == nil {
+			return nil
+		}
+		return func(d, t int) { opt.Progress(stage, d, t) }
+	}
+	type field struct {
+		meta store.FieldMeta
+		b    *bm25.Builder
+	}
+	var fields []field
+	for _, name := range opt.Tokenizers {
+		tok, err := tokenize.Get(name)
+		if err != nil {
+			return store.Meta{}, err
+		}
+		tz, err := TokenizeCorpus(ctx, c, tok, opt.Workers, progress("tokenize "+name))
+		if err != nil {
+			return store.Meta{}, fmt.Errorf("build: %w", err)
+		}
+		wc, so := BuildFields(c, tz)
+		fields = append(fields,
+			field{wc.Stats(FieldName(name, true), name, true), wc},
+			field{so.Stats(FieldName(name, false), name, false), so})
+	}
+	w, err := store.Create(out)
+	if err != nil {
+		return store.Meta{}, err
+	}
+	defer w.Abort()
+	const batch = 20000
+	for lo := 0; lo < len(c.Contexts); lo += batch {
+		if err := ctx.Err(); err != nil {
+			return store.Meta{}, fmt.Errorf("build: %w", err)
+		}
+		err := w.Update(func(tx *store.WriteTx) error {
+			for _, x := range c.Contexts[lo:min(lo+batch, len(c.Contexts))] {
+				if err := tx.PutContext(x); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return store.Meta{}, fmt.Errorf("build: write contexts: %w", err)
+		}
+	}
+	for lo := 0; lo < len(c.Sentences); lo += batch {
+		if err := ctx.Err(); err != nil {
+			return store.Meta{}, fmt.Errorf("build: %w", err)
+		}
+		err := w.Update(func(tx *store.WriteTx) error {
+			for _, x := range c.Sentences[lo:min(lo+batch, len(c.Sentences))] {
+				if err := tx.PutSentence(x); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return store.Meta{}, fmt.Errorf("build: write sentences: %w", err)
+		}
+		if opt.Progress != nil {
+			opt.Progress("write", min(lo+batch, len(c.Sentences)), len(c.Sentences))
+		}
+	}
+	meta := store.Meta{
+		Builder: opt.Builder, Contexts: len(c.Contexts), Sentences: len(c.Sentences),
+		Sources: c.Sources, Dataset: c.Dataset, DatasetDigest: c.Digest, BM25: opt.BM25,
+	}
+	for _, f := range fields {
+		if err := ctx.Err(); err != nil {
+			return store.Meta{}, fmt.Errorf("build: %w", err)
+		}
+		err := w.Update(func(tx *store.WriteTx) error {
+			fw, err := tx.Field(f.meta.Name)
+			if err != nil {
+				return err
+			}
+			return f.b.Write(fw)
+		})
+		if err != nil {
+			return store.Meta{}, fmt.Errorf("build: write field %s: %w", f.meta.Name, err)
+		}
+		meta.Fields = append(meta.Fields, f.meta)
+	}
+	if err := ctx.Err(); err != nil {
+		return store.Meta{}, fmt.Errorf("build: %w", err)
+	}
+	if err := w.Commit(meta); err != nil {
+		return store.Meta{}, err
+	}
+	return meta, nil
+}

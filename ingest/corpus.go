@@ -1,0 +1,277 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/reqa/reqa/index/sentence"
+	"github.com/reqa/reqa/store"
+)
+
+// ErrBadInput is wrapped by every *InputError.
+var ErrBadInput = errors.New("bad input")
+
+// InputError reports bad input at a place in a file.
+type InputError struct {
+	// File is the input file.
+	File string
+	// Line is the 1-based line number, or 0 when the error is about the
+	// whole file.
+	Line int
+	// Field names the JSON field at fault, if any.
+	Field string
+	// Msg says what is wrong.
+	Msg string
+}
+
+func (e *InputError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		fmt.Fprintf(&b, "field %q: ", e.Field)
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Unwrap makes errors.Is(err, ErrBadInput) true.
+func (e *InputError) Unwrap() error { return ErrBadInput }
+
+func badInput(file string, line int, field, format string, args ...any) error {
+	return &InputError{File: file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Corpus is a set of contexts and their sentences, ready to index. Sentence
+// ids are dense from 0 in input order, which is also the tie-break order of
+// ranking.
+type Corpus struct {
+	Contexts  []store.Context
+	Sentences []store.Sentence
+	// Sources lists the inputs read.
+	Sources []string
+	// Dataset and Digest are set when the corpus is a ReQA dataset.
+	Dataset, Digest string
+	// Warnings collects non-fatal problems (skipped files and the like).
+	Warnings []string
+}
+
+// AddContext appends a context and returns its id.
+func (c *Corpus) AddContext(ctx store.Context) uint32 {
+	ctx.ID = uint32(len(c.Contexts))
+	c.Contexts = append(c.Contexts, ctx)
+	return ctx.ID
+}
+
+// AddSplitContext appends a context and its sentences as found by the
+// sentence splitter. A context with no sentence (only white space) is
+// dropped.
+func (c *Corpus) AddSplitContext(ctx store.Context) {
+	spans := sentence.Split(ctx.Text)
+	if len(spans) == 0 {
+		return
+	}
+	id := c.AddContext(ctx)
+	for _, sp := range spans {
+		c.Sentences = append(c.Sentences, store.Sentence{ID: uint32(len(c.Sentences)), ContextID: id, Start: sp.Start, End: sp.End})
+	}
+}
+
+// ReadInputs reads every input path into one corpus, detecting each one's
+// kind: a directory holding candidates.jsonl(.gz) is a ReQA dataset, other
+// directories are walked for .txt/.md files; .jsonl is JSONL; .json is SQuAD
+// JSON; anything else is plain text (.md/.markdown as Markdown). A ".gz"
+// suffix is decompressed.
+func ReadInputs(paths []string) (*Corpus, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("no input given")
+	}
+	c := &Corpus{}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("input %s: %w", p, err)
+		}
+		c.Sources = append(c.Sources, p)
+		if st.IsDir() {
+			if IsDataset(p) {
+				if len(paths) > 1 {
+					return nil, fmt.Errorf("input %s: a ReQA dataset must be indexed on its own", p)
+				}
+				d, err := ReadDataset(p)
+				if err != nil {
+					return nil, err
+				}
+				return d.Corpus, nil
+			}
+			if err := readDir(c, p); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := readFile(c, p, true); err != nil {
+			return nil, err
+		}
+	}
+	if len(c.Sentences) == 0 {
+		return nil, fmt.Errorf("inputs %s: %w: no sentences found", strings.Join(paths, ", "), ErrBadInput)
+	}
+	return c, nil
+}
+
+func kindOf(path string) string {
+	base := strings.ToLower(strings.TrimSuffix(path, ".gz"))
+	switch {
+	case strings.HasSuffix(base, ".jsonl"):
+		return "jsonl"
+	case strings.HasSuffix(base, ".json"):
+		return "squad"
+	case strings.HasSuffix(base, ".md"), strings.HasSuffix(base, ".markdown"):
+		return "markdown"
+	}
+	return "text"
+}
+
+func readDir(c *Corpus, root string) error {
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("walk %s: %w", p, err)
+		}
+		if d.IsDir() {
+			if p != root && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch strings.ToLower(filepath.Ext(strings.TrimSuffix(p, ".gz"))) {
+		case ".txt", ".text", ".md", ".markdown", ".jsonl":
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sort.Strings(files)
+	if len(files) == 0 {
+		return badInput(root, 0, "", "no .txt, .md or .jsonl files in directory")
+	}
+	for _, f := range files {
+		if err := readFile(c, f, false); err != nil {
+			var ie *InputError
+			if errors.As(err, &ie) && ie.Line == 0 && strings.HasPrefix(ie.Msg, "empty") {
+				c.Warnings = append(c.Warnings, err.Error()+" (skipped)")
+				continue
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// openMaybeGzip opens path, decompressing a ".gz" suffix.
+func openMaybeGzip(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasSuffix(strings.ToLower(path), ".gz") {
+		return f, nil
+	}
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, badInput(path, 0, "", "not a gzip file: %v", err)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{z, f}, nil
+}
+
+func readAll(path string) ([]byte, error) {
+	rc, err := openMaybeGzip(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, badInput(path, 0, "", "read: %v", err)
+	}
+	return b, nil
+}
+
+func readFile(c *Corpus, path string, explicit bool) error {
+	switch kindOf(path) {
+	case "jsonl":
+		return readJSONL(c, path)
+	case "squad":
+		return readSQuAD(c, path)
+	case "markdown":
+		return readText(c, path, true)
+	}
+	return readText(c, path, false)
+}
+
+// checkUTF8 reports the first line holding invalid UTF-8.
+func checkUTF8(path string, b []byte) error {
+	if utf8.Valid(b) {
+		return nil
+	}
+	line := 1
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		var l []byte
+		if i < 0 {
+			l, b = b, nil
+		} else {
+			l, b = b[:i], b[i+1:]
+		}
+		if !utf8.Valid(l) {
+			return badInput(path, line, "", "invalid UTF-8")
+		}
+		line++
+	}
+	return badInput(path, 0, "", "invalid UTF-8")
+}
+
+// lineReader reads lines of any length, counting them.
+type lineReader struct {
+	r    *bufio.Reader
+	line int
+}
+
+func (l *lineReader) next() ([]byte, error) {
+	b, err := l.r.ReadBytes('\n')
+	if len(b) == 0 && err != nil {
+		return nil, err
+	}
+	l.line++
+	return bytes.TrimRight(b, "\r\n"), nil
+}
+
+// digest fingerprints a dataset's candidates.
+func digest(c *Corpus) string {
+	h := sha256.New()
+	for _, s := range c.Sentences {
+		ctx := c.Contexts[s.ContextID]
+		fmt.Fprintf(h, "%s\x00%s\x00", s.ExtID, s.Text(ctx))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}

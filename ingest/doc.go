@@ -1,0 +1,27 @@
+// Package ingest turns inputs into reqa indexes.
+//
+// Readers turn files into a [Corpus] of contexts and their sentences:
+//
+//   - plain text and Markdown files or directories of them: a paragraph
+//     (a block separated by blank lines) is a context; in Markdown, headings
+//     become the titles of the paragraphs under them and fenced code is
+//     skipped;
+//   - JSONL: one {"id","title","text"} object per line, a line is a context;
+//   - SQuAD JSON (data[].paragraphs[].context), optionally gzipped;
+//   - a ReQA dataset directory (contexts, candidates and questions JSONL,
+//     optionally gzipped, plus split.json), whose sentence boundaries are used
+//     as given.
+//
+// Everything but a ReQA dataset is split into sentences by package
+// index/sentence. Every sentence keeps its context, title and source
+// ("file:line").
+//
+// [Build] tokenizes a corpus with each requested tokenizer, fills one BM25
+// field per tokenizer and document form (sentence + context, sentence alone)
+// and writes the index atomically through package store. It takes a context:
+// cancelling it (Ctrl-C) aborts the build and leaves any existing index at
+// the target untouched.
+//
+// Bad input is reported as an [*InputError] naming the file, the line and,
+// where it applies, the field.
+package ingest

@@ -1,0 +1,217 @@
+package rank
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/index/tokenize"
+	"github.com/reqa/reqa/store"
+)
+
+// ErrUnknownRanker reports a ranker the index cannot serve.
+var ErrUnknownRanker = errors.New("unknown ranker")
+
+// Engine is an open index with its rankers. It is safe for concurrent use.
+type Engine struct {
+	r         *store.Reader
+	sentences []store.Sentence
+	byExt     map[string]uint32
+}
+
+// Open opens the index at path.
+func Open(path string) (*Engine, error) {
+	r, err := store.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	ss, err := r.Sentences()
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	if len(ss) != r.Meta().Sentences {
+		r.Close()
+		return nil, fmt.Errorf("open index %s: %d sentences stored, meta says %d: %w", path, len(ss), r.Meta().Sentences, store.ErrCorrupt)
+	}
+	e := &Engine{r: r, sentences: ss}
+	return e, nil
+}
+
+// Close releases the index.
+func (e *Engine) Close() error { return e.r.Close() }
+
+// Store returns the underlying index reader.
+func (e *Engine) Store() *store.Reader { return e.r }
+
+// Meta returns the index metadata.
+func (e *Engine) Meta() store.Meta { return e.r.Meta() }
+
+// Sentences returns every candidate sentence, in id order.
+func (e *Engine) Sentences() []store.Sentence { return e.sentences }
+
+// SentenceByExtID maps a dataset candidate id to its sentence id.
+func (e *Engine) SentenceByExtID(ext string) (uint32, bool) {
+	if e.byExt == nil {
+		m := make(map[string]uint32, len(e.sentences))
+		for _, s := range e.sentences {
+			if s.ExtID != "" {
+				m[s.ExtID] = s.ID
+			}
+		}
+		e.byExt = m
+	}
+	id, ok := e.byExt[ext]
+	return id, ok
+}
+
+// Rankers lists the rankers this index supports, in canonical order.
+func (e *Engine) Rankers() []string {
+	var out []string
+	for _, t := range tokenize.Names() {
+		if _, ok := e.r.Meta().Field(t + "/ctx"); ok {
+			out = append(out, "bm25-"+t)
+		}
+	}
+	return out
+}
+
+// Ranker scores every candidate sentence for a question.
+type Ranker interface {
+	// Name is the ranker's name, e.g. "bm25-wpm".
+	Name() string
+	// Score fills acc with every candidate's score for question.
+	// Candidates not in acc.Touched scored 0.
+	Score(question string, acc *bm25.Accumulator) error
+	// Docs is the number of candidates.
+	Docs() int
+}
+
+// BM25Ranker ranks with one BM25 field.
+type BM25Ranker struct {
+	name  string
+	tok   tokenize.Tokenizer
+	field *bm25.Field
+}
+
+// Name implements Ranker.
+func (b *BM25Ranker) Name() string { return b.name }
+
+// Docs implements Ranker.
+func (b *BM25Ranker) Docs() int { return b.field.Docs() }
+
+// Tokens returns the question's tokens as the ranker sees them.
+func (b *BM25Ranker) Tokens(question string) []string { return b.tok.Tokenize(question) }
+
+// Score implements Ranker.
+func (b *BM25Ranker) Score(question string, acc *bm25.Accumulator) error {
+	return b.field.Score(b.tok.Tokenize(question), acc)
+}
+
+// Ranker returns the ranker called name; withContext selects the sentence +
+// context documents (the default) or the sentence-only ablation.
+func (e *Engine) Ranker(name string, withContext bool) (Ranker, error) {
+	tokName, ok := strings.CutPrefix(name, "bm25-")
+	if !ok {
+		return nil, fmt.Errorf("%w %q (this index supports: %s)", ErrUnknownRanker, name, strings.Join(e.Rankers(), ", "))
+	}
+	field := tokName + "/ctx"
+	if !withContext {
+		field = tokName + "/sent"
+	}
+	if _, ok := e.r.Meta().Field(field); !ok {
+		return nil, fmt.Errorf("%w %q (this index supports: %s)", ErrUnknownRanker, name, strings.Join(e.Rankers(), ", "))
+	}
+	tok, err := tokenize.Get(tokName)
+	if err != nil {
+		return nil, err
+	}
+	f, err := bm25.Open(e.r, field)
+	if err != nil {
+		return nil, err
+	}
+	return &BM25Ranker{name: name, tok: tok, field: f}, nil
+}
+
+// Answer is one ranked answer sentence with its context.
+type Answer struct {
+	Rank  int     `json:"rank"`
+	Score float64 `json:"score"`
+	// Sentence is the answer sentence.
+	Sentence string `json:"sentence"`
+	// Context is the whole passage; the sentence is Context[Start:End]
+	// (byte offsets).
+	Context string `json:"context"`
+	Start   int    `json:"start"`
+	End     int    `json:"end"`
+	Title   string `json:"title,omitempty"`
+	Source  string `json:"source,omitempty"`
+	// SentenceID is the index-internal id; CandidateID the dataset's.
+	SentenceID  uint32 `json:"sentence_id"`
+	CandidateID string `json:"candidate_id,omitempty"`
+}
+
+// Ask returns the k best answers to question by ranker r. A question that
+// matches nothing returns no answers and no error.
+func (e *Engine) Ask(r Ranker, question string, k int) ([]Answer, error) {
+	acc := bm25.NewAccumulator(r.Docs())
+	if err := r.Score(question, acc); err != nil {
+		return nil, err
+	}
+	var out []Answer
+	for i, h := range acc.TopK(k) {
+		a, err := e.answer(h.Doc)
+		if err != nil {
+			return nil, err
+		}
+		a.Rank, a.Score = i+1, h.Score
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func (e *Engine) answer(id uint32) (Answer, error) {
+	if int(id) >= len(e.sentences) {
+		return Answer{}, fmt.Errorf("sentence %d: %w", id, store.ErrNotFound)
+	}
+	s := e.sentences[id]
+	c, err := e.r.Context(s.ContextID)
+	if err != nil {
+		return Answer{}, err
+	}
+	if s.End > len(c.Text) || s.Start > s.End {
+		return Answer{}, fmt.Errorf("sentence %d: offsets outside its context: %w", id, store.ErrCorrupt)
+	}
+	return Answer{Sentence: c.Text[s.Start:s.End], Context: c.Text, Start: s.Start, End: s.End,
+		Title: c.Title, Source: c.Source, SentenceID: id, CandidateID: s.ExtID}, nil
+}
+
+// rankOf returns the 1-based rank of document g when every document is
+// ranked by score (descending), ties by lower id; documents outside
+// acc.Touched scored 0.
+func rankOf(acc *bm25.Accumulator, n int, g uint32) int {
+	sg := acc.Scores[g]
+	better := 0
+	touchedBelow := 0
+	for _, d := range acc.Touched {
+		sd := acc.Scores[d]
+		if sd > sg || (sd == sg && d < g) {
+			better++
+		}
+		if d < g {
+			touchedBelow++
+		}
+	}
+	switch {
+	case sg < 0:
+		better += n - len(acc.Touched)
+	case sg == 0:
+		better += int(g) - touchedBelow
+	}
+	return better + 1
+}
+
+// sortUint32 sorts ids ascending.
+func sortUint32(ids []uint32) { sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] }) }

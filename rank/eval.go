@@ -1,0 +1,123 @@
+package rank
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/reqa/reqa/index/bm25"
+)
+
+// EvalQuestion is a question with its gold candidates.
+type EvalQuestion struct {
+	ID   string
+	Text string
+	// Gold lists the sentence ids of every gold candidate.
+	Gold []uint32
+}
+
+// Result holds one ranker's metrics, in percent.
+type Result struct {
+	Ranker     string  `json:"ranker"`
+	PAt1       float64 `json:"p_at_1"`
+	MRR        float64 `json:"mrr"`
+	PAt5       float64 `json:"p_at_5"`
+	RecallAt10 float64 `json:"recall_at_10"`
+}
+
+// QuestionResult is one question's outcome under one ranker.
+type QuestionResult struct {
+	// Rank is the 1-based rank of the best-ranked gold candidate.
+	Rank int
+	// Top is the ranker's first candidate.
+	Top uint32
+	// GoldInTop10 counts gold candidates ranked 1..10.
+	GoldInTop10 int
+}
+
+// Run evaluates ranker r over qs with workers goroutines (GOMAXPROCS when
+// ≤ 0) and returns per-question outcomes in question order. progress, if
+// set, is called with the number of questions done.
+func Run(ctx context.Context, r Ranker, qs []EvalQuestion, workers int, progress func(done, total int)) ([]QuestionResult, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	out := make([]QuestionResult, len(qs))
+	var next, done atomic.Int64
+	var firstErr error
+	var once sync.Once
+	var wg sync.WaitGroup
+	n := r.Docs()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			acc := bm25.NewAccumulator(n)
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= len(qs) {
+					return
+				}
+				acc.Reset()
+				if err := r.Score(qs[i].Text, acc); err != nil {
+					once.Do(func() { firstErr = fmt.Errorf("question %s: %w", qs[i].ID, err) })
+					return
+				}
+				qr := QuestionResult{Rank: n + 1}
+				for _, g := range qs[i].Gold {
+					if int(g) >= n {
+						continue
+					}
+					rk := rankOf(acc, n, g)
+					if rk < qr.Rank {
+						qr.Rank = rk
+					}
+					if rk <= 10 {
+						qr.GoldInTop10++
+					}
+				}
+				if top := acc.TopK(1); len(top) > 0 {
+					qr.Top = top[0].Doc
+				}
+				out[i] = qr
+				if progress != nil {
+					progress(int(done.Add(1)), len(qs))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Summarize turns per-question outcomes into metrics (percent).
+func Summarize(name string, qs []EvalQuestion, rs []QuestionResult) Result {
+	res := Result{Ranker: name}
+	if len(rs) == 0 {
+		return res
+	}
+	var p1, p5, mrr, r10 float64
+	for i, r := range rs {
+		if r.Rank == 1 {
+			p1++
+		}
+		if r.Rank <= 5 {
+			p5++
+		}
+		mrr += 1 / float64(r.Rank)
+		if len(qs[i].Gold) > 0 {
+			r10 += float64(r.GoldInTop10) / float64(len(qs[i].Gold))
+		}
+	}
+	n := float64(len(rs))
+	res.PAt1, res.MRR, res.PAt5, res.RecallAt10 = 100*p1/n, 100*mrr/n, 100*p5/n, 100*r10/n
+	return res
+}
