@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"sync"
 
 	onnx "github.com/yalue/onnxruntime_go"
@@ -39,7 +40,7 @@ func Init(libPath string) error {
 		return fmt.Errorf("ort: ONNX Runtime library: %w", err)
 	}
 	onnx.SetSharedLibraryPath(libPath)
-	if err := onnx.InitializeEnvironment(onnx.WithLogLevelError()); err != nil {
+	if err := onnx.InitializeEnvironment(onnx.WithLogLevelFatal()); err != nil {
 		return fmt.Errorf("ort: load %s: %w", libPath, err)
 	}
 	env.path = libPath
@@ -59,18 +60,30 @@ func Version() string {
 
 // Options tune a Session.
 type Options struct {
-	// Threads is the number of threads one Embed call may use for a single
+	// Threads is the number of threads one run may use for a single
 	// operator. Zero lets ONNX Runtime choose (one per core).
 	Threads int
+	// Spin lets idle runtime threads busy-wait for work between operators.
+	// It lowers latency a little on otherwise idle cores and wastes them
+	// when other work shares the machine; off by default.
+	Spin bool
+	// MaxBatch bounds how many sequences one model run receives; Embed
+	// splits larger batches. Zero means DefaultMaxBatch.
+	MaxBatch int
 }
+
+// DefaultMaxBatch is the number of sequences Embed sends to the model at
+// once when Options.MaxBatch is zero.
+const DefaultMaxBatch = 32
 
 // Session runs a converted encoder model. It is safe for concurrent use:
 // ONNX Runtime allows simultaneous runs on one session, each with its own
 // input and output tensors. Close must not be called while runs are in
 // flight; it waits for them to finish.
 type Session struct {
-	mu   sync.RWMutex
-	sess *onnx.DynamicAdvancedSession
+	mu       sync.RWMutex
+	sess     *onnx.DynamicAdvancedSession
+	maxBatch int
 
 	emptyOnce sync.Once
 	empty     []float32 // embedding of a sequence without tokens
@@ -106,13 +119,24 @@ func NewSession(model []byte, opts Options) (*Session, error) {
 	if err := so.SetInterOpNumThreads(1); err != nil {
 		return nil, fmt.Errorf("ort: set inter-op threads: %w", err)
 	}
+	if !opts.Spin {
+		if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+			return nil, fmt.Errorf("ort: disable spinning: %w", err)
+		}
+	}
+	if opts.MaxBatch < 0 {
+		return nil, fmt.Errorf("ort: negative MaxBatch %d", opts.MaxBatch)
+	}
+	if opts.MaxBatch == 0 {
+		opts.MaxBatch = DefaultMaxBatch
+	}
 	s, err := onnx.NewDynamicAdvancedSessionWithONNXData(model,
 		[]string{onnxmodel.InputIndices, onnxmodel.InputValues},
 		[]string{onnxmodel.OutputEmbeddings}, so)
 	if err != nil {
 		return nil, fmt.Errorf("ort: create session: %w", err)
 	}
-	return &Session{sess: s}, nil
+	return &Session{sess: s, maxBatch: opts.MaxBatch}, nil
 }
 
 // Close releases the session. Later calls to Embed return an error.
@@ -130,9 +154,14 @@ func (s *Session) Close() error {
 	return nil
 }
 
+// maxPositions is the number of leading tokens of a sequence the USE-Lite
+// graph reads (its ClipToMaxLength step drops later positions).
+const maxPositions = 128
+
 // Embed returns one embedding per token-id sequence, in order. Sequences
 // may differ in length; each is embedded as if it were alone (the model
-// masks padding). A sequence without tokens gets the embedding the model
+// masks padding), so Embed is free to regroup them: it sorts them by length
+// and runs at most Options.MaxBatch at a time. A sequence without tokens gets the embedding the model
 // gives an empty sentence. Token ids must be valid rows of the model's
 // vocabulary; an out-of-range id is reported as an error by the runtime.
 func (s *Session) Embed(seqs [][]int32) ([][]float32, error) {
@@ -148,16 +177,24 @@ func (s *Session) Embed(seqs [][]int32) ([][]float32, error) {
 			}
 		}
 	}
-	if len(nonEmpty) > 0 {
-		batch := make([][]int32, len(nonEmpty))
-		for j, i := range nonEmpty {
+	// Every sequence is padded to the longest one in its run, and the
+	// attention projections work on the padding too, so runs group
+	// sequences of similar length. The model clips sequences to
+	// maxPositions tokens, so longer ones are alike.
+	sort.SliceStable(nonEmpty, func(a, b int) bool {
+		return min(len(seqs[nonEmpty[a]]), maxPositions) < min(len(seqs[nonEmpty[b]]), maxPositions)
+	})
+	for start := 0; start < len(nonEmpty); start += s.maxBatch {
+		part := nonEmpty[start:min(start+s.maxBatch, len(nonEmpty))]
+		batch := make([][]int32, len(part))
+		for j, i := range part {
 			batch[j] = seqs[i]
 		}
 		embs, err := s.run(batch, 0)
 		if err != nil {
 			return nil, err
 		}
-		for j, i := range nonEmpty {
+		for j, i := range part {
 			out[i] = embs[j]
 		}
 	}

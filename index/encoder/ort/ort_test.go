@@ -58,6 +58,7 @@ func TestNewSessionErrors(t *testing.T) {
 		{"empty model", nil, ort.Options{}},
 		{"garbage model", []byte("\x08\x08garbage"), ort.Options{}},
 		{"negative threads", toyModel(t), ort.Options{Threads: -1}},
+		{"negative batch", toyModel(t), ort.Options{MaxBatch: -1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := ort.NewSession(tc.model, tc.opts)
@@ -84,11 +85,17 @@ func TestInitSwitchLibrary(t *testing.T) {
 
 func TestToyEmbed(t *testing.T) {
 	initRuntime(t)
-	s, err := ort.NewSession(toyModel(t), ort.Options{Threads: 1})
-	if err != nil {
-		t.Fatalf("NewSession: %v", err)
+	for _, opts := range []ort.Options{{Threads: 1}, {MaxBatch: 1, Spin: true}, {MaxBatch: 2}} {
+		s, err := ort.NewSession(toyModel(t), opts)
+		if err != nil {
+			t.Fatalf("NewSession: %v", err)
+		}
+		defer s.Close()
+		testToyEmbed(t, s)
 	}
-	defer s.Close()
+}
+
+func testToyEmbed(t *testing.T, s *ort.Session) {
 	for _, tc := range []struct {
 		name string
 		in   [][]int32
@@ -97,6 +104,8 @@ func TestToyEmbed(t *testing.T) {
 		{"none", nil, [][]float32{}},
 		{"one", [][]int32{{5}}, [][]float32{{5, 1}}},
 		{"ragged", [][]int32{{1, 2, 3}, {10}, {4, 4}}, [][]float32{{6, 3}, {10, 1}, {8, 2}}},
+		{"mixed", [][]int32{{9, 9, 9, 9}, {}, {1}, {2, 2}, {}, {3, 3, 3}},
+			[][]float32{{36, 4}, {0, 0}, {1, 1}, {4, 2}, {0, 0}, {9, 3}}},
 		// Empty sequences take the row of an empty sentence: zero sum, zero count.
 		{"empty last", [][]int32{{7, 7}, {}}, [][]float32{{14, 2}, {0, 0}}},
 		{"empty first", [][]int32{{}, {2}}, [][]float32{{0, 0}, {2, 1}}},
