@@ -398,4 +398,3 @@ func statsCommand() *cli.Command {
 		},
 	}
 }
-

@@ -40,7 +40,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	app := newApp(stdout, stderr)
+	unknown := ""
+	app.CommandNotFound = func(c *cli.Context, name string) { unknown = name }
 	err := app.RunContext(ctx, args)
+	if unknown != "" && len(args) > 1 && args[1] == unknown {
+		fmt.Fprintf(stderr, "reqa: unknown command %q (see reqa --help)\n", unknown)
+		return 2
+	}
 	if err == nil {
 		return 0
 	}
@@ -79,17 +85,13 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usagef("%v (see reqa --help)", err)
 		},
-		CommandNotFound: func(c *cli.Context, name string) {
-			fmt.Fprintf(stderr, "reqa: unknown command %q (see reqa --help)\n", name)
-			os.Exit(2)
-		},
 		Commands: []*cli.Command{indexCommand(), askCommand(), evalCommand(), statsCommand(), demoCommand()},
 	}
 }
 
 func isFlagError(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"flag provided but not defined", "flag needs an argument", "invalid value", "invalid boolean"} {
+	for _, p := range []string{"flag provided but not defined", "flag needs an argument", "invalid value", "invalid boolean", "Required flag"} {
 		if strings.Contains(msg, p) {
 			return true
 		}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// reqa runs the command line in-process and returns exit code and output.
+func reqa(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(append([]string{"reqa"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestIndexAsk(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "notes.txt", "The ferry leaves at nine. It returns at noon.\n\nTickets cost five euros.\n")
+	idx := filepath.Join(dir, "n.reqa")
+	if code, _, errs := reqa(t, "index", "--out", idx, in); code != 0 {
+		t.Fatalf("index: exit %d: %s", code, errs)
+	}
+	code, out, errs := reqa(t, "ask", "--index", idx, "--json", "--k", "2", "When does the ferry return?")
+	if code != 0 {
+		t.Fatalf("ask: exit %d: %s", code, errs)
+	}
+	var res struct {
+		Answers []struct {
+			Sentence, Context, Source string
+			Start, End                int
+			Score                     float64
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("ask --json: %v\n%s", err, out)
+	}
+	if len(res.Answers) == 0 || res.Answers[0].Sentence != "It returns at noon." {
+		t.Fatalf("answers %+v", res.Answers)
+	}
+	a := res.Answers[0]
+	if a.Context[a.Start:a.End] != a.Sentence || !strings.HasPrefix(a.Source, in+":") {
+		t.Fatalf("answer offsets or source wrong: %+v", a)
+	}
+	for _, r := range []string{"bm25-word", "bm25-wpm"} {
+		code, out, _ := reqa(t, "ask", "--index", idx, "--ranker", r, "ferry tickets")
+		if code != 0 || !strings.Contains(out, "⟦") {
+			t.Fatalf("ask --ranker %s: exit %d:\n%s", r, code, out)
+		}
+	}
+	// A question with no known terms: an empty result, not an error.
+	code, out, _ = reqa(t, "ask", "--index", idx, "--json", "zyzzyva qwerty")
+	if code != 0 || !strings.Contains(out, `"answers": []`) {
+		t.Fatalf("unknown terms: exit %d:\n%s", code, out)
+	}
+	if code, out, _ := reqa(t, "stats", idx); code != 0 || !strings.Contains(out, "3 sentences") {
+		t.Fatalf("stats: exit %d:\n%s", code, out)
+	}
+}
+
+func TestEvalDataset(t *testing.T) {
+	ds := filepath.Join("..", "..", "ingest", "testdata", "dataset")
+	code, out, errs := reqa(t, "eval", "--json", "--quiet", ds)
+	if code != 0 {
+		t.Fatalf("eval: exit %d: %s", code, errs)
+	}
+	var rep evalReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Questions != 3 || rep.Candidates != 4 || len(rep.Results) != 2 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, r := range rep.Results {
+		if r.PAt1 < 0 || r.PAt1 > 100 || r.MRR < r.PAt1 || r.PAt5 < r.PAt1 {
+			t.Fatalf("inconsistent metrics %+v", r)
+		}
+	}
+	code, out, _ = reqa(t, "eval", "--json", "--quiet", "--split", "test", "--no-context", "-r", "bm25-word", ds)
+	if code != 0 || !strings.Contains(out, `"questions": 2`) || !strings.Contains(out, `"document": "sentence"`) {
+		t.Fatalf("eval --split test: exit %d:\n%s", code, out)
+	}
+	// An index built from other data is refused.
+	dir := t.TempDir()
+	other := filepath.Join(dir, "o.reqa")
+	reqa(t, "index", "--out", other, writeFile(t, dir, "o.txt", "Unrelated text here.\n"))
+	if code, _, errs := reqa(t, "eval", "--index", other, ds); code != 1 || !strings.Contains(errs, "not built from dataset") {
+		t.Fatalf("mismatched index: exit %d: %s", code, errs)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeFile(t, dir, "bad.jsonl", "{\"text\": \"fine.\"}\n{\"text\": oops}\n")
+	junk := writeFile(t, dir, "junk.reqa", strings.Repeat("not an index ", 1000))
+	idx := filepath.Join(dir, "x.reqa")
+	cases := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{"unknown flag", []string{"ask", "--nope", "q"}, 2, "flag provided but not defined"},
+		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
+		{"missing out", []string{"index", bad}, 2, "out"},
+		{"no input", []string{"index", "--out", idx}, 2, "no INPUT"},
+		{"malformed jsonl", []string{"index", "--out", idx, bad}, 1, "bad.jsonl:2"},
+		{"missing input", []string{"index", "--out", idx, filepath.Join(dir, "none.txt")}, 1, "none.txt"},
+		{"not an index", []string{"ask", "--index", junk, "q"}, 1, "not a reqa index"},
+		{"unknown ranker", []string{"eval", "-r", "dense", "../../ingest/testdata/dataset"}, 2, "unknown ranker"},
+		{"bad split", []string{"eval", "--split", "dev", "../../ingest/testdata/dataset"}, 2, "--split"},
+		{"not a dataset", []string{"eval", dir}, 1, "not a ReQA dataset"},
+		{"bad k", []string{"ask", "--index", junk, "--k", "0", "q"}, 2, "--k"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errs := reqa(t, tc.args...)
+			if code != tc.wantCode || !strings.Contains(errs, tc.wantErr) {
+				t.Fatalf("exit %d (want %d), stderr %q (want ~%q)", code, tc.wantCode, errs, tc.wantErr)
+			}
+		})
+	}
+	if _, err := os.Stat(idx); !os.IsNotExist(err) {
+		t.Fatal("a failed index build left a file under the target name")
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".*")); len(m) != 0 {
+		t.Fatalf("temporary files left: %v", m)
+	}
+}
+
+func TestDemo(t *testing.T) {
+	code, out, errs := reqa(t, "demo")
+	if code != 0 || !strings.Contains(out, "Q: Where does the whole index live?") || !strings.Contains(out, "bbolt file") {
+		t.Fatalf("demo: exit %d: %s\n%s", code, errs, out)
+	}
+}
