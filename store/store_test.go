@@ -1,7 +1,10 @@
 package store
 
 import (
+	"fmt"
+
 	"errors"
+	bolt "go.etcd.io/bbolt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -134,4 +137,57 @@ func TestCorruptRecord(t *testing.T) {
 	if p, err := unseal(seal([]byte("payload")), "x"); err != nil || string(p) != "payload" {
 		t.Fatalf("good record rejected: %v", err)
 	}
+}
+
+func TestNewerFormatRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.reqa")
+	build(t, path, "T")
+	db, err := bolt.Open(path, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketMeta).Put(keyMeta, seal([]byte(`{"format_version": 99}`)))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path); !errors.Is(err, ErrNewerFormat) {
+		t.Fatalf("newer format: %v", err)
+	}
+}
+
+func TestDamagedMetaRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.reqa")
+	build(t, path, "T")
+	db, _ := bolt.Open(path, 0o644, nil)
+	db.Update(func(tx *bolt.Tx) error {
+		v := append([]byte(nil), tx.Bucket(bucketMeta).Get(keyMeta)...)
+		v[3] ^= 0xff
+		return tx.Bucket(bucketMeta).Put(keyMeta, v)
+	})
+	db.Close()
+	if _, err := Open(path); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("damaged meta: %v", err)
+	}
+}
+
+func ExampleCreate() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "notes.reqa")
+	w, _ := Create(path)
+	w.Update(func(tx *WriteTx) error {
+		tx.PutContext(Context{ID: 0, Title: "Ferries", Text: "The ferry leaves at nine. It returns at noon."})
+		return tx.PutSentence(Sentence{ID: 0, ContextID: 0, Start: 26, End: 45})
+	})
+	w.Commit(Meta{Builder: "example", Contexts: 1, Sentences: 1})
+
+	r, _ := Open(path)
+	defer r.Close()
+	s, _ := r.Sentence(0)
+	c, _ := r.Context(s.ContextID)
+	fmt.Println(s.Text(c))
+	// Output: It returns at noon.
 }
