@@ -7,6 +7,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -190,4 +191,56 @@ func ExampleCreate() {
 	c, _ := r.Context(s.ContextID)
 	fmt.Println(s.Text(c))
 	// Output: It returns at noon.
+}
+
+func TestLargeBlob(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.reqa")
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, chunkSize*2+123)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	if err := w.Update(func(tx *WriteTx) error {
+		if err := tx.PutLargeBlob("big", big); err != nil {
+			return err
+		}
+		return tx.PutLargeBlob("empty", nil)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.LargeBlob("big")
+	if err != nil || string(got) != string(big) {
+		t.Fatalf("large blob round trip: %d bytes, %v", len(got), err)
+	}
+	if got, err := r.LargeBlob("empty"); err != nil || len(got) != 0 {
+		t.Fatalf("empty blob: %v %v", got, err)
+	}
+	if _, err := r.LargeBlob("none"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("missing blob: %v", err)
+	}
+	r.Close()
+	// Flip one byte inside chunk 1: the error names the chunk.
+	db, _ := bolt.Open(path, 0o644, nil)
+	db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketBlobs)
+		v := append([]byte(nil), b.Get(chunkKey("big", 1))...)
+		v[1000] ^= 1
+		return b.Put(chunkKey("big", 1), v)
+	})
+	db.Close()
+	r, _ = Open(path)
+	defer r.Close()
+	if _, err := r.LargeBlob("big"); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "chunk 1") {
+		t.Fatalf("damaged chunk: %v", err)
+	}
 }

@@ -1,0 +1,88 @@
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// chunkSize bounds one stored chunk of a large blob, keeping bbolt values
+// (and the pages a transaction dirties at once) moderate.
+const chunkSize = 16 << 20
+
+// blobHeader is the first record of a chunked blob.
+type blobHeader struct {
+	Size   int64 `json:"size"`
+	Chunks int   `json:"chunks"`
+}
+
+func chunkKey(name string, i int) []byte {
+	return binary.BigEndian.AppendUint32([]byte(name+"\x00"), uint32(i))
+}
+
+// PutLargeBlob stores v under name in checksummed chunks, so values of any
+// size fit bbolt and damage is pinned to one chunk.
+func (t *WriteTx) PutLargeBlob(name string, v []byte) error {
+	b := t.tx.Bucket(bucketBlobs)
+	n := (len(v) + chunkSize - 1) / chunkSize
+	h, _ := json.Marshal(blobHeader{Size: int64(len(v)), Chunks: n})
+	if err := b.Put([]byte(name), seal(h)); err != nil {
+		return fmt.Errorf("blob %s: %w", name, err)
+	}
+	for i := 0; i < n; i++ {
+		if err := b.Put(chunkKey(name, i), seal(v[i*chunkSize:min((i+1)*chunkSize, len(v))])); err != nil {
+			return fmt.Errorf("blob %s chunk %d: %w", name, i, err)
+		}
+	}
+	return nil
+}
+
+// LargeBlob returns a copy of the chunked blob stored under name.
+func (r *Reader) LargeBlob(name string) ([]byte, error) {
+	var out []byte
+	err := r.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketBlobs)
+		hv := b.Get([]byte(name))
+		if hv == nil {
+			return fmt.Errorf("blob %s: %w", name, ErrNotFound)
+		}
+		p, err := unseal(hv, "blob "+name)
+		if err != nil {
+			return err
+		}
+		var h blobHeader
+		if err := json.Unmarshal(p, &h); err != nil || h.Size < 0 || h.Chunks < 0 || int64(h.Chunks) != (h.Size+chunkSize-1)/chunkSize {
+			return fmt.Errorf("blob %s: bad header: %w", name, ErrCorrupt)
+		}
+		out = make([]byte, 0, h.Size)
+		for i := 0; i < h.Chunks; i++ {
+			what := fmt.Sprintf("blob %s chunk %d", name, i)
+			v := b.Get(chunkKey(name, i))
+			if v == nil {
+				return fmt.Errorf("%s: missing: %w", what, ErrCorrupt)
+			}
+			p, err := unseal(v, what)
+			if err != nil {
+				return err
+			}
+			out = append(out, p...)
+		}
+		if int64(len(out)) != h.Size {
+			return fmt.Errorf("blob %s: %d bytes, header says %d: %w", name, len(out), h.Size, ErrCorrupt)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// HasBlob reports whether a blob called name exists.
+func (r *Reader) HasBlob(name string) bool {
+	ok := false
+	r.db.View(func(tx *bolt.Tx) error {
+		ok = tx.Bucket(bucketBlobs).Get([]byte(name)) != nil
+		return nil
+	})
+	return ok
+}
