@@ -183,11 +183,16 @@ var stressRunes = []rune(" \t\n\u00a0\u3000\u2002\u2581\u0301\u0300\u0308\u0327\
 	"\U0001F355\U0001F468\U0001F3FD\U0001D400\U0001D7CE\U0002F800\U00010000\U0010FFFF" +
 	"\u0897\u1acf\u1aeb\ua7f1\U0001CCD6\U0001CCF0\U000105C9\U000105D2\U00016D67\U00016D68\U00011383\U000113C2\U000113B8")
 
+// longRunMarks are non-starters of various combining classes, new ones
+// included, and characters whose decompositions hold non-starters.
+var longRunMarks = []rune("\u0300\u0301\u0316\u0327\u0334\u0345\u0307\u0308\u0344\u0f73\u0f75\u0f81\u3099\u309a" +
+	"\u05b0\u05bc\u0e38\u0e48\u1dc0\u20d0\ufe20\U0001d165\U0001d16d\u0897\u1add\u1aeb\U000113ce\u0ddf\u0dca")
+
 // randomText returns a string of n random parts.
 func randomText(rng *rand.Rand, tok *Tokenizer, n int) string {
 	var b strings.Builder
 	for range n {
-		switch k := rng.IntN(20); {
+		switch k := rng.IntN(21); {
 		case k < 8: // a vocabulary piece, its separator turned back into a space or dropped
 			p := tok.entries[reservedCount+rng.IntN(len(tok.entries)-reservedCount)].text
 			switch rng.IntN(3) {
@@ -213,10 +218,15 @@ func randomText(rng *rand.Rand, tok *Tokenizer, n int) string {
 			if utf8.ValidRune(r) {
 				b.WriteRune(r)
 			}
-		default: // a Latin letter with stacked combining marks
+		case k < 20: // a Latin letter with stacked combining marks
 			b.WriteByte(byte('a' + rng.IntN(26)))
 			for range rng.IntN(4) {
 				b.WriteRune(rune(0x300 + rng.IntN(0x70)))
+			}
+		default: // a run of non-starters around norm's stream-safe limit of 30
+			b.WriteRune(stressRunes[rng.IntN(len(stressRunes))])
+			for range 25 + rng.IntN(15) {
+				b.WriteRune(longRunMarks[rng.IntN(len(longRunMarks))])
 			}
 		}
 	}
