@@ -109,10 +109,10 @@ func main() {
 		log.Fatalf("node: %v", err)
 	}
 	var res struct {
-		Unicode string           `json:"unicode"`
-		CCC     map[rune]uint8   `json:"ccc"`
-		Decomp  map[rune][]rune  `json:"decomp"`
-		Pairs   [][3]rune        `json:"pairs"`
+		Unicode string          `json:"unicode"`
+		CCC     map[rune]uint8  `json:"ccc"`
+		Decomp  map[rune][]rune `json:"decomp"`
+		Pairs   [][3]rune       `json:"pairs"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
 		log.Fatal(err)

@@ -40,10 +40,21 @@ func embeddedTokenizer(tb testing.TB) *Tokenizer {
 // the shared directory is absent.
 func readGolden(tb testing.TB, name string) []goldenLine {
 	tb.Helper()
+	lines := readGoldenIfPresent(tb, name)
+	if lines == nil {
+		tb.Skipf("golden data absent (%s): the shared directory is not beside the repository", filepath.Join(goldenDir, name))
+	}
+	return lines
+}
+
+// readGoldenIfPresent returns the lines of the golden file name, or nil when
+// the shared directory is absent.
+func readGoldenIfPresent(tb testing.TB, name string) []goldenLine {
+	tb.Helper()
 	path := filepath.Join(goldenDir, name)
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		tb.Skipf("golden data absent (%s): the shared directory is not beside the repository", path)
+		return nil
 	}
 	if err != nil {
 		tb.Fatal(err)
