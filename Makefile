@@ -32,7 +32,13 @@ ORT_SRI  := sha512-Ex/oUXKdhDoxvlNxBT3oYtW0MH88yYpPlXQeVQUXpcJQmN24usd/8RCoPLN5k
 ORT_DIR  := third_party/onnxruntime-node-1.24.1
 ORT_LIB  := $(ORT_DIR)/package/bin/napi-v6/linux/x64/libonnxruntime.so.1
 
-ASSETS := $(WPM_JSON) $(SP_VOCAB) $(USE_MODEL_DIR)/.ok $(USE_JS_DIR)/.ok $(ORT_DIR)/.ok
+# What the binary embeds: the converted default encoder, its vocabulary and
+# the ONNX Runtime library (all gitignored, made here).
+USE_ONNX   := index/encoder/uselite/assets/model.onnx
+USE_VOCAB  := index/encoder/uselite/assets/vocab.json
+ORT_EMBED  := index/encoder/ortlib/lib/libonnxruntime.so.1
+
+ASSETS := $(WPM_JSON) $(SP_VOCAB) $(USE_MODEL_DIR)/.ok $(USE_JS_DIR)/.ok $(ORT_DIR)/.ok $(USE_ONNX) $(USE_VOCAB) $(ORT_EMBED)
 
 .PHONY: all build test demo bench assets fuzz clean
 all: build
@@ -89,5 +95,14 @@ $(SP_VOCAB): $(USE_MODEL_DIR)/.ok
 	@mkdir -p $(@D)
 	cp $(USE_MODEL_DIR)/package/dist/vocab.json $@.tmp && chmod 644 $@.tmp && mv $@.tmp $@
 
+$(USE_ONNX): $(USE_MODEL_DIR)/.ok $(wildcard index/encoder/onnxmodel/*.go)
+	$(GO) run ./cmd/mkmodel -out $@ $(USE_MODEL_DIR)/package/dist
+
+$(USE_VOCAB): $(USE_MODEL_DIR)/.ok
+	cp $(USE_MODEL_DIR)/package/dist/vocab.json $@.tmp && chmod 644 $@.tmp && mv $@.tmp $@
+
+$(ORT_EMBED): $(ORT_DIR)/.ok
+	cp $(ORT_LIB) $@.tmp && chmod 644 $@.tmp && mv $@.tmp $@
+
 clean:
-	rm -rf bin third_party $(WPM_JSON) $(SP_VOCAB)
+	rm -rf bin third_party $(WPM_JSON) $(SP_VOCAB) $(USE_ONNX) $(USE_VOCAB) $(ORT_EMBED)

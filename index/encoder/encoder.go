@@ -1,0 +1,153 @@
+// Package encoder is reqa's dense dual encoder: text in, unit vectors out,
+// run through ONNX Runtime.
+//
+// An [Encoder] pairs a tokenizer with an ONNX model. The question tower and
+// the answer tower share the model (USE-Lite is one network for both); an
+// answer is encoded as its sentence, optionally mixed with its context by
+// the caller (normalize(e_sentence + λ·e_context), see package index/dense).
+//
+// Everything an index needs to re-create its encoder — the ONNX bytes, the
+// tokenizer vocabulary and a [Spec] with a content hash — is stored in the
+// index, so `reqa ask` needs nothing else, and a query against an index
+// built with a different model is refused ([ErrModelMismatch]).
+//
+// The ONNX Runtime library comes from package ortlib (embedded in the
+// binary) and is loaded once per process.
+package encoder
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/reqa/reqa/index/encoder/ort"
+	"github.com/reqa/reqa/index/encoder/ortlib"
+	"github.com/reqa/reqa/index/tokenize/sentencepiece"
+)
+
+// ErrModelMismatch reports an encoder whose model differs from the one an
+// index was built with.
+var ErrModelMismatch = errors.New("encoder model does not match the index")
+
+// Spec describes an encoder as stored in an index.
+type Spec struct {
+	// Name is the encoder's name, e.g. "use-lite".
+	Name string `json:"name"`
+	// Kind selects the input convention: "use-lite" (SentencePiece ids,
+	// sparse indices/values inputs).
+	Kind string `json:"kind"`
+	// Dim is the embedding width.
+	Dim int `json:"dim"`
+	// Hash is the SHA-256 of the ONNX model and the vocabulary.
+	Hash string `json:"hash"`
+}
+
+// Hash returns the content hash of a model and its vocabulary.
+func Hash(onnx, vocab []byte) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d:", len(onnx))
+	h.Write(onnx)
+	h.Write(vocab)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Options tune an Encoder.
+type Options struct {
+	// Threads bounds ONNX Runtime's threads per run (0: one per core).
+	Threads int
+	// Batch is the number of texts per model run (0: 32).
+	Batch int
+}
+
+// Encoder embeds texts. It is safe for concurrent use.
+type Encoder struct {
+	spec  Spec
+	tok   *sentencepiece.Tokenizer
+	sess  *ort.Session
+	batch int
+}
+
+// New builds an encoder from a model and its vocabulary. spec.Hash, when
+// set, must match their content.
+func New(spec Spec, onnx, vocab []byte, opt Options) (*Encoder, error) {
+	if spec.Kind != "use-lite" {
+		return nil, fmt.Errorf("encoder %s: unsupported kind %q", spec.Name, spec.Kind)
+	}
+	if h := Hash(onnx, vocab); spec.Hash != "" && spec.Hash != h {
+		return nil, fmt.Errorf("encoder %s: stored hash %.12s…, content hash %.12s…: %w", spec.Name, spec.Hash, h, ErrModelMismatch)
+	} else {
+		spec.Hash = h
+	}
+	tok, err := sentencepiece.FromJSON(vocab)
+	if err != nil {
+		return nil, fmt.Errorf("encoder %s: %w", spec.Name, err)
+	}
+	lib, err := ortlib.Path()
+	if err != nil {
+		return nil, fmt.Errorf("encoder %s: %w", spec.Name, err)
+	}
+	if err := ort.Init(lib); err != nil {
+		return nil, fmt.Errorf("encoder %s: %w", spec.Name, err)
+	}
+	if opt.Batch <= 0 {
+		opt.Batch = 32
+	}
+	sess, err := ort.NewSession(onnx, ort.Options{Threads: opt.Threads, MaxBatch: opt.Batch})
+	if err != nil {
+		return nil, fmt.Errorf("encoder %s: %w", spec.Name, err)
+	}
+	return &Encoder{spec: spec, tok: tok, sess: sess, batch: opt.Batch}, nil
+}
+
+// Spec returns the encoder's description, hash included.
+func (e *Encoder) Spec() Spec { return e.spec }
+
+// Close releases the ONNX Runtime session.
+func (e *Encoder) Close() error { return e.sess.Close() }
+
+// Tokens returns the token ids the model sees for text.
+func (e *Encoder) Tokens(text string) []int32 { return e.tok.Encode(text) }
+
+// Encode embeds texts, returning one unit vector per text in order. Texts
+// are tokenized, sorted by length and run in batches so padding stays small.
+// progress, if set, is called after each batch with the texts done.
+func (e *Encoder) Encode(ctx context.Context, texts []string, progress func(done, total int)) ([][]float32, error) {
+	ids := make([][]int32, len(texts))
+	for i, t := range texts {
+		ids[i] = e.tok.Encode(t)
+	}
+	order := make([]int, len(texts))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(ids[order[a]]) < len(ids[order[b]]) })
+	out := make([][]float32, len(texts))
+	chunk := e.batch * 4
+	for lo := 0; lo < len(order); lo += chunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hi := min(lo+chunk, len(order))
+		seqs := make([][]int32, hi-lo)
+		for i, o := range order[lo:hi] {
+			seqs[i] = ids[o]
+		}
+		vecs, err := e.sess.Embed(seqs)
+		if err != nil {
+			return nil, fmt.Errorf("encode: %w", err)
+		}
+		for i, o := range order[lo:hi] {
+			if len(vecs[i]) != e.spec.Dim {
+				return nil, fmt.Errorf("encode: model returned %d dimensions, spec says %d", len(vecs[i]), e.spec.Dim)
+			}
+			out[o] = vecs[i]
+		}
+		if progress != nil {
+			progress(hi, len(texts))
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,108 @@
+package encoder_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/reqa/reqa/index/encoder"
+	"github.com/reqa/reqa/index/encoder/uselite"
+)
+
+const goldenDir = "../../../shared/golden/use-lite/"
+
+type golden struct {
+	ID        string    `json:"id"`
+	Text      string    `json:"text"`
+	TokenIDs  []int32   `json:"token_ids"`
+	Embedding []float32 `json:"embedding"`
+}
+
+func readGolden(t testing.TB, name string) []golden {
+	f, err := os.Open(goldenDir + name)
+	if err != nil {
+		t.Skipf("golden USE-Lite outputs not present (%v); they live in ../shared on development and CI machines", err)
+	}
+	defer f.Close()
+	var out []golden
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var g golden
+		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func defaultEncoder(t testing.TB) *encoder.Encoder {
+	onnx, vocab, err := uselite.Model()
+	if err != nil {
+		t.Skipf("%v", err)
+	}
+	e, err := encoder.New(encoder.Spec{Name: uselite.Name, Kind: "use-lite", Dim: uselite.Dim}, onnx, vocab, encoder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// TestGoldenEndToEnd checks text → tokens → embedding against the TF.js
+// reference for every golden line: tokens exact, cosine ≥ 0.9999.
+func TestGoldenEndToEnd(t *testing.T) {
+	e := defaultEncoder(t)
+	defer e.Close()
+	for _, file := range []string{"squad-sample.jsonl", "edge-cases.jsonl"} {
+		gs := readGolden(t, file)
+		texts := make([]string, len(gs))
+		for i, g := range gs {
+			texts[i] = g.Text
+		}
+		vecs, err := e.Encode(context.Background(), texts, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		minCos := 2.0
+		for i, g := range gs {
+			ids := e.Tokens(g.Text)
+			if len(ids) != len(g.TokenIDs) {
+				t.Errorf("%s %s: %d tokens, want %d", file, g.ID, len(ids), len(g.TokenIDs))
+				continue
+			}
+			for j := range ids {
+				if ids[j] != g.TokenIDs[j] {
+					t.Errorf("%s %s: token %d = %d, want %d", file, g.ID, j, ids[j], g.TokenIDs[j])
+					break
+				}
+			}
+			var dot, na, nb float64
+			for j := range g.Embedding {
+				dot += float64(vecs[i][j]) * float64(g.Embedding[j])
+				na += float64(vecs[i][j]) * float64(vecs[i][j])
+				nb += float64(g.Embedding[j]) * float64(g.Embedding[j])
+			}
+			cos := dot / math.Sqrt(na*nb)
+			minCos = math.Min(minCos, cos)
+			if cos < 0.9999 {
+				t.Errorf("%s %s: cosine %.6f < 0.9999", file, g.ID, cos)
+			}
+		}
+		t.Logf("%s: %d lines, min cosine %.7f", file, len(gs), minCos)
+	}
+}
+
+func TestHashMismatchRefused(t *testing.T) {
+	onnx, vocab, err := uselite.Model()
+	if err != nil {
+		t.Skipf("%v", err)
+	}
+	_, err = encoder.New(encoder.Spec{Name: "x", Kind: "use-lite", Dim: 512, Hash: "deadbeef"}, onnx, vocab, encoder.Options{})
+	if err == nil {
+		t.Fatal("mismatched hash accepted")
+	}
+}
