@@ -253,46 +253,44 @@ func ellipsis(e *editor) {
 	}
 }
 
-// padChars pads every rune for which in reports true: [set] → " \g<0> ".
-func padChars(e *editor, in func(rune) bool) {
+// asciiSet is a set of ASCII characters.
+type asciiSet [128]bool
+
+func newASCIISet(chars string) *asciiSet {
+	var s asciiSet
+	for i := 0; i < len(chars); i++ {
+		s[chars[i]] = true
+	}
+	return &s
+}
+
+var (
+	symbolSet   = newASCIISet(";@#$%&")
+	qbangSet    = newASCIISet("?!")
+	asteriskSet = newASCIISet("*")
+	bracketSet  = newASCIISet("][(){}<>")
+)
+
+// padASCII pads every character of set: [set] → " \g<0> ".
+func padASCII(e *editor, set *asciiSet) {
 	t := e.src
 	for i, r := range t {
-		if in(r) {
+		if r < 128 && set[r] {
 			e.pad(i, i+1)
 		}
 	}
 }
 
-func isSymbol(r rune) bool {
-	switch r {
-	case ';', '@', '#', '$', '%', '&':
-		return true
-	}
-	return false
-}
-
-func isQuestionBang(r rune) bool { return r == '?' || r == '!' }
-
-func isAsterisk(r rune) bool { return r == '*' }
-
-func isBracket(r rune) bool {
-	switch r {
-	case ']', '[', '(', ')', '{', '}', '<', '>':
-		return true
-	}
-	return false
-}
-
 func isCloseQuote(r rune) bool { return r == '»' || r == '”' || r == '’' }
 
 // symbols is [;@#$%&] → " \g<0> ".
-func symbols(e *editor) { padChars(e, isSymbol) }
+func symbols(e *editor) { padASCII(e, symbolSet) }
 
 // questionBang is [?!] → " \g<0> ".
-func questionBang(e *editor) { padChars(e, isQuestionBang) }
+func questionBang(e *editor) { padASCII(e, qbangSet) }
 
 // asterisk is [*] → " \g<0> ".
-func asterisk(e *editor) { padChars(e, isAsterisk) }
+func asterisk(e *editor) { padASCII(e, asteriskSet) }
 
 // closingSingleQuote is ([^'])' → "\1 ' ".
 func closingSingleQuote(e *editor) {
@@ -309,7 +307,7 @@ func closingSingleQuote(e *editor) {
 // ---- PARENS_BRACKETS, DOUBLE_DASHES ----
 
 // brackets is [\]\[\(\)\{\}\<\>] → " \g<0> ".
-func brackets(e *editor) { padChars(e, isBracket) }
+func brackets(e *editor) { padASCII(e, bracketSet) }
 
 // doubleDashes is -- → " -- ".
 func doubleDashes(e *editor) {
@@ -325,7 +323,14 @@ func doubleDashes(e *editor) {
 // ---- ENDING_QUOTES ----
 
 // closeQuotes is ([»”’]) → " \1 ".
-func closeQuotes(e *editor) { padChars(e, isCloseQuote) }
+func closeQuotes(e *editor) {
+	t := e.src
+	for i, r := range t {
+		if isCloseQuote(r) {
+			e.pad(i, i+1)
+		}
+	}
+}
 
 // doubleQuotes is the rule
 //

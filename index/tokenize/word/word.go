@@ -165,6 +165,20 @@ func (p *present) any(cs string) bool {
 	return false
 }
 
+// macIntyreByFirst lists, for each ASCII character, the macIntyreRules whose
+// literal can start with it. No literal starts with a letter that Python's
+// IGNORECASE folds with a non-ASCII one (i, k or s).
+var macIntyreByFirst = func() (idx [128][]int) {
+	for k, c := range macIntyreRules {
+		first := c.a[0]
+		idx[first] = append(idx[first], k)
+		if 'a' <= first && first <= 'z' {
+			idx[first-'a'+'A'] = append(idx[first-'a'+'A'], k)
+		}
+	}
+	return idx
+}()
+
 // treebank applies NLTKWordTokenizer.tokenize's substitutions to cur, in
 // NLTK 3.5's order, leaving the text that Python would split on white space.
 func (st *state) treebank() {
@@ -252,12 +266,10 @@ func (st *state) treebank() {
 	anyLive := false
 	t := st.cur
 	for i, r := range t {
-		switch r {
-		case 'c', 'C', 'd', 'D', 'g', 'G', 'l', 'L', 'm', 'M', 'w', 'W', '\'':
-		default:
+		if r >= 128 || len(macIntyreByFirst[r]) == 0 {
 			continue
 		}
-		for k := range macIntyreRules {
+		for _, k := range macIntyreByFirst[r] {
 			if !live[k] && macIntyreRules[k].present(t, i) {
 				live[k] = true
 				anyLive = true

@@ -167,7 +167,8 @@ func TestTokenizeIsPerSentence(t *testing.T) {
 }
 
 // TestNoNormalization checks that tokens are substrings of the input in order,
-// apart from the quote marks NLTK rewrites (" to “ or ”).
+// apart from the quote marks NLTK rewrites (a double quote, or two apostrophes,
+// becomes two backquotes or two apostrophes).
 func TestNoNormalization(t *testing.T) {
 	for _, text := range fixtureTexts(t) {
 		if strings.Contains(text, `"`) || strings.Contains(text, "''") {
