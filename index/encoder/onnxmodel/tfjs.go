@@ -305,6 +305,10 @@ func (c *constTensor) tensor(name string) Tensor {
 // cannot make the converter allocate without limit.
 const maxElements = 1 << 28
 
+// maxInlineElements bounds constants stored in model.json itself; real
+// models keep anything large in the weight files.
+const maxInlineElements = 1 << 16
+
 // numElements returns the element count of dims, or an error when a
 // dimension is negative or the count is implausibly large.
 func numElements(dims []int64) (int, error) {
@@ -432,6 +436,9 @@ func inlineConst(n *tfNode) (*constTensor, error) {
 	cnt, err := numElements(dims)
 	if err != nil {
 		return nil, fmt.Errorf("const %q: %w", n.Name, err)
+	}
+	if cnt > maxInlineElements {
+		return nil, fmt.Errorf("const %q: inline value of %d elements is too large", n.Name, cnt)
 	}
 	c := &constTensor{dtype: dt, dims: dims}
 	var given int
