@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/index/dense"
+	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/tokenize"
 	"github.com/reqa/reqa/store"
 )
@@ -26,6 +28,56 @@ type Options struct {
 	// Progress, if set, is called now and then with the work done and the
 	// total, in texts tokenized.
 	Progress func(stage string, done, total int)
+	// Encoder, if set, embeds every sentence and context; the index then
+	// serves the dense ranker. The encoder's model and vocabulary are stored
+	// in the index (EncoderModel, EncoderVocab).
+	Encoder      *encoder.Encoder
+	EncoderModel []byte
+	EncoderVocab []byte
+	// Lambda is the default context weight of the dense answer tower.
+	Lambda float64
+}
+
+// Blob names of the dense part of an index.
+const (
+	BlobDenseModel = "dense/model.onnx"
+	BlobDenseVocab = "dense/vocab.json"
+	BlobDenseSent  = "dense/sentences"
+	BlobDenseCtx   = "dense/contexts"
+	BlobDenseGraph = "dense/graph"
+)
+
+// embed encodes every sentence and context of c.
+func embed(ctx context.Context, c *Corpus, opt Options) (sent, ctxv dense.Vectors, err error) {
+	e := opt.Encoder
+	texts := make([]string, len(c.Sentences))
+	for i, s := range c.Sentences {
+		texts[i] = s.Text(c.Contexts[s.ContextID])
+	}
+	var pf func(int, int)
+	if opt.Progress != nil {
+		pf = func(d, t int) { opt.Progress("embed sentences", d, t) }
+	}
+	rows, err := e.Encode(ctx, texts, pf)
+	if err != nil {
+		return sent, ctxv, fmt.Errorf("embed sentences: %w", err)
+	}
+	if sent, err = dense.FromRows(rows, e.Spec().Dim); err != nil {
+		return sent, ctxv, err
+	}
+	texts = texts[:0]
+	for _, x := range c.Contexts {
+		texts = append(texts, x.Text)
+	}
+	if opt.Progress != nil {
+		pf = func(d, t int) { opt.Progress("embed contexts", d, t) }
+	}
+	rows, err = e.Encode(ctx, texts, pf)
+	if err != nil {
+		return sent, ctxv, fmt.Errorf("embed contexts: %w", err)
+	}
+	ctxv, err = dense.FromRows(rows, e.Spec().Dim)
+	return sent, ctxv, err
 }
 
 // FieldName is the store field of a tokenizer and document form.
@@ -137,6 +189,13 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 			field{wc.Stats(FieldName(name, true), name, true), wc},
 			field{so.Stats(FieldName(name, false), name, false), so})
 	}
+	var sentVec, ctxVec dense.Vectors
+	if opt.Encoder != nil {
+		var err error
+		if sentVec, ctxVec, err = embed(ctx, c, opt); err != nil {
+			return store.Meta{}, fmt.Errorf("build: %w", err)
+		}
+	}
 	w, err := store.Create(out)
 	if err != nil {
 		return store.Meta{}, err
@@ -197,6 +256,27 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 			return store.Meta{}, fmt.Errorf("build: write field %s: %w", f.meta.Name, err)
 		}
 		meta.Fields = append(meta.Fields, f.meta)
+	}
+	if opt.Encoder != nil {
+		sp := opt.Encoder.Spec()
+		meta.Dense = &store.DenseMeta{Encoder: sp.Name, Kind: sp.Kind, Dim: sp.Dim, Hash: sp.Hash, Lambda: opt.Lambda}
+		err := w.Update(func(tx *store.WriteTx) error {
+			for _, b := range []struct {
+				name string
+				v    []byte
+			}{
+				{BlobDenseModel, opt.EncoderModel}, {BlobDenseVocab, opt.EncoderVocab},
+				{BlobDenseSent, sentVec.Encode()}, {BlobDenseCtx, ctxVec.Encode()},
+			} {
+				if err := tx.PutLargeBlob(b.name, b.v); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return store.Meta{}, fmt.Errorf("build: write embeddings: %w", err)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return store.Meta{}, fmt.Errorf("build: %w", err)

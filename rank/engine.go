@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"strings"
 
 	"github.com/reqa/reqa/index/bm25"
@@ -18,7 +19,10 @@ var ErrUnknownRanker = errors.New("unknown ranker")
 type Engine struct {
 	r         *store.Reader
 	sentences []store.Sentence
+	byExtOnce sync.Once
 	byExt     map[string]uint32
+	denseOnce sync.Once
+	dense     *denseState
 }
 
 // Open opens the index at path.
@@ -54,7 +58,7 @@ func (e *Engine) Sentences() []store.Sentence { return e.sentences }
 
 // SentenceByExtID maps a dataset candidate id to its sentence id.
 func (e *Engine) SentenceByExtID(ext string) (uint32, bool) {
-	if e.byExt == nil {
+	e.byExtOnce.Do(func() {
 		m := make(map[string]uint32, len(e.sentences))
 		for _, s := range e.sentences {
 			if s.ExtID != "" {
@@ -62,7 +66,7 @@ func (e *Engine) SentenceByExtID(ext string) (uint32, bool) {
 			}
 		}
 		e.byExt = m
-	}
+	})
 	id, ok := e.byExt[ext]
 	return id, ok
 }
@@ -74,6 +78,9 @@ func (e *Engine) Rankers() []string {
 		if _, ok := e.r.Meta().Field(t + "/ctx"); ok {
 			out = append(out, "bm25-"+t)
 		}
+	}
+	if e.r.Meta().Dense != nil {
+		out = append(out, "dense")
 	}
 	return out
 }
@@ -113,6 +120,9 @@ func (b *BM25Ranker) Score(question string, acc *bm25.Accumulator) error {
 // Ranker returns the ranker called name; withContext selects the sentence +
 // context documents (the default) or the sentence-only ablation.
 func (e *Engine) Ranker(name string, withContext bool) (Ranker, error) {
+	if name == "dense" {
+		return e.DenseRanker(withContext, DenseOptions{})
+	}
 	tokName, ok := strings.CutPrefix(name, "bm25-")
 	if !ok {
 		return nil, fmt.Errorf("%w %q (this index supports: %s)", ErrUnknownRanker, name, strings.Join(e.Rankers(), ", "))

@@ -37,6 +37,12 @@ type QuestionResult struct {
 	GoldInTop10 int
 }
 
+// Preparer is implemented by rankers that work faster on a known batch of
+// questions (the dense ranker embeds them in batches).
+type Preparer interface {
+	Prepare(ctx context.Context, questions []string, progress func(done, total int)) error
+}
+
 // Run evaluates ranker r over qs with workers goroutines (GOMAXPROCS when
 // ≤ 0) and returns per-question outcomes in question order. progress, if
 // set, is called with the number of questions done.
@@ -50,6 +56,15 @@ func Run(ctx context.Context, r Ranker, qs []EvalQuestion, workers int, progress
 	var once sync.Once
 	var wg sync.WaitGroup
 	n := r.Docs()
+	if p, ok := r.(Preparer); ok {
+		texts := make([]string, len(qs))
+		for i, q := range qs {
+			texts[i] = q.Text
+		}
+		if err := p.Prepare(ctx, texts, nil); err != nil {
+			return nil, err
+		}
+	}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {

@@ -28,6 +28,25 @@ type Meta struct {
 	BM25 BM25Params `json:"bm25"`
 	// Fields describes each BM25 field held.
 	Fields []FieldMeta `json:"fields"`
+	// Dense describes the dense encoder and embeddings, when the index has
+	// them.
+	Dense *DenseMeta `json:"dense,omitempty"`
+}
+
+// DenseMeta describes an index's dense embeddings.
+type DenseMeta struct {
+	// Encoder, Kind, Dim and Hash identify the encoder (its model and
+	// vocabulary are stored as blobs).
+	Encoder string `json:"encoder"`
+	Kind    string `json:"kind"`
+	Dim     int    `json:"dim"`
+	Hash    string `json:"hash"`
+	// Lambda is the default context weight λ in normalize(e_s + λ·e_c).
+	Lambda float64 `json:"lambda"`
+	// Graph is true when an ANN graph over the answer vectors is stored.
+	Graph bool `json:"graph"`
+	// GraphLambda is the λ the graph's vectors were built with.
+	GraphLambda float64 `json:"graph_lambda"`
 }
 
 // BM25Params are BM25's free parameters.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/index/encoder"
+	"github.com/reqa/reqa/index/encoder/uselite"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 )
@@ -108,6 +111,9 @@ func indexCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "index file to write (replaced atomically)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the index summary as JSON"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
+			&cli.BoolFlag{Name: "dense", Value: true, Usage: "also embed every sentence and context with the dense encoder (--dense=false: BM25 only)"},
+			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense answer tower: weight of the context in normalize(e_sentence + λ·e_context)"},
+			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
 		}, bm25Flags...),
 		OnUsageError: onUsage,
 		Action: func(c *cli.Context) error {
@@ -126,6 +132,16 @@ func indexCommand() *cli.Command {
 			for _, w := range corpus.Warnings {
 				fmt.Fprintln(c.App.ErrWriter, "reqa: warning:", w)
 			}
+			if c.Bool("dense") {
+				if err := withEncoder(c, &opt); err != nil {
+					if c.IsSet("dense") {
+						return err
+					}
+					fmt.Fprintf(c.App.ErrWriter, "reqa: warning: %v; building a BM25-only index\n", err)
+				} else {
+					defer opt.Encoder.Close()
+				}
+			}
 			meta, err := ingest.Build(c.Context, corpus, c.String("out"), opt)
 			if err != nil {
 				return err
@@ -142,6 +158,33 @@ func indexCommand() *cli.Command {
 	}
 }
 
+// defaultLambda is the default context weight of the dense answer tower
+// (see BENCHMARKS.md for the sweep it comes from).
+const defaultLambda = 0.5
+
+// withEncoder sets up the embedded default encoder in opt.
+func withEncoder(c *cli.Context, opt *ingest.Options) error {
+	onnx, vocab, err := uselite.Model()
+	if err != nil {
+		return err
+	}
+	enc, err := encoder.New(encoder.Spec{Name: uselite.Name, Kind: "use-lite", Dim: uselite.Dim}, onnx, vocab,
+		encoder.Options{Threads: c.Int("threads")})
+	if err != nil {
+		return err
+	}
+	opt.Encoder, opt.EncoderModel, opt.EncoderVocab = enc, onnx, vocab
+	opt.Lambda = defaultLambda
+	if c.IsSet("lambda") {
+		opt.Lambda = c.Float64("lambda")
+	}
+	if opt.Lambda < 0 {
+		enc.Close()
+		return usagef("--lambda %v: want ≥ 0", opt.Lambda)
+	}
+	return nil
+}
+
 func askCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "ask",
@@ -150,7 +193,7 @@ func askCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Required: true, Usage: "index file"},
 			&cli.IntFlag{Name: "k", Value: 5, Usage: "number of answers"},
-			&cli.StringFlag{Name: "ranker", Aliases: []string{"r"}, Value: "bm25-wpm", Usage: "ranker (bm25-word, bm25-wpm)"},
+			&cli.StringFlag{Name: "ranker", Aliases: []string{"r"}, Value: "bm25-wpm", Usage: "ranker (bm25-word, bm25-wpm, dense)"},
 			&cli.BoolFlag{Name: "no-context", Usage: "score the sentence alone, not sentence + context"},
 			&cli.BoolFlag{Name: "json", Usage: "print answers as JSON"},
 		},
@@ -169,8 +212,11 @@ func askCommand() *cli.Command {
 			}
 			defer e.Close()
 			r, err := e.Ranker(c.String("ranker"), !c.Bool("no-context"))
-			if err != nil {
+			if errors.Is(err, rank.ErrUnknownRanker) {
 				return usagef("ask: %v", err)
+			}
+			if err != nil {
+				return err
 			}
 			answers, err := e.Ask(r, q, c.Int("k"))
 			if err != nil {
@@ -236,6 +282,8 @@ func evalCommand() *cli.Command {
 			&cli.StringFlag{Name: "split", Value: "all", Usage: "questions to evaluate: all, tune or test (split.json)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
+			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense: context weight λ (default: the index's)"},
+			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
 		}, bm25Flags...),
 		OnUsageError: onUsage,
 		Action:       evalAction,
@@ -286,6 +334,15 @@ func evalAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
+		for _, r := range c.StringSlice("ranker") {
+			if r == "dense" {
+				if err := withEncoder(c, &opt); err != nil {
+					return err
+				}
+				defer opt.Encoder.Close()
+				break
+			}
+		}
 		tmp, err := os.MkdirTemp("", "reqa-eval-*")
 		if err != nil {
 			return err
@@ -326,9 +383,18 @@ func evalAction(c *cli.Context) error {
 	}
 	progress := progressPrinter(c)
 	for _, name := range rankers {
-		r, err := e.Ranker(name, !c.Bool("no-context"))
-		if err != nil {
+		var r rank.Ranker
+		var err error
+		if name == "dense" {
+			r, err = e.DenseRanker(!c.Bool("no-context"), rank.DenseOptions{Lambda: c.Float64("lambda"), LambdaSet: c.IsSet("lambda"), Threads: c.Int("threads")})
+		} else {
+			r, err = e.Ranker(name, !c.Bool("no-context"))
+		}
+		if errors.Is(err, rank.ErrUnknownRanker) {
 			return usagef("eval: %v", err)
+		}
+		if err != nil {
+			return err
 		}
 		var pf func(int, int)
 		if progress != nil {
@@ -390,6 +456,9 @@ func statsCommand() *cli.Command {
 			}
 			fmt.Fprintf(w, "bm25         %s k1=%g b=%g epsilon=%g\n", m.BM25.Variant, m.BM25.K1, m.BM25.B, m.BM25.Epsilon)
 			fmt.Fprintf(w, "rankers      %s\n", strings.Join(e.Rankers(), ", "))
+			if d := m.Dense; d != nil {
+				fmt.Fprintf(w, "dense        %s (%s, %d-d, model %.12s…), λ=%g, ANN graph: %v\n", d.Encoder, d.Kind, d.Dim, d.Hash, d.Lambda, d.Graph)
+			}
 			sort.Slice(m.Fields, func(i, j int) bool { return m.Fields[i].Name < m.Fields[j].Name })
 			for _, f := range m.Fields {
 				fmt.Fprintf(w, "field        %-9s %d docs, %d terms, %d tokens, avgdl %.1f\n", f.Name, f.Docs, f.Terms, f.Tokens, f.AvgDL)

@@ -304,6 +304,16 @@ func (a *Accumulator) Reset() {
 	a.Touched = a.Touched[:0]
 }
 
+// TouchAll marks every document as touched (for scorers, like dense
+// retrieval, that score them all).
+func (a *Accumulator) TouchAll() {
+	a.Touched = a.Touched[:0]
+	for i := range a.Scores {
+		a.mark[i] = true
+		a.Touched = append(a.Touched, uint32(i))
+	}
+}
+
 // Score adds the BM25 score of every document for the tokenized query into
 // a, which must have been made for Docs() documents.
 func (f *Field) Score(query []string, a *Accumulator) error {

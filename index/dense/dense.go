@@ -1,0 +1,152 @@
+// Package dense holds reqa's embedding matrices and exact dense search.
+//
+// Every candidate sentence and every context is embedded once at index time
+// (unit vectors, float32). The answer tower's vector for a candidate is
+//
+//	a = normalize(e_sentence + λ · e_context)
+//
+// ([Combine]); λ = 0 is the sentence alone. Scores are dot products with the
+// question's unit vector. [Vectors.Encode] is the stored form: a small header
+// and little-endian float32 rows.
+package dense
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// ErrCorrupt reports an undecodable vector matrix.
+var ErrCorrupt = errors.New("dense: damaged vectors")
+
+// Vectors is a row-major matrix of Len() rows of Dim floats.
+type Vectors struct {
+	Dim  int
+	Data []float32
+}
+
+// FromRows packs rows (all of width dim) into a matrix.
+func FromRows(rows [][]float32, dim int) (Vectors, error) {
+	v := Vectors{Dim: dim, Data: make([]float32, 0, len(rows)*dim)}
+	for i, r := range rows {
+		if len(r) != dim {
+			return Vectors{}, fmt.Errorf("dense: row %d has %d dimensions, want %d", i, len(r), dim)
+		}
+		v.Data = append(v.Data, r...)
+	}
+	return v, nil
+}
+
+// Len returns the number of rows.
+func (v Vectors) Len() int {
+	if v.Dim == 0 {
+		return 0
+	}
+	return len(v.Data) / v.Dim
+}
+
+// Row returns row i (sharing storage).
+func (v Vectors) Row(i int) []float32 { return v.Data[i*v.Dim : (i+1)*v.Dim] }
+
+const magic = "RQV1"
+
+// Encode returns the stored form of v.
+func (v Vectors) Encode() []byte {
+	b := make([]byte, 0, 12+4*len(v.Data))
+	b = append(b, magic...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(v.Dim))
+	b = binary.LittleEndian.AppendUint32(b, uint32(v.Len()))
+	for _, x := range v.Data {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
+	return b
+}
+
+// Decode parses what Encode wrote.
+func Decode(b []byte) (Vectors, error) {
+	if len(b) < 12 || string(b[:4]) != magic {
+		return Vectors{}, fmt.Errorf("%w: bad header", ErrCorrupt)
+	}
+	dim := int(binary.LittleEndian.Uint32(b[4:]))
+	n := int(binary.LittleEndian.Uint32(b[8:]))
+	if dim <= 0 || dim > 1<<16 || int64(len(b)-12) != int64(n)*int64(dim)*4 {
+		return Vectors{}, fmt.Errorf("%w: %d×%d does not match %d bytes", ErrCorrupt, n, dim, len(b)-12)
+	}
+	v := Vectors{Dim: dim, Data: make([]float32, n*dim)}
+	for i := range v.Data {
+		x := math.Float32frombits(binary.LittleEndian.Uint32(b[12+4*i:]))
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return Vectors{}, fmt.Errorf("%w: non-finite value in row %d", ErrCorrupt, i/dim)
+		}
+		v.Data[i] = x
+	}
+	return v, nil
+}
+
+// Normalize scales x to unit length in place (a zero vector stays zero).
+func Normalize(x []float32) {
+	var s float64
+	for _, a := range x {
+		s += float64(a) * float64(a)
+	}
+	if s == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(s))
+	for i := range x {
+		x[i] *= inv
+	}
+}
+
+// Combine returns the answer vectors normalize(sent_i + λ·ctx[ctxOf[i]]).
+func Combine(sent, ctx Vectors, ctxOf []uint32, lambda float64) (Vectors, error) {
+	if sent.Dim != ctx.Dim && lambda != 0 {
+		return Vectors{}, fmt.Errorf("dense: sentence width %d, context width %d", sent.Dim, ctx.Dim)
+	}
+	if len(ctxOf) != sent.Len() {
+		return Vectors{}, fmt.Errorf("dense: %d context ids for %d sentences", len(ctxOf), sent.Len())
+	}
+	out := Vectors{Dim: sent.Dim, Data: make([]float32, len(sent.Data))}
+	copy(out.Data, sent.Data)
+	l := float32(lambda)
+	for i := 0; i < sent.Len(); i++ {
+		row := out.Row(i)
+		if lambda != 0 {
+			if int(ctxOf[i]) >= ctx.Len() {
+				return Vectors{}, fmt.Errorf("dense: sentence %d names context %d of %d", i, ctxOf[i], ctx.Len())
+			}
+			c := ctx.Row(int(ctxOf[i]))
+			for j := range row {
+				row[j] += l * c[j]
+			}
+		}
+		Normalize(row)
+	}
+	return out, nil
+}
+
+// Dot returns the dot product of a and b (equal lengths).
+func Dot(a, b []float32) float32 {
+	var s0, s1, s2, s3 float32
+	n := len(a)
+	b = b[:n]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < n; i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// ScoreAll writes the dot product of q with every row of v into out.
+func ScoreAll(v Vectors, q []float32, out []float64) {
+	for i := 0; i < v.Len(); i++ {
+		out[i] = float64(Dot(v.Row(i), q))
+	}
+}

@@ -1,0 +1,62 @@
+package dense
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+func TestCombine(t *testing.T) {
+	sent, _ := FromRows([][]float32{{1, 0}, {0, 1}}, 2)
+	ctx, _ := FromRows([][]float32{{0, 1}}, 2)
+	got, err := Combine(sent, ctx, []uint32{0, 0}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := float32(1 / math.Sqrt(2))
+	want := []float32{r, r, 0, 1}
+	for i := range want {
+		if math.Abs(float64(got.Data[i]-want[i])) > 1e-6 {
+			t.Fatalf("combine = %v, want %v", got.Data, want)
+		}
+	}
+	if _, err := Combine(sent, ctx, []uint32{0, 5}, 1); err == nil {
+		t.Fatal("bad context id accepted")
+	}
+	same, _ := Combine(sent, ctx, []uint32{0, 0}, 0)
+	if same.Data[0] != 1 || same.Data[3] != 1 {
+		t.Fatalf("λ=0 must keep sentences: %v", same.Data)
+	}
+}
+
+func TestEncodeDecode(t *testing.T) {
+	v, _ := FromRows([][]float32{{1, 2, 3}, {4, 5, 6}}, 3)
+	got, err := Decode(v.Encode())
+	if err != nil || got.Len() != 2 || got.Row(1)[2] != 6 {
+		t.Fatalf("round trip: %+v %v", got, err)
+	}
+	bad := v.Encode()
+	for _, b := range [][]byte{nil, bad[:11], bad[:len(bad)-1], append([]byte("XXXX"), bad[4:]...)} {
+		if _, err := Decode(b); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("damaged vectors accepted: %v", err)
+		}
+	}
+	nan := v.Encode()
+	copy(nan[12:], []byte{0, 0, 0xc0, 0x7f})
+	if _, err := Decode(nan); !errors.Is(err, ErrCorrupt) {
+		t.Error("NaN accepted")
+	}
+}
+
+func TestDot(t *testing.T) {
+	a := []float32{1, 2, 3, 4, 5, 6, 7}
+	if got := Dot(a, a); got != 140 {
+		t.Fatalf("dot = %v", got)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	v, _ := FromRows([][]float32{{1, 2}}, 2)
+	f.Add(v.Encode())
+	f.Fuzz(func(t *testing.T, b []byte) { Decode(b) })
+}

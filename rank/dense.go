@@ -1,0 +1,200 @@
+package rank
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/index/dense"
+	"github.com/reqa/reqa/index/encoder"
+	"github.com/reqa/reqa/store"
+)
+
+// Blob names of the dense part of an index (see package ingest).
+const (
+	blobDenseModel = "dense/model.onnx"
+	blobDenseVocab = "dense/vocab.json"
+	blobDenseSent  = "dense/sentences"
+	blobDenseCtx   = "dense/contexts"
+)
+
+// DenseOptions tune the dense ranker.
+type DenseOptions struct {
+	// Lambda overrides the index's context weight when set (>= 0 with
+	// LambdaSet).
+	Lambda    float64
+	LambdaSet bool
+	// Threads bounds ONNX Runtime threads (0: one per core).
+	Threads int
+}
+
+// DenseRanker ranks by the dot product of the question's embedding with
+// every answer vector (exact search).
+type DenseRanker struct {
+	name    string
+	enc     *encoder.Encoder
+	answers dense.Vectors
+	lambda  float64
+
+	mu    sync.RWMutex
+	cache map[string][]float32
+}
+
+// denseState is loaded once per engine: the encoder and raw vectors.
+type denseState struct {
+	once     sync.Once
+	err      error
+	enc      *encoder.Encoder
+	sent     dense.Vectors
+	ctx      dense.Vectors
+	ctxOf    []uint32
+	combined map[float64]dense.Vectors
+	mu       sync.Mutex
+}
+
+func (e *Engine) loadDense(threads int) (*denseState, error) {
+	m := e.r.Meta().Dense
+	if m == nil {
+		return nil, fmt.Errorf("%w \"dense\": index %s has no embeddings (rebuild with `reqa index --dense`)", ErrUnknownRanker, e.r.Path())
+	}
+	e.denseOnce.Do(func() {
+		st := &denseState{combined: map[float64]dense.Vectors{}}
+		e.dense = st
+		st.err = func() error {
+			onnx, err := e.r.LargeBlob(blobDenseModel)
+			if err != nil {
+				return err
+			}
+			vocab, err := e.r.LargeBlob(blobDenseVocab)
+			if err != nil {
+				return err
+			}
+			st.enc, err = encoder.New(encoder.Spec{Name: m.Encoder, Kind: m.Kind, Dim: m.Dim, Hash: m.Hash}, onnx, vocab, encoder.Options{Threads: threads})
+			if err != nil {
+				return err
+			}
+			for _, b := range []struct {
+				name string
+				dst  *dense.Vectors
+			}{{blobDenseSent, &st.sent}, {blobDenseCtx, &st.ctx}} {
+				raw, err := e.r.LargeBlob(b.name)
+				if err != nil {
+					return err
+				}
+				if *b.dst, err = dense.Decode(raw); err != nil {
+					return fmt.Errorf("blob %s: %w: %w", b.name, store.ErrCorrupt, err)
+				}
+				if b.dst.Dim != m.Dim {
+					return fmt.Errorf("blob %s: width %d, meta says %d: %w", b.name, b.dst.Dim, m.Dim, store.ErrCorrupt)
+				}
+			}
+			if st.sent.Len() != len(e.sentences) || st.ctx.Len() != e.r.Meta().Contexts {
+				return fmt.Errorf("embeddings cover %d sentences and %d contexts, index holds %d and %d: %w",
+					st.sent.Len(), st.ctx.Len(), len(e.sentences), e.r.Meta().Contexts, store.ErrCorrupt)
+			}
+			st.ctxOf = make([]uint32, len(e.sentences))
+			for i, s := range e.sentences {
+				st.ctxOf[i] = s.ContextID
+			}
+			return nil
+		}()
+	})
+	if e.dense.err != nil {
+		return nil, fmt.Errorf("dense ranker: %w", e.dense.err)
+	}
+	return e.dense, nil
+}
+
+func (st *denseState) answers(lambda float64) (dense.Vectors, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if v, ok := st.combined[lambda]; ok {
+		return v, nil
+	}
+	v, err := dense.Combine(st.sent, st.ctx, st.ctxOf, lambda)
+	if err != nil {
+		return v, err
+	}
+	st.combined[lambda] = v
+	return v, nil
+}
+
+// DenseRanker returns the dense ranker; withContext mixes each answer with
+// its context by the index's λ (or opt.Lambda), otherwise λ = 0.
+func (e *Engine) DenseRanker(withContext bool, opt DenseOptions) (*DenseRanker, error) {
+	st, err := e.loadDense(opt.Threads)
+	if err != nil {
+		return nil, err
+	}
+	lambda := e.r.Meta().Dense.Lambda
+	if opt.LambdaSet {
+		lambda = opt.Lambda
+	}
+	if !withContext {
+		lambda = 0
+	}
+	v, err := st.answers(lambda)
+	if err != nil {
+		return nil, err
+	}
+	return &DenseRanker{name: "dense", enc: st.enc, answers: v, lambda: lambda, cache: map[string][]float32{}}, nil
+}
+
+// Name implements Ranker.
+func (d *DenseRanker) Name() string { return d.name }
+
+// Docs implements Ranker.
+func (d *DenseRanker) Docs() int { return d.answers.Len() }
+
+// Lambda returns the context weight in use.
+func (d *DenseRanker) Lambda() float64 { return d.lambda }
+
+// Prepare embeds questions in batches ahead of Score (evaluation).
+func (d *DenseRanker) Prepare(ctx context.Context, questions []string, progress func(done, total int)) error {
+	var todo []string
+	d.mu.RLock()
+	for _, q := range questions {
+		if _, ok := d.cache[q]; !ok {
+			todo = append(todo, q)
+		}
+	}
+	d.mu.RUnlock()
+	vecs, err := d.enc.Encode(ctx, todo, progress)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	for i, q := range todo {
+		d.cache[q] = vecs[i]
+	}
+	d.mu.Unlock()
+	return nil
+}
+
+// QuestionVector returns the question's embedding.
+func (d *DenseRanker) QuestionVector(ctx context.Context, question string) ([]float32, error) {
+	d.mu.RLock()
+	v, ok := d.cache[question]
+	d.mu.RUnlock()
+	if ok {
+		return v, nil
+	}
+	vecs, err := d.enc.Encode(ctx, []string{question}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return vecs[0], nil
+}
+
+// Score implements Ranker: every candidate gets its dot product.
+func (d *DenseRanker) Score(question string, acc *bm25.Accumulator) error {
+	q, err := d.QuestionVector(context.Background(), question)
+	if err != nil {
+		return err
+	}
+	acc.Reset()
+	dense.ScoreAll(d.answers, q, acc.Scores)
+	acc.TouchAll()
+	return nil
+}
