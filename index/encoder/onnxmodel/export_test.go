@@ -1,0 +1,4 @@
+package onnxmodel
+
+// ToyShards exposes the toy fixture's weights to the external tests.
+var ToyShards = toyShards
