@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"sync"
 	"strings"
+	"sync"
 
 	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/index/tokenize"
