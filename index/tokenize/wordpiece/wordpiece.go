@@ -77,8 +77,12 @@ func New() (*Tokenizer, error) {
 }
 
 // loadEmbedded parses the embedded file once.
-var loadEmbedded = sync.OnceValues(func() (*vocabulary, error) {
-	data, err := assets.ReadFile(assetPath)
+var loadEmbedded = sync.OnceValues(func() (*vocabulary, error) { return load(assets) })
+
+// load parses assetPath from fsys, or returns ErrNoVocabulary when it is
+// absent.
+func load(fsys fs.FS) (*vocabulary, error) {
+	data, err := fs.ReadFile(fsys, assetPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNoVocabulary
 	}
@@ -86,7 +90,7 @@ var loadEmbedded = sync.OnceValues(func() (*vocabulary, error) {
 		return nil, fmt.Errorf("wordpiece: reading embedded %s: %w", assetPath, err)
 	}
 	return parse(data)
-})
+}
 
 // fileFormat is the part of a Hugging Face tokenizer.json this package
 // reads. Padding, truncation and the post-processor (which adds [CLS] and

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 )
 
 // TestMain skips the examples when the vocabulary asset was not copied in:
@@ -237,6 +238,26 @@ func TestNewIsShared(t *testing.T) {
 	}
 	if len(a.tokens) != 30522 {
 		t.Errorf("vocabulary has %d tokens, want 30522", len(a.tokens))
+	}
+}
+
+func TestLoad(t *testing.T) {
+	tinyJSON, err := os.ReadFile("testdata/tiny.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As built without `make`: only the committed placeholder.
+	_, err = load(fstest.MapFS{"assets/README.md": {Data: []byte("placeholder")}})
+	if !errors.Is(err, ErrNoVocabulary) {
+		t.Errorf("load without tokenizer.json: %v, want ErrNoVocabulary", err)
+	}
+	_, err = load(fstest.MapFS{assetPath: {Data: []byte("not json")}})
+	if err == nil || errors.Is(err, ErrNoVocabulary) {
+		t.Errorf("load of a corrupt file: %v, want a parse error", err)
+	}
+	v, err := load(fstest.MapFS{assetPath: {Data: tinyJSON}})
+	if err != nil || len(v.tokens) != 29 {
+		t.Errorf("load of testdata/tiny.json: %v", err)
 	}
 }
 
