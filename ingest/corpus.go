@@ -78,10 +78,11 @@ func (c *Corpus) AddContext(ctx store.Context) uint32 {
 }
 
 // AddSplitContext appends a context and its sentences as found by the
-// sentence splitter. A context with no sentence (only white space) is
+// English sentence splitter (sentence.English: Punkt with abbreviations, so
+// "Dr. Smith" stays whole; the MultiReQA boundaries come from datasets). A context with no sentence (only white space) is
 // dropped.
 func (c *Corpus) AddSplitContext(ctx store.Context) {
-	spans := sentence.Split(ctx.Text)
+	spans := sentence.English.Split(ctx.Text)
 	if len(spans) == 0 {
 		return
 	}
