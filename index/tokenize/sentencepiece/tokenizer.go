@@ -146,25 +146,24 @@ func (t *Tokenizer) viterbi(ws *workspace) {
 		best[i] = 0
 		words[i] = 0
 	}
-	nodes := t.trie.nodes
 	for i := 0; i < n; i++ {
 		base := best[i]
 		matched := false
-		node := t.trie.child(0, sym[i])
-		for k := i; node != 0; {
-			if nd := &nodes[node]; nd.id >= 0 {
+		e := t.trie.next(0, sym[i])
+		for k := i; e != nil; {
+			if e.id >= 0 {
 				matched = true
-				score := nd.score + base
-				if e := k + 1; best[e] == 0 || score >= best[e] {
-					best[e] = score
-					words[e] = nd.id
+				score := t.trie.scores[e.id] + base
+				if end := k + 1; best[end] == 0 || score >= best[end] {
+					best[end] = score
+					words[end] = e.id
 				}
 			}
 			k++
-			if k >= n {
+			if e.child == leaf || k >= n {
 				break
 			}
-			node = t.trie.child(node, sym[k])
+			e = t.trie.next(e.child, sym[k])
 		}
 		if !matched {
 			// The reference's stand-in for an unmatched symbol: [[symbol], 0, 0].

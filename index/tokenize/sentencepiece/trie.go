@@ -1,49 +1,56 @@
 package sentencepiece
 
-import "sort"
-
-// rootDense is the number of code points whose child of the root is found by
-// direct indexing rather than by binary search. It covers Latin, Greek,
-// Cyrillic, the general punctuation block and U+2581 ("▁"), which starts
-// most pieces.
+// rootDense is the number of code points whose edge from the root is found by
+// direct indexing rather than by hashing. It covers Latin, Greek, Cyrillic,
+// the general punctuation block and U+2581 ("▁"), which starts most pieces.
 const rootDense = 0x2600
 
 // trie is an immutable prefix tree over the code points of the vocabulary's
 // pieces, the equivalent of the reference's Trie (lib/trie.ts) frozen into
-// flat arrays. Node 0 is the root.
+// flat arrays. Node 0 is the root; the other nodes exist only as the targets
+// of edges, and each edge carries what the reference keeps in its target node:
+// whether a piece ends there, and that piece's id and score. Walking the trie
+// thus touches one 16-byte array slot per character, and the score array when
+// a piece ends.
 type trie struct {
-	nodes []trieNode
-	// edges holds every node's children, sorted by code point, node by node.
-	edges []trieEdge
-	// root maps code points below rootDense to the root's child (0: none).
-	root []int32
+	// root holds the edges from the root for code points below rootDense
+	// (child 0: no edge).
+	root []edge
+	// table is an open-addressing hash table of all other edges, keyed by
+	// parent node and code point; its length is a power of two.
+	table []edge
+	shift uint // 64 - log2(len(table))
+	// scores holds the score of each token id.
+	scores []float64
 }
 
-type trieNode struct {
-	// firstEdge and numEdges locate the node's children in trie.edges.
-	firstEdge, numEdges int32
-	// id is the token id of the piece ending here, or -1 if none does.
-	id int32
-	// score is that piece's score.
-	score float64
-}
-
-type trieEdge struct {
-	r     rune
+// edge leads from a parent node to child by one code point.
+type edge struct {
+	key uint64 // parent<<32 | code point; unused in trie.root
+	// child is the target node, or leaf when the target has no edges of its
+	// own; 0 (the root, never a target) marks an unused slot.
 	child int32
+	// id is the token id of the piece ending at the target, or -1 if none
+	// does.
+	id int32
 }
+
+// leaf is the child of an edge whose target has no edges.
+const leaf = -1
+
+func edgeKey(parent int32, r rune) uint64 { return uint64(uint32(parent))<<32 | uint64(uint32(r)) }
 
 // buildTrie inserts the pieces of entries[reservedCount:] in order. As in the
 // reference, a piece that occurs twice keeps the score and id of its last
-// occurrence.
+// occurrence; an empty piece is never inserted.
 func buildTrie(entries []entry) trie {
-	// Build with maps first, then freeze.
 	type mnode struct {
 		children map[rune]int32
 		id       int32
 		score    float64
 	}
 	nodes := []mnode{{children: map[rune]int32{}, id: -1}}
+	nEdges := 0
 	for i := reservedCount; i < len(entries); i++ {
 		cur := int32(0)
 		for _, r := range entries[i].text {
@@ -52,58 +59,68 @@ func buildTrie(entries []entry) trie {
 				next = int32(len(nodes))
 				nodes = append(nodes, mnode{children: map[rune]int32{}, id: -1})
 				nodes[cur].children[r] = next
+				nEdges++
 			}
 			cur = next
 		}
-		if cur != 0 { // empty pieces are never inserted
+		if cur != 0 {
 			nodes[cur].id = int32(i)
 			nodes[cur].score = entries[i].score
 		}
 	}
 
-	t := trie{nodes: make([]trieNode, len(nodes)), root: make([]int32, rootDense)}
-	for n, mn := range nodes {
-		start := len(t.edges)
-		for r, c := range mn.children {
-			t.edges = append(t.edges, trieEdge{r, c})
-		}
-		kids := t.edges[start:]
-		sort.Slice(kids, func(a, b int) bool { return kids[a].r < kids[b].r })
-		t.nodes[n] = trieNode{firstEdge: int32(start), numEdges: int32(len(kids)), id: mn.id, score: mn.score}
+	size, shift := 8, uint(61)
+	for size < 2*nEdges {
+		size *= 2
+		shift--
 	}
-	for _, e := range t.edges[t.nodes[0].firstEdge : t.nodes[0].firstEdge+t.nodes[0].numEdges] {
-		if e.r >= 0 && e.r < rootDense {
-			t.root[e.r] = e.child
+	t := trie{root: make([]edge, rootDense), table: make([]edge, size), shift: shift, scores: make([]float64, len(entries))}
+	for _, n := range nodes {
+		if n.id >= 0 {
+			t.scores[n.id] = n.score
+		}
+	}
+	for parent, mn := range nodes {
+		for r, c := range mn.children {
+			e := edge{key: edgeKey(int32(parent), r), child: c, id: nodes[c].id}
+			if len(nodes[c].children) == 0 {
+				e.child = leaf
+			}
+			if parent == 0 && r >= 0 && r < rootDense {
+				t.root[r] = e
+				continue
+			}
+			for j := t.slot(e.key); ; j = (j + 1) & (len(t.table) - 1) {
+				if t.table[j].child == 0 {
+					t.table[j] = e
+					break
+				}
+			}
 		}
 	}
 	return t
 }
 
-// child returns the child of node n reached by r, or 0 if there is none.
-func (t *trie) child(n int32, r rune) int32 {
-	if n == 0 && r >= 0 && r < rootDense {
-		return t.root[r]
+// slot is the first table slot to probe for key (Fibonacci hashing).
+func (t *trie) slot(key uint64) int { return int((key * 0x9E3779B97F4A7C15) >> t.shift) }
+
+// next returns the edge from node by r, or nil if there is none.
+func (t *trie) next(node int32, r rune) *edge {
+	if node == 0 && r >= 0 && r < rootDense {
+		if e := &t.root[r]; e.child != 0 {
+			return e
+		}
+		return nil
 	}
-	nd := &t.nodes[n]
-	lo, end := int(nd.firstEdge), int(nd.firstEdge+nd.numEdges)
-	// Binary search narrows [lo, hi) while keeping edges[hi].r >= r (or hi
-	// == end); the final scan stops at the first edge not below r.
-	hi := end
-	for hi-lo > 8 {
-		mid := int(uint(lo+hi) >> 1)
-		if t.edges[mid].r < r {
-			lo = mid + 1
-		} else {
-			hi = mid
+	key := edgeKey(node, r)
+	mask := len(t.table) - 1
+	for j := t.slot(key); ; j = (j + 1) & mask {
+		e := &t.table[j]
+		if e.child == 0 {
+			return nil
+		}
+		if e.key == key {
+			return e
 		}
 	}
-	for ; lo < end; lo++ {
-		if e := t.edges[lo]; e.r >= r {
-			if e.r == r {
-				return e.child
-			}
-			return 0
-		}
-	}
-	return 0
 }
