@@ -71,10 +71,11 @@ func (c Config) normalized() Config {
 	if c.EfConstruction <= 0 {
 		c.EfConstruction = DefaultEfConstruction
 	}
-	c.EfConstruction = max(c.EfConstruction, c.M)
+	c.EfConstruction = min(max(c.EfConstruction, c.M), math.MaxInt32)
 	if c.EfSearch <= 0 {
 		c.EfSearch = DefaultEfSearch
 	}
+	c.EfSearch = min(c.EfSearch, math.MaxInt32)
 	return c
 }
 

@@ -1,0 +1,203 @@
+package ann
+
+import (
+	"fmt"
+	mathrand "math/rand"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/hnsw"
+	"github.com/viterin/vek/vek32"
+)
+
+// Benchmark data sets: the 20k×384 set everywhere, the 200k×512 set (the
+// size of a large reqa corpus at the dual encoder's width) only with
+// REQA_BENCH_LARGE=1.
+type benchSet struct {
+	name    string
+	n, nq   int
+	dim     int
+	seed    uint64
+	enabled func() bool
+}
+
+var benchSets = []benchSet{
+	{name: "clustered-20000x384", n: 20000, nq: 500, dim: 384, seed: 1, enabled: func() bool { return true }},
+	{name: "clustered-200000x512", n: 200000, nq: 500, dim: 512, seed: 2, enabled: func() bool { return os.Getenv("REQA_BENCH_LARGE") == "1" }},
+}
+
+// benchParams are the construction parameters of BenchmarkHNSW (hnswlib's
+// usual M=16, efConstruction=200).
+var benchParams = Config{M: 16, EfConstruction: 200, Seed: 1}
+
+// Fixtures are built once per test binary and shared between benchmarks.
+var fixtures struct {
+	sync.Mutex
+	data   map[string]dataset
+	truth  map[string][][]uint32
+	graphs map[string]*Graph
+	builds map[string]time.Duration
+}
+
+func fixture(s benchSet) (dataset, [][]uint32) {
+	fixtures.Lock()
+	defer fixtures.Unlock()
+	if fixtures.data == nil {
+		fixtures.data = map[string]dataset{}
+		fixtures.truth = map[string][][]uint32{}
+	}
+	d, ok := fixtures.data[s.name]
+	if !ok {
+		d = clusteredSet(s.n, s.nq, s.dim, s.seed)
+		fixtures.data[s.name] = d
+		fixtures.truth[s.name] = groundTruth(d, 10)
+	}
+	return d, fixtures.truth[s.name]
+}
+
+func fixtureGraph(b *testing.B, s benchSet, cfg Config) (*Graph, time.Duration) {
+	d, _ := fixture(s)
+	key := fmt.Sprintf("%s/%+v", s.name, cfg)
+	fixtures.Lock()
+	defer fixtures.Unlock()
+	if fixtures.graphs == nil {
+		fixtures.graphs = map[string]*Graph{}
+		fixtures.builds = map[string]time.Duration{}
+	}
+	if g, ok := fixtures.graphs[key]; ok {
+		return g, fixtures.builds[key]
+	}
+	t0 := time.Now()
+	g := buildGraph(b, d, cfg)
+	fixtures.graphs[key], fixtures.builds[key] = g, time.Since(t0)
+	return g, fixtures.builds[key]
+}
+
+// searchStats runs every query once for recall@10, then times single
+// queries in the benchmark loop and reports recall@10, p50-µs and p99-µs.
+func searchStats(b *testing.B, d dataset, gt [][]uint32, search func(q []float32) []Result) {
+	recall := recallAt(10, gt, func(i int) []Result { return search(d.query(i)) })
+	lat := make([]time.Duration, 0, 4096)
+	i := 0
+	for b.Loop() {
+		t0 := time.Now()
+		search(d.query(i % d.nq()))
+		lat = append(lat, time.Since(t0))
+		i++
+	}
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Nanoseconds()) / 1e3
+	}
+	b.ReportMetric(recall, "recall@10")
+	b.ReportMetric(pct(0.50), "p50-µs")
+	b.ReportMetric(pct(0.99), "p99-µs")
+}
+
+// BenchmarkHNSW measures this package: recall@10 against Exact, query
+// latency percentiles and build time, at several ef.
+//
+//	go test -run '^$' -bench 'BenchmarkHNSW$' -benchtime 2000x ./index/ann/
+//	REQA_BENCH_LARGE=1 go test -run '^$' -bench 'BenchmarkHNSW$' -benchtime 2000x -timeout 2h ./index/ann/
+func BenchmarkHNSW(b *testing.B) {
+	for _, s := range benchSets {
+		if !s.enabled() {
+			continue
+		}
+		d, gt := fixture(s)
+		g, build := fixtureGraph(b, s, benchParams)
+		for _, ef := range []int{10, 16, 20, 32, 64, 128} {
+			name := fmt.Sprintf("%s/M=%d/efC=%d/ef=%d", s.name, benchParams.M, benchParams.EfConstruction, ef)
+			b.Run(name, func(b *testing.B) {
+				searchStats(b, d, gt, func(q []float32) []Result { return g.Search(q, 10, ef) })
+				b.ReportMetric(build.Seconds(), "build-s")
+			})
+		}
+	}
+}
+
+// BenchmarkExact is the brute-force reference Search is measured against.
+func BenchmarkExact(b *testing.B) {
+	s := benchSets[0]
+	d, gt := fixture(s)
+	b.Run(s.name, func(b *testing.B) {
+		searchStats(b, d, gt, func(q []float32) []Result { return Exact(d.base, d.dim, q, 10) })
+	})
+}
+
+// BenchmarkLoad measures Load of the 20k graph (validation included).
+func BenchmarkLoad(b *testing.B) {
+	s := benchSets[0]
+	d, _ := fixture(s)
+	g, _ := fixtureGraph(b, s, benchParams)
+	data, err := g.MarshalBinary()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Load(data, d.base, d.dim); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCoderHNSW reproduces the measurement of github.com/coder/hnsw
+// v0.6.1 (the design card's choice) on the 20k set: recall@10 against Exact
+// for EfSearch 20, 64 and 200, with the library's defaults otherwise (M=16,
+// Ml=0.25, cosine distance) and a seeded generator.
+//
+//	go test -run '^$' -bench 'BenchmarkCoderHNSW$' -benchtime 500x ./index/ann/
+func BenchmarkCoderHNSW(b *testing.B) {
+	s := benchSets[0]
+	d, gt := fixture(s)
+	g := hnsw.NewGraph[uint32]()
+	g.Rng = mathrand.New(mathrand.NewSource(1))
+	t0 := time.Now()
+	for i := range d.n() {
+		g.Add(hnsw.MakeNode(uint32(i), d.vec(i)))
+	}
+	build := time.Since(t0)
+	for _, ef := range []int{20, 64, 200} {
+		b.Run(fmt.Sprintf("%s/M=%d/ef=%d", s.name, g.M, ef), func(b *testing.B) {
+			g.EfSearch = ef
+			searchStats(b, d, gt, func(q []float32) []Result {
+				nodes := g.Search(q, 10)
+				out := make([]Result, len(nodes))
+				for i, n := range nodes {
+					out[i] = Result{ID: n.Key}
+				}
+				return out
+			})
+			b.ReportMetric(build.Seconds(), "build-s")
+		})
+	}
+}
+
+// BenchmarkDot compares the portable Go kernel with vek32.Dot (AVX2+FMA
+// where the CPU has it) at reqa's widths.
+func BenchmarkDot(b *testing.B) {
+	for _, dim := range []int{384, 512} {
+		r := rand.New(rand.NewPCG(uint64(dim), 7))
+		x, y := make([]float32, dim), make([]float32, dim)
+		for i := range x {
+			x[i], y[i] = r.Float32(), r.Float32()
+		}
+		for _, k := range []struct {
+			name string
+			f    func(a, b []float32) float32
+		}{{"go-unrolled8", dotGo}, {"vek32", vek32.Dot}} {
+			b.Run(fmt.Sprintf("%s/d=%d", k.name, dim), func(b *testing.B) {
+				var sink float32
+				for b.Loop() {
+					sink += k.f(x, y)
+				}
+				_ = sink
+			})
+		}
+	}
+}

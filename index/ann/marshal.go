@@ -1,0 +1,238 @@
+package ann
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math"
+)
+
+// Serialized graph format, version 1. All integers little-endian.
+//
+//	magic          8 bytes  "REQAHNSW"
+//	version        u32      1
+//	dim            u32
+//	M              u32
+//	efConstruction u32
+//	efSearch       u32
+//	seed           i64
+//	n              u32      node count
+//	top            u32      top layer (0 when n = 0)
+//	entry          u32      entry point (0 when n = 0)
+//	levels         n × u8   each node's top layer
+//	links          for node 0..n-1, for layer 0..level:
+//	                 count u16, then count × u32 neighbour ids
+//	checksum       u32      CRC-32C of every preceding byte
+//
+// Vectors are not part of it: node i is vector i of the store the caller
+// keeps next to it and hands to Load.
+const (
+	magic         = "REQAHNSW"
+	formatVersion = 1
+	headerLen     = 8 + 4*6 + 8 + 4*3
+	checksumLen   = 4
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// MarshalBinary encodes the graph structure (configuration, node levels and
+// neighbour lists) in a versioned, checksummed format. It does not include
+// the vectors; persist Vectors() separately and pass them to Load. The
+// output depends only on the graph's contents, so equal graphs encode to
+// equal bytes. It implements encoding.BinaryMarshaler.
+func (g *Graph) MarshalBinary() ([]byte, error) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	n := len(g.levels)
+	size := headerLen + n + checksumLen
+	for i := range n {
+		for l := 0; l <= int(g.levels[i]); l++ {
+			size += 2 + 4*len(g.links(uint32(i), l))
+		}
+	}
+	b := make([]byte, 0, size)
+	le := binary.LittleEndian
+	b = append(b, magic...)
+	b = le.AppendUint32(b, formatVersion)
+	b = le.AppendUint32(b, uint32(g.dim))
+	b = le.AppendUint32(b, uint32(g.cfg.M))
+	b = le.AppendUint32(b, uint32(g.cfg.EfConstruction))
+	b = le.AppendUint32(b, uint32(g.cfg.EfSearch))
+	b = le.AppendUint64(b, uint64(g.cfg.Seed))
+	top, entry := 0, uint32(0)
+	if n > 0 {
+		top, entry = g.top, g.entry
+	}
+	b = le.AppendUint32(b, uint32(n))
+	b = le.AppendUint32(b, uint32(top))
+	b = le.AppendUint32(b, entry)
+	b = append(b, g.levels...)
+	for i := range n {
+		for l := 0; l <= int(g.levels[i]); l++ {
+			ls := g.links(uint32(i), l)
+			b = le.AppendUint16(b, uint16(len(ls)))
+			for _, id := range ls {
+				b = le.AppendUint32(b, id)
+			}
+		}
+	}
+	b = le.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return b, nil
+}
+
+// corrupt wraps ErrCorrupt with a formatted reason.
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("ann: load: "+format+": %w", append(args, ErrCorrupt)...)
+}
+
+// Load decodes a graph written by MarshalBinary over the vector store
+// vectors (flat, node i at [i·dim, (i+1)·dim)). The graph keeps and reads
+// vectors in place, without copying: the caller owns the slice and must not
+// modify it while the graph is in use. A later Add appends to a private
+// copy, never into the caller's array.
+//
+// Load validates everything before it returns a graph: magic, version,
+// checksum, header fields, that len(vectors) is n·dim, every level, every
+// neighbour count, and that every neighbour id is in range, not the node
+// itself, not repeated, and present on that layer. Bad input yields an
+// error wrapping ErrCorrupt, ErrVersion, ErrDimension or ErrMismatch;
+// Load never panics.
+func Load(data []byte, vectors []float32, dim int) (*Graph, error) {
+	le := binary.LittleEndian
+	if len(data) < headerLen+checksumLen {
+		return nil, corrupt("%d bytes, shorter than a header", len(data))
+	}
+	if string(data[:8]) != magic {
+		return nil, corrupt("bad magic %q", data[:8])
+	}
+	if v := le.Uint32(data[8:]); v != formatVersion {
+		return nil, fmt.Errorf("ann: load: format version %d, want %d: %w", v, formatVersion, ErrVersion)
+	}
+	body := data[:len(data)-checksumLen]
+	if got, want := crc32.Checksum(body, castagnoli), le.Uint32(data[len(body):]); got != want {
+		return nil, corrupt("checksum %08x, want %08x", got, want)
+	}
+
+	hdim := le.Uint32(data[12:])
+	m := le.Uint32(data[16:])
+	efc := le.Uint32(data[20:])
+	efs := le.Uint32(data[24:])
+	seed := int64(le.Uint64(data[28:]))
+	n := le.Uint32(data[36:])
+	top := le.Uint32(data[40:])
+	entry := le.Uint32(data[44:])
+
+	if dim <= 0 || uint64(hdim) != uint64(dim) {
+		return nil, fmt.Errorf("ann: load: graph dimension %d, caller's %d: %w", hdim, dim, ErrDimension)
+	}
+	if m < 2 || m > MaxM {
+		return nil, corrupt("M = %d out of [2, %d]", m, MaxM)
+	}
+	if efc < m || efc > math.MaxInt32 || efs < 1 || efs > math.MaxInt32 {
+		return nil, corrupt("efConstruction %d or efSearch %d out of range", efc, efs)
+	}
+	if n > maxNodes {
+		return nil, corrupt("%d nodes", n)
+	}
+	if uint64(len(vectors)) != uint64(n)*uint64(dim) {
+		return nil, fmt.Errorf("ann: load: %d floats for %d nodes of dimension %d: %w", len(vectors), n, dim, ErrMismatch)
+	}
+	if top > maxLevelCap || (n == 0 && (top != 0 || entry != 0)) || (n > 0 && entry >= n) {
+		return nil, corrupt("top layer %d, entry %d for %d nodes", top, entry, n)
+	}
+
+	g := &Graph{dim: dim, top: -1}
+	g.setConfig(Config{M: int(m), EfConstruction: int(efc), EfSearch: int(efs), Seed: seed})
+
+	p := body[headerLen:]
+	if uint64(len(p)) < uint64(n) {
+		return nil, corrupt("%d bytes left for %d levels", len(p), n)
+	}
+	levels := p[:n:n]
+	p = p[n:]
+	var upperWords uint64
+	for i, l := range levels {
+		if uint32(l) > top {
+			return nil, corrupt("node %d on layer %d above top layer %d", i, l, top)
+		}
+		upperWords += uint64(l) * uint64(g.m+1)
+	}
+	if n > 0 && uint32(levels[entry]) != top {
+		return nil, corrupt("entry %d on layer %d, not top layer %d", entry, levels[entry], top)
+	}
+	// Every link list takes at least its 2-byte count, so the remaining
+	// bytes bound the allocations before they are made.
+	if lists := uint64(n) + upperWords/uint64(g.m+1); 2*lists > uint64(len(p)) {
+		return nil, corrupt("%d bytes left for %d neighbour lists", len(p), lists)
+	}
+
+	g.levels = append([]uint8(nil), levels...)
+	g.links0 = make([]uint32, int(n)*(g.m0+1))
+	g.upper = make([][]uint32, n)
+	arena := make([]uint32, upperWords)
+	seen := make([]uint32, n) // seen[id] == stamp: id already in the current list
+	stamp := uint32(0)
+	for i := range int(n) {
+		lv := int(levels[i])
+		if lv > 0 {
+			w := lv * (g.m + 1)
+			g.upper[i], arena = arena[:w:w], arena[w:]
+		}
+		for l := 0; l <= lv; l++ {
+			if len(p) < 2 {
+				return nil, corrupt("node %d layer %d: truncated count", i, l)
+			}
+			c := int(le.Uint16(p))
+			p = p[2:]
+			capacity := g.m
+			if l == 0 {
+				capacity = g.m0
+			}
+			if c > capacity {
+				return nil, corrupt("node %d layer %d: %d neighbours, at most %d", i, l, c, capacity)
+			}
+			if len(p) < 4*c {
+				return nil, corrupt("node %d layer %d: truncated neighbour list", i, l)
+			}
+			var slot []uint32
+			if l == 0 {
+				base := i * (g.m0 + 1)
+				slot = g.links0[base : base+g.m0+1]
+			} else {
+				base := (l - 1) * (g.m + 1)
+				slot = g.upper[i][base : base+g.m+1]
+			}
+			slot[0] = uint32(c)
+			if stamp++; stamp == 0 {
+				clear(seen)
+				stamp = 1
+			}
+			for j := range c {
+				id := le.Uint32(p[4*j:])
+				switch {
+				case id >= n:
+					return nil, corrupt("node %d layer %d: neighbour %d out of range", i, l, id)
+				case id == uint32(i):
+					return nil, corrupt("node %d layer %d: links to itself", i, l)
+				case int(levels[id]) < l:
+					return nil, corrupt("node %d layer %d: neighbour %d only reaches layer %d", i, l, id, levels[id])
+				case seen[id] == stamp:
+					return nil, corrupt("node %d layer %d: neighbour %d repeated", i, l, id)
+				}
+				seen[id] = stamp
+				slot[1+j] = id
+			}
+			p = p[4*c:]
+		}
+	}
+	if len(p) != 0 {
+		return nil, corrupt("%d trailing bytes", len(p))
+	}
+	// A full slice expression: a later Add must copy rather than append
+	// into memory the caller owns.
+	g.vecs = vectors[: len(vectors) : len(vectors)]
+	if n > 0 {
+		g.entry, g.top = entry, int(top)
+	}
+	return g, nil
+}
