@@ -9,6 +9,8 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
+//go:generate go run gen_unicode.go
+
 // separator replaces every space, and starts every non-empty input, as in the
 // reference's processInput.
 const separator = '\u2581' // ▁

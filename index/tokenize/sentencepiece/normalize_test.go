@@ -102,3 +102,53 @@ func TestNFKCFullAgainstNorm(t *testing.T) {
 		t.Fatalf("only %d of 20000 random strings were checkable", checked)
 	}
 }
+
+// TestSupplement checks the generated tables: every character they describe
+// is one norm does not know (so the tables add and never override), and each
+// composition is consistent with the decompositions. Once x/text's own tables
+// are Unicode 17.0 (Go 1.27), the supplement is switched off and norm must
+// agree with it instead.
+func TestSupplement(t *testing.T) {
+	if !supplementActive {
+		for r, d := range supplementDecomp {
+			if got := norm.NFKD.String(string(r)); got != d {
+				t.Errorf("norm %s: NFKD(%U) = %+q, supplement says %+q", norm.Version, r, got, d)
+			}
+		}
+		for r, c := range supplementCCC {
+			if got := norm.NFD.PropertiesString(string(r)).CCC(); got != c {
+				t.Errorf("norm %s: ccc(%U) = %d, supplement says %d", norm.Version, r, got, c)
+			}
+		}
+		for pair, p := range supplementCompose {
+			if got := norm.NFC.String(string(pair[:])); got != string(p) {
+				t.Errorf("norm %s: NFC(%U %U) = %+q, supplement says %U", norm.Version, pair[0], pair[1], got, p)
+			}
+		}
+		return
+	}
+	if len(supplementCCC) == 0 || len(supplementDecomp) == 0 || len(supplementCompose) == 0 {
+		t.Fatal("supplement tables are empty: regenerate with go generate")
+	}
+	for r := range supplementDecomp {
+		if assignedInNorm(r) {
+			t.Errorf("supplement decomposes %U, which norm knows", r)
+		}
+	}
+	for r := range supplementCCC {
+		if assignedInNorm(r) {
+			t.Errorf("supplement classes %U, which norm knows", r)
+		}
+	}
+	for pair, p := range supplementCompose {
+		if assignedInNorm(p) || (assignedInNorm(pair[0]) && assignedInNorm(pair[1])) {
+			t.Errorf("supplement composes %U %U into %U, all known to norm", pair[0], pair[1], p)
+		}
+		if want, got := nfkcFull(string(p)), nfkcFull(string(pair[:])); got != want {
+			t.Errorf("NFKC(%U %U) = %+q, NFKC(%U) = %+q", pair[0], pair[1], got, p, want)
+		}
+		if !inSupplement(p) {
+			t.Errorf("%U is not in the supplement set", p)
+		}
+	}
+}

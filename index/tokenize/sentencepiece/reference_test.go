@@ -2,6 +2,7 @@ package sentencepiece
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -47,10 +48,7 @@ process.stdout.write(out.join("\n") + "\n");
 // node or the reference is absent.
 func referenceEncode(tb testing.TB, vocabPath string, inputs []string) [][]int32 {
 	tb.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		tb.Skip("node not installed: cannot run the reference tokenizer")
-	}
+	node := referenceNode(tb)
 	if _, err := os.Stat(referenceJS); errors.Is(err, os.ErrNotExist) {
 		tb.Skipf("reference tokenizer absent (%s): extract @energetic-ai/embeddings@0.2.0 into third_party/ (make does it)", referenceJS)
 	}
@@ -80,6 +78,81 @@ func referenceEncode(tb testing.TB, vocabPath string, inputs []string) [][]int32
 		}
 	}
 	return ids
+}
+
+// referenceNode returns the path of node, skipping the test when it is absent
+// or normalises with another Unicode version than the one this package
+// reproduces (the reference's output depends on it).
+func referenceNode(tb testing.TB) string {
+	tb.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		tb.Skip("node not installed: cannot run the reference tokenizer")
+	}
+	out, err := exec.Command(node, "-p", "process.versions.unicode").Output()
+	if err != nil {
+		tb.Fatalf("node -p process.versions.unicode: %v", err)
+	}
+	if v := strings.TrimSpace(string(out)); v != supplementUnicode {
+		tb.Skipf("node normalises with Unicode %s, this package reproduces Unicode %s (Node.js 20.20)", v, supplementUnicode)
+	}
+	return node
+}
+
+// TestReferenceNFKC compares nfkc with String.prototype.normalize("NFKC") on
+// every code point, alone and next to characters that reorder or compose
+// with it.
+func TestReferenceNFKC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: normalises 4.4 million strings")
+	}
+	node := referenceNode(t)
+	const script = `
+const probes = [(x) => x, (x) => "a" + x + "\u0334", (x) => "a\u0345" + x, (x) => x + "\u0301", (x) => x + "\u1161"];
+const out = [];
+for (let cp = 0; cp <= 0x10ffff; cp++) {
+  if (cp >= 0xd800 && cp <= 0xdfff) continue;
+  const x = String.fromCodePoint(cp);
+  out.push(probes.map((p) => { const s = p(x), n = s.normalize("NFKC"); return n === s ? "=" : Buffer.from(n).toString("hex"); }).join(" "));
+}
+process.stdout.write(out.join("\n") + "\n");
+`
+	raw, err := exec.Command(node, "-e", script).Output()
+	if err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	lines := strings.Split(string(raw), "\n")
+	probes := []func(string) string{
+		func(x string) string { return x },
+		func(x string) string { return "a" + x + "\u0334" },
+		func(x string) string { return "a\u0345" + x },
+		func(x string) string { return x + "\u0301" },
+		func(x string) string { return x + "\u1161" },
+	}
+	bad, line := 0, 0
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		want := strings.Fields(lines[line])
+		line++
+		for i, p := range probes {
+			s := p(string(r))
+			got := "="
+			if n := nfkc(s); n != s {
+				got = hex.EncodeToString([]byte(n))
+			}
+			if got != want[i] && bad < 10 {
+				t.Errorf("nfkc(%+q) = %s, node gives %s (hex)", s, got, want[i])
+			}
+			if got != want[i] {
+				bad++
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d differences", bad)
+	}
 }
 
 // jsonString returns s as a JSON string literal. Invalid UTF-8 becomes U+FFFD,
