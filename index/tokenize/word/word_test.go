@@ -1,6 +1,7 @@
 package word
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -182,6 +183,36 @@ func TestNoNormalization(t *testing.T) {
 				break
 			}
 			rest = rest[i+len(tok):]
+		}
+	}
+}
+
+// TestConcurrent checks that concurrent calls, which share pooled buffers,
+// give the sequential results (run with -race to check for data races).
+func TestConcurrent(t *testing.T) {
+	texts := fixtureTexts(t)
+	want := make([][]string, len(texts))
+	for i, s := range texts {
+		want[i] = Tokenize(s)
+	}
+	errs := make(chan string, 8)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			for k := 0; k < 50; k++ {
+				for i := range texts {
+					j := (i + g + k) % len(texts)
+					if got := Tokenize(texts[j]); !reflect.DeepEqual(got, want[j]) {
+						errs <- fmt.Sprintf("Tokenize(%q) = %q concurrently, %q alone", texts[j], got, want[j])
+						return
+					}
+				}
+			}
+			errs <- ""
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if msg := <-errs; msg != "" {
+			t.Error(msg)
 		}
 	}
 }
