@@ -97,6 +97,11 @@ func (st *state) strings() []string {
 func (st *state) split() {
 	inTok := false
 	for _, r := range st.cur {
+		if r < 128 && asciiClass[r]&clSpace == 0 {
+			st.out = append(st.out, byte(r))
+			inTok = true
+			continue
+		}
 		if isSpace(r) {
 			if inTok {
 				st.ends = append(st.ends, len(st.out))
@@ -136,19 +141,25 @@ func (st *state) commit(e *editor) {
 type present struct {
 	ascii         [2]uint64
 	openQ, closeQ bool // any of «“‘„, any of »”’
+	dots          bool // two periods in a row
 }
 
 func (p *present) scan(t []rune) {
 	*p = present{}
+	prev := rune(0)
 	for _, r := range t {
 		switch {
 		case r < 128:
 			p.ascii[r>>6] |= 1 << (r & 63)
+			if r == '.' && prev == '.' {
+				p.dots = true
+			}
 		case r == '«' || r == '“' || r == '‘' || r == '„':
 			p.openQ = true
 		case r == '»' || r == '”' || r == '’':
 			p.closeQ = true
 		}
+		prev = r
 	}
 }
 
@@ -211,7 +222,8 @@ func (st *state) treebank() {
 		st.apply(commaColon)
 		st.apply(finalCommaColon)
 	}
-	if p.has('.') {
+	// The rules before this one never put two periods side by side.
+	if p.dots {
 		st.apply(ellipsis)
 	}
 	if p.any(";@#$%&") {
