@@ -29,7 +29,7 @@ import (
 const (
 	magic         = "REQAHNSW"
 	formatVersion = 1
-	headerLen     = 8 + 4*6 + 8 + 4*3
+	headerLen     = 8 + 4*5 + 8 + 4*3
 	checksumLen   = 4
 )
 

@@ -1,0 +1,61 @@
+package ann_test
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/reqa/reqa/index/ann"
+)
+
+func unit(v ...float32) []float32 {
+	var n float64
+	for _, x := range v {
+		n += float64(x * x)
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(n))
+	}
+	return v
+}
+
+// Build a graph over a few sentence embeddings, save its structure, load it
+// back over the same vector store and search it.
+func Example() {
+	g := ann.New(3, ann.Config{M: 8, Seed: 1})
+	for _, v := range [][]float32{
+		unit(1, 0, 0),
+		unit(0, 1, 0),
+		unit(1, 1, 0),
+		unit(0, 0, 1),
+		unit(1, 1, 1),
+	} {
+		if _, err := g.Add(v); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+
+	// The graph's bytes hold structure only; the vectors are stored once,
+	// by the caller, and handed back to Load.
+	data, err := g.MarshalBinary()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	loaded, err := ann.Load(data, g.Vectors(), g.Dim())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	q := unit(1, 0.9, 0)
+	for _, r := range loaded.Search(q, 3, 0) {
+		fmt.Printf("id %d score %.3f\n", r.ID, r.Score)
+	}
+	fmt.Println(ann.Exact(g.Vectors(), g.Dim(), q, 1)[0].ID)
+	// Output:
+	// id 2 score 0.999
+	// id 4 score 0.815
+	// id 0 score 0.743
+	// 2
+}

@@ -1,0 +1,272 @@
+package ann
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"slices"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+func marshal(t testing.TB, g *Graph) []byte {
+	t.Helper()
+	b, err := g.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// resum recomputes the trailing checksum, so a test can damage the
+// structure behind it.
+func resum(b []byte) []byte {
+	b = slices.Clone(b)
+	body := b[:len(b)-checksumLen]
+	binary.LittleEndian.PutUint32(b[len(body):], crc32.Checksum(body, castagnoli))
+	return b
+}
+
+func TestRoundTrip(t *testing.T) {
+	d := smallSet()
+	g := buildGraph(t, d, Config{M: 8, EfConstruction: 64, EfSearch: 40, Seed: 9})
+	data := marshal(t, g)
+	h, err := Load(data, d.base, d.dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Len() != g.Len() || h.Dim() != g.Dim() || h.Config() != g.Config() {
+		t.Fatalf("loaded %d×%d %+v, built %d×%d %+v", h.Len(), h.Dim(), h.Config(), g.Len(), g.Dim(), g.Config())
+	}
+	for i := range d.nq() {
+		for _, ef := range []int{0, 10, 100} {
+			if a, b := g.Search(d.query(i), 10, ef), h.Search(d.query(i), 10, ef); !slices.Equal(a, b) {
+				t.Fatalf("query %d ef %d: built %v, loaded %v", i, ef, a, b)
+			}
+		}
+	}
+	if again := marshal(t, h); !bytes.Equal(again, data) {
+		t.Error("re-encoding a loaded graph changes its bytes")
+	}
+	if unsafe.SliceData(h.Vectors()) != unsafe.SliceData(d.base) {
+		t.Error("Load copied the vectors")
+	}
+}
+
+func TestRoundTripEmpty(t *testing.T) {
+	data := marshal(t, New(5, Config{Seed: 1}))
+	g, err := Load(data, nil, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Len() != 0 || g.Search(make([]float32, 5), 3, 0) != nil {
+		t.Error("loaded empty graph is not empty")
+	}
+	if _, err := g.Add([]float32{1, 0, 0, 0, 0}); err != nil {
+		t.Errorf("Add to loaded empty graph: %v", err)
+	}
+}
+
+// TestGrowAfterLoad: building half, saving, loading and adding the rest
+// gives the very graph a single build gives, and never writes into the
+// caller's vector array.
+func TestGrowAfterLoad(t *testing.T) {
+	d := smallSet()
+	cfg := Config{M: 8, EfConstruction: 50, Seed: 3}
+	full := marshal(t, buildGraph(t, d, cfg))
+
+	half := d.n() / 2
+	first := buildGraph(t, dataset{dim: d.dim, base: d.base[:half*d.dim]}, cfg)
+	// The caller's store has spare capacity that Add must not touch.
+	store := make([]float32, half*d.dim, d.n()*d.dim)
+	copy(store, d.base)
+	g, err := Load(marshal(t, first), store, d.dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := half; i < d.n(); i++ {
+		if _, err := g.Add(d.vec(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(marshal(t, g), full) {
+		t.Error("save, load and add gives a different graph than one build")
+	}
+	for _, x := range store[len(store):cap(store)] {
+		if x != 0 {
+			t.Fatal("Add after Load wrote into the caller's vector array")
+		}
+	}
+}
+
+// listOffset returns the offset of node's count word for layer l in g's
+// encoding.
+func listOffset(g *Graph, node uint32, l int) int {
+	off := headerLen + g.Len()
+	for j := range node {
+		for k := 0; k <= int(g.levels[j]); k++ {
+			off += 2 + 4*len(g.links(j, k))
+		}
+	}
+	for k := range l {
+		off += 2 + 4*len(g.links(node, k))
+	}
+	return off
+}
+
+func TestLoadErrors(t *testing.T) {
+	d := clusteredSet(300, 1, 8, 3)
+	g := buildGraph(t, d, Config{M: 4, EfConstruction: 20, Seed: 1})
+	good := marshal(t, g)
+	le := binary.LittleEndian
+
+	// Fixture nodes: low on layer 0 only (not the entry), high on layer ≥ 1
+	// with layer-1 links, a with at least two layer-0 neighbours.
+	var low, high, a uint32
+	for i := range uint32(g.Len()) {
+		switch {
+		case g.levels[i] == 0 && low == 0 && i != g.entry:
+			low = i
+		case g.levels[i] > 0 && high == 0 && len(g.links(i, 1)) > 0 && i != g.entry:
+			high = i
+		}
+		if a == 0 && len(g.links(i, 0)) >= 2 && g.levels[i] == 0 {
+			a = i
+		}
+	}
+	if low == 0 || high == 0 || a == 0 {
+		t.Fatal("fixture lacks the nodes the cases need")
+	}
+	aList := listOffset(g, a, 0)
+	hList1 := listOffset(g, high, 1)
+	levels := headerLen
+
+	set32 := func(off int, v uint32) []byte {
+		b := slices.Clone(good)
+		le.PutUint32(b[off:], v)
+		return resum(b)
+	}
+	set16 := func(off int, v uint16) []byte {
+		b := slices.Clone(good)
+		le.PutUint16(b[off:], v)
+		return resum(b)
+	}
+	withLevel := func(node uint32, lv uint8) []byte {
+		b := slices.Clone(good)
+		b[levels+int(node)] = lv
+		return resum(b)
+	}
+	plusOne := append(slices.Clone(d.base), make([]float32, d.dim)...)
+	tests := []struct {
+		name    string
+		data    []byte
+		vectors []float32
+		dim     int
+		want    error
+		reason  string
+	}{
+		{"empty", nil, d.base, d.dim, ErrCorrupt, "shorter than a header"},
+		{"short header", good[:headerLen], d.base, d.dim, ErrCorrupt, "shorter than a header"},
+		{"bad magic", resum(append([]byte("XEQAHNSW"), good[8:]...)), d.base, d.dim, ErrCorrupt, "magic"},
+		{"version 2", set32(8, 2), d.base, d.dim, ErrVersion, "version 2"},
+		{"flipped bit", func() []byte { b := slices.Clone(good); b[len(b)/2] ^= 4; return b }(), d.base, d.dim, ErrCorrupt, "checksum"},
+		{"bad checksum", func() []byte { b := slices.Clone(good); b[len(b)-1]++; return b }(), d.base, d.dim, ErrCorrupt, "checksum"},
+		{"truncated", resum(good[:len(good)-9]), d.base, d.dim, ErrCorrupt, "truncated"},
+		{"trailing bytes", resum(append(slices.Clone(good[:len(good)-4]), 0, 0, 0, 0, 0, 0, 0, 0)), d.base, d.dim, ErrCorrupt, "trailing"},
+		{"caller dim", good, d.base, d.dim + 1, ErrDimension, "dimension"},
+		{"caller dim 0", good, d.base, 0, ErrDimension, "dimension"},
+		{"header dim", set32(12, uint32(d.dim*2)), d.base, d.dim, ErrDimension, "dimension"},
+		{"short vectors", good, d.base[:len(d.base)-1], d.dim, ErrMismatch, "floats"},
+		{"long vectors", good, plusOne, d.dim, ErrMismatch, "floats"},
+		{"M=1", set32(16, 1), d.base, d.dim, ErrCorrupt, "M = 1"},
+		{"M huge", set32(16, 1<<30), d.base, d.dim, ErrCorrupt, "M = "},
+		{"efConstruction < M", set32(20, 1), d.base, d.dim, ErrCorrupt, "efConstruction"},
+		{"efSearch 0", set32(24, 0), d.base, d.dim, ErrCorrupt, "efSearch"},
+		{"n huge", set32(36, 1<<31), d.base, d.dim, ErrCorrupt, "nodes"},
+		{"n off by one", set32(36, uint32(g.Len()+1)), plusOne, d.dim, ErrCorrupt, ""},
+		{"top above cap", set32(40, 200), d.base, d.dim, ErrCorrupt, "top layer 200"},
+		{"top wrong", set32(40, uint32(g.top+1)), d.base, d.dim, ErrCorrupt, "not top layer"},
+		{"entry out of range", set32(44, uint32(g.Len())), d.base, d.dim, ErrCorrupt, "entry"},
+		{"entry not on top", set32(44, low), d.base, d.dim, ErrCorrupt, "not top layer"},
+		{"level above top", withLevel(low, uint8(g.top+1)), d.base, d.dim, ErrCorrupt, "above top layer"},
+		{"levels overstate lists", withLevel(low, uint8(g.top)), d.base, d.dim, ErrCorrupt, ""},
+		{"count over M0", set16(aList, uint16(g.m0+1)), d.base, d.dim, ErrCorrupt, "at most"},
+		{"count over M", set16(hList1, uint16(g.m+1)), d.base, d.dim, ErrCorrupt, "at most"},
+		{"count over u16 data", set16(aList, 0xffff), d.base, d.dim, ErrCorrupt, "at most"},
+		{"neighbour out of range", set32(aList+2, uint32(g.Len())), d.base, d.dim, ErrCorrupt, "out of range"},
+		{"neighbour max", set32(aList+2, ^uint32(0)), d.base, d.dim, ErrCorrupt, "out of range"},
+		{"self link", set32(aList+2, a), d.base, d.dim, ErrCorrupt, "itself"},
+		{"duplicate neighbour", set32(aList+6, g.links(a, 0)[0]), d.base, d.dim, ErrCorrupt, "repeated"},
+		{"layer-1 link to layer-0 node", set32(hList1+2, low), d.base, d.dim, ErrCorrupt, "only reaches layer 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := Load(tt.data, tt.vectors, tt.dim)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Load error %v, want %v", err, tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.reason) {
+				t.Errorf("Load error %q, want it to mention %q", err, tt.reason)
+			}
+			if g != nil {
+				t.Error("Load returned a graph with its error")
+			}
+		})
+	}
+}
+
+// TestLoadDamage flips every byte of a small encoding in turn: each change
+// must be rejected (the checksum sees it) and none may panic.
+func TestLoadDamage(t *testing.T) {
+	d := clusteredSet(40, 1, 4, 5)
+	good := marshal(t, buildGraph(t, d, Config{M: 3, EfConstruction: 10, Seed: 1}))
+	for i := range good {
+		b := slices.Clone(good)
+		b[i] ^= 0x41
+		if _, err := Load(b, d.base, d.dim); err == nil {
+			t.Errorf("byte %d damaged: Load accepted it", i)
+		}
+		if _, err := Load(good[:i], d.base, d.dim); err == nil {
+			t.Errorf("truncated to %d bytes: Load accepted it", i)
+		}
+	}
+}
+
+// FuzzLoad feeds Load arbitrary bytes, both as they are and with a valid
+// checksum appended so the fuzzer reaches the structural checks. Load must
+// never panic; a graph it accepts must search without panicking and
+// re-encode to exactly the bytes it was loaded from.
+func FuzzLoad(f *testing.F) {
+	d := clusteredSet(60, 4, 4, 8)
+	for _, cfg := range []Config{{M: 2, EfConstruction: 4, Seed: 1}, {M: 4, EfConstruction: 16, Seed: 2}} {
+		good := marshal(f, buildGraph(f, d, cfg))
+		f.Add(good[:len(good)-checksumLen], uint8(60))
+		f.Add(good[:len(good)/2], uint8(60))
+	}
+	empty := marshal(f, New(4, Config{}))
+	f.Add(empty[:len(empty)-checksumLen], uint8(0))
+	f.Fuzz(func(t *testing.T, body []byte, n uint8) {
+		vectors := d.base[:min(int(n), d.n())*d.dim]
+		withSum := binary.LittleEndian.AppendUint32(slices.Clone(body), crc32.Checksum(body, castagnoli))
+		for _, data := range [][]byte{body, withSum} {
+			g, err := Load(data, vectors, d.dim)
+			if err != nil {
+				if g != nil {
+					t.Fatal("graph returned with error")
+				}
+				continue
+			}
+			for i := range d.nq() {
+				res := g.Search(d.query(i), 5, 8)
+				if len(res) > g.Len() || !isOrdered(res) {
+					t.Fatalf("bad results %v", res)
+				}
+			}
+			if again := marshal(t, g); !bytes.Equal(again, data) {
+				t.Fatal("accepted input does not re-encode to itself")
+			}
+		}
+	})
+}
