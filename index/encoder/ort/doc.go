@@ -13,9 +13,9 @@
 // (sentence, position) pair and one token id per token, in the row-major
 // order the graph relies on. Each sequence's embedding is independent of
 // the others in the batch (the graph masks padding), which lets Embed sort
-// sequences by length and run them in groups of at most Options.MaxBatch:
-// every run pads its sequences to the longest one, and the attention
-// projections pay for the padding. The graph reads only the first 128
+// sequences by length and run them in groups of at most Options.MaxBatch
+// whose lengths differ little: every run pads its sequences to the longest
+// one, and the attention projections pay for the padding. The graph reads only the first 128
 // tokens of a sequence.
 //
 // The graph derives its batch size from the largest sentence index it sees,
