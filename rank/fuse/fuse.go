@@ -1,0 +1,221 @@
+// Package fuse combines the scores of several rankers into one ranking.
+//
+// The MultiReQA paper found that BM25 and the neural dual encoder make
+// different mistakes (their top-1 answers disagree on most questions), so a
+// fusion of the two can beat both. Every method here turns each input
+// ranker's scores over all candidates into a common scale, then mixes them:
+//
+//   - "rrf": reciprocal-rank fusion, Σ 1/(k + rank), over each ranker's top
+//     [RRFDepth] candidates (deeper ranks contribute nothing);
+//   - "minmax": convex combination of per-question min-max normalised scores;
+//   - "zscore": convex combination of per-question z-scores;
+//   - "adaptive": z-score combination whose weights depend on the question:
+//     the relative margin between the first ranker's top two scores picks a
+//     bucket, each bucket has its own weights (a confident BM25 keeps its
+//     weight, an unsure one defers to the others).
+//
+// Weights are learned on a tuning set by [Tune] (grid search maximising P@1,
+// then MRR) and stored as [Params] in the index.
+package fuse
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// RRFDepth is how many of each ranker's best candidates reciprocal-rank
+// fusion looks at.
+const RRFDepth = 1000
+
+// Params describe a fusion: its method, its input rankers and what was
+// learned.
+type Params struct {
+	// Name is the fused ranker's name (e.g. "fusion-adaptive").
+	Name string `json:"name"`
+	// Method is "rrf", "minmax", "zscore" or "adaptive".
+	Method string `json:"method"`
+	// Inputs names the input rankers, in order.
+	Inputs []string `json:"inputs"`
+	// K is reciprocal-rank fusion's constant (60 by default).
+	K float64 `json:"k,omitempty"`
+	// Weights holds one weight per input (convex methods).
+	Weights []float64 `json:"weights,omitempty"`
+	// Bounds are the adaptive method's margin thresholds: a question whose
+	// margin m satisfies Bounds[i-1] ≤ m < Bounds[i] uses BucketWeights[i].
+	Bounds        []float64   `json:"bounds,omitempty"`
+	BucketWeights [][]float64 `json:"bucket_weights,omitempty"`
+	// TunedOn says what the parameters were learned on, with the score
+	// reached there.
+	TunedOn string  `json:"tuned_on,omitempty"`
+	TuneP1  float64 `json:"tune_p_at_1,omitempty"`
+}
+
+// Validate checks that p is usable.
+func (p Params) Validate() error {
+	n := len(p.Inputs)
+	if n == 0 {
+		return fmt.Errorf("fusion %s: no input rankers", p.Name)
+	}
+	switch p.Method {
+	case "rrf":
+		if p.K <= 0 {
+			return fmt.Errorf("fusion %s: rrf k must be > 0, got %v", p.Name, p.K)
+		}
+	case "minmax", "zscore":
+		if len(p.Weights) != n {
+			return fmt.Errorf("fusion %s: %d weights for %d inputs", p.Name, len(p.Weights), n)
+		}
+	case "adaptive":
+		if len(p.BucketWeights) != len(p.Bounds)+1 {
+			return fmt.Errorf("fusion %s: %d buckets for %d bounds", p.Name, len(p.BucketWeights), len(p.Bounds))
+		}
+		for _, w := range p.BucketWeights {
+			if len(w) != n {
+				return fmt.Errorf("fusion %s: bucket with %d weights for %d inputs", p.Name, len(w), n)
+			}
+		}
+	default:
+		return fmt.Errorf("fusion %s: unknown method %q (want rrf, minmax, zscore or adaptive)", p.Name, p.Method)
+	}
+	return nil
+}
+
+// Stats summarises one ranker's scores for one question.
+type Stats struct {
+	Min, Max, Mean, Std float64
+	// Top1, Top2 are the two best scores.
+	Top1, Top2 float64
+}
+
+// Describe computes the statistics of scores.
+func Describe(scores []float64) Stats {
+	if len(scores) == 0 {
+		return Stats{}
+	}
+	s := Stats{Min: math.Inf(1), Max: math.Inf(-1), Top1: math.Inf(-1), Top2: math.Inf(-1)}
+	var sum float64
+	for _, x := range scores {
+		sum += x
+		if x < s.Min {
+			s.Min = x
+		}
+		if x > s.Top1 {
+			s.Top2, s.Top1 = s.Top1, x
+		} else if x > s.Top2 {
+			s.Top2 = x
+		}
+	}
+	s.Max = s.Top1
+	s.Mean = sum / float64(len(scores))
+	var ss float64
+	for _, x := range scores {
+		d := x - s.Mean
+		ss += d * d
+	}
+	s.Std = math.Sqrt(ss / float64(len(scores)))
+	if len(scores) == 1 {
+		s.Top2 = s.Top1
+	}
+	return s
+}
+
+// Margin is the relative gap between the best two scores, in [0, 1]: 0
+// when they tie (an unsure ranker), 1 when the runner-up scored 0.
+func (s Stats) Margin() float64 {
+	if s.Top1 <= 0 || math.IsInf(s.Top2, 0) {
+		return 0
+	}
+	m := (s.Top1 - s.Top2) / s.Top1
+	return math.Max(0, math.Min(1, m))
+}
+
+// MinMax maps x into [0, 1] with the statistics' range.
+func (s Stats) MinMax(x float64) float64 {
+	if s.Max == s.Min {
+		return 0
+	}
+	return (x - s.Min) / (s.Max - s.Min)
+}
+
+// Z maps x to its z-score.
+func (s Stats) Z(x float64) float64 {
+	if s.Std == 0 {
+		return 0
+	}
+	return (x - s.Mean) / s.Std
+}
+
+// WeightsFor returns the weights p applies to a question whose first input
+// has statistics first.
+func (p Params) WeightsFor(first Stats) []float64 {
+	if p.Method != "adaptive" {
+		return p.Weights
+	}
+	m := first.Margin()
+	i := sort.SearchFloat64s(p.Bounds, m)
+	if i < len(p.Bounds) && p.Bounds[i] == m {
+		i++
+	}
+	return p.BucketWeights[i]
+}
+
+// Fuse writes the fused score of every candidate into out. inputs[r][d] is
+// input ranker r's score of candidate d; every input covers all candidates.
+func Fuse(p Params, inputs [][]float64, out []float64) error {
+	if len(inputs) != len(p.Inputs) {
+		return fmt.Errorf("fusion %s: %d inputs, want %d", p.Name, len(inputs), len(p.Inputs))
+	}
+	for _, in := range inputs {
+		if len(in) != len(out) {
+			return fmt.Errorf("fusion %s: input of %d candidates, output of %d", p.Name, len(in), len(out))
+		}
+	}
+	clear(out)
+	if p.Method == "rrf" {
+		for _, in := range inputs {
+			for rank, d := range topIndices(in, RRFDepth) {
+				out[d] += 1 / (p.K + float64(rank+1))
+			}
+		}
+		return nil
+	}
+	stats := make([]Stats, len(inputs))
+	for r, in := range inputs {
+		stats[r] = Describe(in)
+	}
+	w := p.WeightsFor(stats[0])
+	for r, in := range inputs {
+		if w[r] == 0 {
+			continue
+		}
+		st := stats[r]
+		for d, x := range in {
+			if p.Method == "minmax" {
+				out[d] += w[r] * st.MinMax(x)
+			} else {
+				out[d] += w[r] * st.Z(x)
+			}
+		}
+	}
+	return nil
+}
+
+// topIndices returns the indices of the k best scores, best first, ties
+// by lower index.
+func topIndices(s []float64, k int) []int {
+	idx := make([]int, len(s))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool {
+		if s[idx[a]] != s[idx[b]] {
+			return s[idx[a]] > s[idx[b]]
+		}
+		return idx[a] < idx[b]
+	})
+	if len(idx) > k {
+		idx = idx[:k]
+	}
+	return idx
+}

@@ -1,0 +1,223 @@
+package rank
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/rank/fuse"
+	"github.com/reqa/reqa/store"
+)
+
+// BlobFusion is the index blob holding learned fusion parameters.
+const BlobFusion = "fusion/params"
+
+// FusedRanker ranks by fusing the scores of its input rankers.
+type FusedRanker struct {
+	params fuse.Params
+	inputs []Ranker
+	pool   sync.Pool
+}
+
+// fusedScratch is one goroutine's per-input accumulators.
+type fusedScratch struct {
+	accs   []*bm25.Accumulator
+	inputs [][]float64
+}
+
+// NewFusedRanker fuses inputs (in the order params.Inputs names them).
+func NewFusedRanker(params fuse.Params, inputs []Ranker) (*FusedRanker, error) {
+	if err := params.Validate(); err != nil {
+		return nil, err
+	}
+	if len(inputs) != len(params.Inputs) {
+		return nil, fmt.Errorf("fusion %s: %d rankers for %d inputs", params.Name, len(inputs), len(params.Inputs))
+	}
+	n := inputs[0].Docs()
+	for i, r := range inputs {
+		if r.Name() != params.Inputs[i] {
+			return nil, fmt.Errorf("fusion %s: input %d is %s, want %s", params.Name, i, r.Name(), params.Inputs[i])
+		}
+		if r.Docs() != n {
+			return nil, fmt.Errorf("fusion %s: inputs cover %d and %d candidates", params.Name, n, r.Docs())
+		}
+	}
+	f := &FusedRanker{params: params, inputs: inputs}
+	f.pool.New = func() any {
+		s := &fusedScratch{}
+		for range inputs {
+			a := bm25.NewAccumulator(n)
+			s.accs = append(s.accs, a)
+			s.inputs = append(s.inputs, a.Scores)
+		}
+		return s
+	}
+	return f, nil
+}
+
+// Name implements Ranker.
+func (f *FusedRanker) Name() string { return f.params.Name }
+
+// Docs implements Ranker.
+func (f *FusedRanker) Docs() int { return f.inputs[0].Docs() }
+
+// Params returns the fusion's parameters.
+func (f *FusedRanker) Params() fuse.Params { return f.params }
+
+// Inputs returns the input rankers.
+func (f *FusedRanker) Inputs() []Ranker { return f.inputs }
+
+// Prepare passes a batch of questions to the inputs that want it.
+func (f *FusedRanker) Prepare(ctx context.Context, questions []string, progress func(done, total int)) error {
+	for _, r := range f.inputs {
+		if p, ok := r.(Preparer); ok {
+			if err := p.Prepare(ctx, questions, progress); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Score implements Ranker.
+func (f *FusedRanker) Score(question string, acc *bm25.Accumulator) error {
+	s := f.pool.Get().(*fusedScratch)
+	defer f.pool.Put(s)
+	_, err := f.scoreInputs(question, s)
+	if err != nil {
+		return err
+	}
+	acc.Reset()
+	if err := fuse.Fuse(f.params, s.inputs, acc.Scores); err != nil {
+		return err
+	}
+	acc.TouchAll()
+	return nil
+}
+
+// ScoreAll returns every input's score vector and the fused one (for
+// reports that show each ranker's score next to the fused score). The
+// slices are fresh copies.
+func (f *FusedRanker) ScoreAll(question string) (inputs [][]float64, fused []float64, err error) {
+	s := f.pool.Get().(*fusedScratch)
+	defer f.pool.Put(s)
+	if _, err := f.scoreInputs(question, s); err != nil {
+		return nil, nil, err
+	}
+	fused = make([]float64, f.Docs())
+	if err := fuse.Fuse(f.params, s.inputs, fused); err != nil {
+		return nil, nil, err
+	}
+	for _, in := range s.inputs {
+		inputs = append(inputs, append([]float64(nil), in...))
+	}
+	return inputs, fused, nil
+}
+
+func (f *FusedRanker) scoreInputs(question string, s *fusedScratch) ([][]float64, error) {
+	for i, r := range f.inputs {
+		s.accs[i].Reset()
+		if err := r.Score(question, s.accs[i]); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Name(), err)
+		}
+	}
+	return s.inputs, nil
+}
+
+// StoredFusions returns the fusion parameters stored in the index (none is
+// not an error).
+func (e *Engine) StoredFusions() ([]fuse.Params, error) {
+	if !e.r.HasBlob(BlobFusion) {
+		return nil, nil
+	}
+	raw, err := e.r.Blob(BlobFusion)
+	if err != nil {
+		return nil, err
+	}
+	var ps []fuse.Params
+	if err := json.Unmarshal(raw, &ps); err != nil {
+		return nil, fmt.Errorf("fusion parameters: %v: %w", err, store.ErrCorrupt)
+	}
+	for _, p := range ps {
+		if err := p.Validate(); err != nil {
+			return nil, fmt.Errorf("fusion parameters: %v: %w", err, store.ErrCorrupt)
+		}
+	}
+	return ps, nil
+}
+
+// Fused builds the fused ranker for params from this engine's rankers.
+func (e *Engine) Fused(params fuse.Params, withContext bool, dopt DenseOptions) (*FusedRanker, error) {
+	var inputs []Ranker
+	for _, name := range params.Inputs {
+		var r Ranker
+		var err error
+		if name == "dense" {
+			r, err = e.DenseRanker(withContext, dopt)
+		} else {
+			r, err = e.Ranker(name, withContext)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("fusion %s: %w", params.Name, err)
+		}
+		inputs = append(inputs, r)
+	}
+	return NewFusedRanker(params, inputs)
+}
+
+// TuningExamples scores qs with every input and reduces each question to a
+// fuse.Example (pool depth 50 per input). Runs on GOMAXPROCS workers.
+func TuningExamples(ctx context.Context, inputs []Ranker, qs []EvalQuestion) ([]fuse.Example, error) {
+	texts := make([]string, len(qs))
+	for i, q := range qs {
+		texts[i] = q.Text
+	}
+	for _, r := range inputs {
+		if p, ok := r.(Preparer); ok {
+			if err := p.Prepare(ctx, texts, nil); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := make([]fuse.Example, len(qs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, runtime.GOMAXPROCS(0))
+	for w := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			accs := make([]*bm25.Accumulator, len(inputs))
+			scores := make([][]float64, len(inputs))
+			for i, r := range inputs {
+				accs[i] = bm25.NewAccumulator(r.Docs())
+				scores[i] = accs[i].Scores
+			}
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= len(qs) {
+					return
+				}
+				for j, r := range inputs {
+					accs[j].Reset()
+					if err := r.Score(qs[i].Text, accs[j]); err != nil {
+						errs[w] = err
+						return
+					}
+				}
+				out[i] = fuse.NewExample(scores, qs[i].Gold, 50)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, ctx.Err()
+}
