@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/reqa/reqa/index/sentence"
 	"github.com/reqa/reqa/ingest"
@@ -738,7 +739,7 @@ func (c *converter) process(u *unit) error {
 		}
 		for di, d := range docs {
 			for si, sp := range sentence.Split(d.Text) {
-				if !hasWords(d.Text[sp.Start:sp.End]) {
+				if markupOnly(d.Text[sp.Start:sp.End]) {
 					continue
 				}
 				id := fmt.Sprintf("%s/_%d", prefix, si)
@@ -922,22 +923,48 @@ func trimSpan(s string, b, e int) (int, int) {
 	return b, e
 }
 
-// hasWords reports whether a sentence has a letter or digit outside markup
-// tags (<P>, </Td>, <Th_colspan="2">, as in NaturalQuestions contexts); a
-// sentence without is not a candidate.
-func hasWords(s string) bool {
-	depth := 0
-	for _, r := range s {
-		switch {
-		case r == '<':
-			depth++
-		case r == '>' && depth > 0:
-			depth--
-		case depth == 0 && (unicode.IsLetter(r) || unicode.IsDigit(r)):
-			return true
+// markupOnly reports whether a sentence is nothing but markup tags (and
+// punctuation): NaturalQuestions contexts keep the HTML of their Wikipedia
+// page as tags such as <P>, </Td> or <Th_colspan="2">, and a sentence made
+// of them alone ("</P>") is not a candidate. A tag here is '<', an optional
+// '/', a letter, then anything but white space and '<' up to '>'.
+func markupOnly(s string) bool {
+	tags := 0
+	for i := 0; i < len(s); {
+		if s[i] == '<' {
+			if n := tagLen(s[i:]); n > 0 {
+				tags++
+				i += n
+				continue
+			}
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+		i += size
+	}
+	return tags > 0
+}
+
+// tagLen returns the length of the markup tag s starts with, or 0.
+func tagLen(s string) int {
+	i := 1
+	if i < len(s) && s[i] == '/' {
+		i++
+	}
+	if i >= len(s) || !(s[i] >= 'A' && s[i] <= 'Z' || s[i] >= 'a' && s[i] <= 'z') {
+		return 0
+	}
+	for ; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '>':
+			return i + 1
+		case c == '<' || isSpaceByte(c):
+			return 0
 		}
 	}
-	return false
+	return 0
 }
 
 // annotatedCands turns the unit's annotated sentences into candidates of

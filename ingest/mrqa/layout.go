@@ -73,7 +73,9 @@ func scanTags(raw string) []piece {
 
 // isSpaceByte reports ASCII white space; runs are trimmed of it only, so
 // that byte ranges stay exact.
-func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' }
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
 
 // docBuilder accumulates a doc's title and text runs.
 type docBuilder struct {
