@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/reqa/reqa/index/ann"
 	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/index/dense"
 	"github.com/reqa/reqa/index/encoder"
@@ -36,6 +37,11 @@ type Options struct {
 	EncoderVocab []byte
 	// Lambda is the default context weight of the dense answer tower.
 	Lambda float64
+	// NoGraph skips building the ANN graph over the answer vectors (the
+	// dense ranker then always searches exactly).
+	NoGraph bool
+	// Graph configures the ANN graph (zero values: package ann defaults).
+	Graph ann.Config
 }
 
 // Blob names of the dense part of an index.
@@ -46,6 +52,37 @@ const (
 	BlobDenseCtx   = "dense/contexts"
 	BlobDenseGraph = "dense/graph"
 )
+
+// buildGraph builds the ANN graph over the answer vectors for opt.Lambda.
+func buildGraph(ctx context.Context, c *Corpus, sent, ctxv dense.Vectors, opt Options) ([]byte, error) {
+	ctxOf := make([]uint32, len(c.Sentences))
+	for i, s := range c.Sentences {
+		ctxOf[i] = s.ContextID
+	}
+	answers, err := dense.Combine(sent, ctxv, ctxOf, opt.Lambda)
+	if err != nil {
+		return nil, err
+	}
+	g := ann.New(answers.Dim, opt.Graph)
+	g.Grow(answers.Len())
+	for i := 0; i < answers.Len(); i++ {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if opt.Progress != nil {
+				opt.Progress("ann graph", i, answers.Len())
+			}
+		}
+		if _, err := g.Add(answers.Row(i)); err != nil {
+			return nil, fmt.Errorf("ann graph: %w", err)
+		}
+	}
+	if opt.Progress != nil {
+		opt.Progress("ann graph", answers.Len(), answers.Len())
+	}
+	return g.MarshalBinary()
+}
 
 // embed encodes every sentence and context of c.
 func embed(ctx context.Context, c *Corpus, opt Options) (sent, ctxv dense.Vectors, err error) {
@@ -260,7 +297,20 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 	if opt.Encoder != nil {
 		sp := opt.Encoder.Spec()
 		meta.Dense = &store.DenseMeta{Encoder: sp.Name, Kind: sp.Kind, Dim: sp.Dim, Hash: sp.Hash, Lambda: opt.Lambda}
+		var graph []byte
+		if !opt.NoGraph {
+			var err error
+			if graph, err = buildGraph(ctx, c, sentVec, ctxVec, opt); err != nil {
+				return store.Meta{}, fmt.Errorf("build: %w", err)
+			}
+			meta.Dense.Graph, meta.Dense.GraphLambda = true, opt.Lambda
+		}
 		err := w.Update(func(tx *store.WriteTx) error {
+			if graph != nil {
+				if err := tx.PutLargeBlob(BlobDenseGraph, graph); err != nil {
+					return err
+				}
+			}
 			for _, b := range []struct {
 				name string
 				v    []byte

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/reqa/reqa/index/ann"
 	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/index/dense"
 	"github.com/reqa/reqa/index/encoder"
@@ -17,6 +18,7 @@ const (
 	blobDenseVocab = "dense/vocab.json"
 	blobDenseSent  = "dense/sentences"
 	blobDenseCtx   = "dense/contexts"
+	blobDenseGraph = "dense/graph"
 )
 
 // DenseOptions tune the dense ranker.
@@ -25,8 +27,15 @@ type DenseOptions struct {
 	// LambdaSet).
 	Lambda    float64
 	LambdaSet bool
-	// Threads bounds ONNX Runtime threads (0: one per core).
+	// Threads bounds ONNX Runtime threads per run (0: 1).
 	Threads int
+	// ANN searches the index's HNSW graph for the K best answers instead of
+	// scoring every candidate; it needs a graph built for the same λ and
+	// falls back to exact search otherwise.
+	ANN bool
+	// K is how many answers an ANN search returns; Ef its beam width (0:
+	// the graph's default).
+	K, Ef int
 }
 
 // DenseRanker ranks by the dot product of the question's embedding with
@@ -36,6 +45,9 @@ type DenseRanker struct {
 	enc     *encoder.Encoder
 	answers dense.Vectors
 	lambda  float64
+
+	graph *ann.Graph
+	k, ef int
 
 	mu    sync.RWMutex
 	cache map[string][]float32
@@ -50,6 +62,8 @@ type denseState struct {
 	ctx      dense.Vectors
 	ctxOf    []uint32
 	combined map[float64]dense.Vectors
+	graph    *ann.Graph
+	graphErr error
 	mu       sync.Mutex
 }
 
@@ -138,8 +152,35 @@ func (e *Engine) DenseRanker(withContext bool, opt DenseOptions) (*DenseRanker, 
 	if err != nil {
 		return nil, err
 	}
-	return &DenseRanker{name: "dense", enc: st.enc, answers: v, lambda: lambda, cache: map[string][]float32{}}, nil
+	d := &DenseRanker{name: "dense", enc: st.enc, answers: v, lambda: lambda, cache: map[string][]float32{}, k: opt.K, ef: opt.Ef}
+	if m := e.r.Meta().Dense; opt.ANN && m.Graph && m.GraphLambda == lambda {
+		if d.graph, err = e.loadGraph(st, v); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
 }
+
+// loadGraph loads the stored ANN graph over the answer vectors v.
+func (e *Engine) loadGraph(st *denseState, v dense.Vectors) (*ann.Graph, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.graph != nil || st.graphErr != nil {
+		return st.graph, st.graphErr
+	}
+	raw, err := e.r.LargeBlob(blobDenseGraph)
+	if err == nil {
+		st.graph, err = ann.Load(raw, v.Data, v.Dim)
+		if err != nil {
+			err = fmt.Errorf("ANN graph: %w: %w", store.ErrCorrupt, err)
+		}
+	}
+	st.graphErr = err
+	return st.graph, err
+}
+
+// UsesANN reports whether Score searches the ANN graph.
+func (d *DenseRanker) UsesANN() bool { return d.graph != nil }
 
 // Name implements Ranker.
 func (d *DenseRanker) Name() string { return d.name }
@@ -194,6 +235,13 @@ func (d *DenseRanker) Score(question string, acc *bm25.Accumulator) error {
 		return err
 	}
 	acc.Reset()
+	if d.graph != nil {
+		for _, r := range d.graph.Search(q, max(d.k, 1), d.ef) {
+			acc.Scores[r.ID] = float64(r.Score)
+			acc.Touch(r.ID)
+		}
+		return nil
+	}
 	dense.ScoreAll(d.answers, q, acc.Scores)
 	acc.TouchAll()
 	return nil

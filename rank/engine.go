@@ -161,13 +161,38 @@ type Answer struct {
 	// SentenceID is the index-internal id; CandidateID the dataset's.
 	SentenceID  uint32 `json:"sentence_id"`
 	CandidateID string `json:"candidate_id,omitempty"`
+	// Scores holds each input ranker's score when the ranker is a fusion.
+	Scores map[string]float64 `json:"scores,omitempty"`
 }
 
 // Ask returns the k best answers to question by ranker r. A question that
 // matches nothing returns no answers and no error.
 func (e *Engine) Ask(r Ranker, question string, k int) ([]Answer, error) {
 	acc := bm25.NewAccumulator(r.Docs())
-	if err := r.Score(question, acc); err != nil {
+	var inputs [][]float64
+	var names []string
+	if fr, ok := r.(*FusedRanker); ok {
+		in, fused, err := fr.ScoreAll(question)
+		if err != nil {
+			return nil, err
+		}
+		// A question no input ranker matches gets no answers.
+		matched := false
+		for i, x := range fr.Inputs() {
+			if _, isDense := x.(*DenseRanker); !isDense && anyPositive(in[i]) {
+				matched = true
+			}
+		}
+		if !matched {
+			return nil, nil
+		}
+		inputs = in
+		for _, x := range fr.Inputs() {
+			names = append(names, x.Name())
+		}
+		copy(acc.Scores, fused)
+		acc.TouchAll()
+	} else if err := r.Score(question, acc); err != nil {
 		return nil, err
 	}
 	var out []Answer
@@ -177,6 +202,12 @@ func (e *Engine) Ask(r Ranker, question string, k int) ([]Answer, error) {
 			return nil, err
 		}
 		a.Rank, a.Score = i+1, h.Score
+		if inputs != nil {
+			a.Scores = map[string]float64{}
+			for j, n := range names {
+				a.Scores[n] = inputs[j][h.Doc]
+			}
+		}
 		out = append(out, a)
 	}
 	return out, nil
@@ -196,6 +227,15 @@ func (e *Engine) answer(id uint32) (Answer, error) {
 	}
 	return Answer{Sentence: c.Text[s.Start:s.End], Context: c.Text, Start: s.Start, End: s.End,
 		Title: c.Title, Source: c.Source, SentenceID: id, CandidateID: s.ExtID}, nil
+}
+
+func anyPositive(xs []float64) bool {
+	for _, x := range xs {
+		if x > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // rankOf returns the 1-based rank of document g when every document is

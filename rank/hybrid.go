@@ -128,6 +128,13 @@ func (f *FusedRanker) scoreInputs(question string, s *fusedScratch) ([][]float64
 	return s.inputs, nil
 }
 
+// DefaultRRF is the fusion `reqa ask` uses on an index with embeddings but
+// no tuned parameters: reciprocal-rank fusion (k = 60) of BM25 over
+// WordPiece and the dense ranker; it needs no tuning.
+func DefaultRRF() fuse.Params {
+	return fuse.Params{Name: "fusion-rrf", Method: "rrf", Inputs: []string{"bm25-wpm", "dense"}, K: 60}
+}
+
 // StoredFusions returns the fusion parameters stored in the index (none is
 // not an error).
 func (e *Engine) StoredFusions() ([]fuse.Params, error) {

@@ -514,3 +514,24 @@ func (r *Reader) ForEachPostings(name string, fn func(term string, encoded []byt
 		})
 	})
 }
+
+// Amend opens the existing index at path for writing and runs fn in one
+// bbolt transaction, which commits atomically: a crash leaves either the old
+// or the new state. Use it for small additions such as tuned parameters;
+// rebuilding goes through Create.
+func Amend(path string, fn func(tx *WriteTx) error) error {
+	r, err := Open(path) // validates magic and format version first
+	if err != nil {
+		return err
+	}
+	r.Close()
+	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		return fmt.Errorf("amend index %s: %w", path, err)
+	}
+	defer db.Close()
+	if err := db.Update(func(tx *bolt.Tx) error { return fn(&WriteTx{tx: tx}) }); err != nil {
+		return fmt.Errorf("amend index %s: %w", path, err)
+	}
+	return nil
+}

@@ -193,7 +193,9 @@ func askCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Required: true, Usage: "index file"},
 			&cli.IntFlag{Name: "k", Value: 5, Usage: "number of answers"},
-			&cli.StringFlag{Name: "ranker", Aliases: []string{"r"}, Value: "bm25-wpm", Usage: "ranker (bm25-word, bm25-wpm, dense)"},
+			&cli.StringFlag{Name: "ranker", Aliases: []string{"r"}, Usage: "ranker: bm25-word, bm25-wpm, dense, fusion-rrf, fusion-minmax, fusion-zscore, fusion-adaptive (default: the index's best fusion when it has embeddings, else bm25-wpm)"},
+			&cli.BoolFlag{Name: "exact", Usage: "dense: score every candidate instead of searching the ANN graph"},
+			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per run (0: 1)"},
 			&cli.BoolFlag{Name: "no-context", Usage: "score the sentence alone, not sentence + context"},
 			&cli.BoolFlag{Name: "json", Usage: "print answers as JSON"},
 		},
@@ -211,7 +213,8 @@ func askCommand() *cli.Command {
 				return err
 			}
 			defer e.Close()
-			r, err := e.Ranker(c.String("ranker"), !c.Bool("no-context"))
+			r, err := resolveRanker(e, c.String("ranker"), !c.Bool("no-context"),
+				rank.DenseOptions{ANN: !c.Bool("exact"), K: c.Int("k"), Threads: c.Int("threads")})
 			if errors.Is(err, rank.ErrUnknownRanker) {
 				return usagef("ask: %v", err)
 			}
@@ -234,13 +237,47 @@ func askCommand() *cli.Command {
 	}
 }
 
+// resolveRanker picks the ranker for ask: name, or the default.
+func resolveRanker(e *rank.Engine, name string, withContext bool, dopt rank.DenseOptions) (rank.Ranker, error) {
+	stored, err := e.StoredFusions()
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		if e.Meta().Dense == nil {
+			return e.Ranker("bm25-wpm", withContext)
+		}
+		if len(stored) > 0 {
+			name = stored[0].Name
+		} else {
+			name = "fusion-rrf"
+		}
+	}
+	if name == "dense" {
+		return e.DenseRanker(withContext, dopt)
+	}
+	if strings.HasPrefix(name, "fusion-") {
+		dopt.ANN = false // fusion normalises over every candidate's score
+		for _, p := range stored {
+			if p.Name == name {
+				return e.Fused(p, withContext, dopt)
+			}
+		}
+		if name == "fusion-rrf" && e.Meta().Dense != nil {
+			return e.Fused(rank.DefaultRRF(), withContext, dopt)
+		}
+		return nil, fmt.Errorf("%w %q: the index holds no tuned parameters for it (run `reqa fuse --index FILE DATASET_DIR`)", rank.ErrUnknownRanker, name)
+	}
+	return e.Ranker(name, withContext)
+}
+
 func printAnswers(w io.Writer, q, ranker string, answers []rank.Answer) {
 	if len(answers) == 0 {
 		fmt.Fprintf(w, "no answer: no candidate shares a term with %q (%s)\n", q, ranker)
 		return
 	}
 	for _, a := range answers {
-		fmt.Fprintf(w, "%d. [%s %.3f] %s\n", a.Rank, ranker, a.Score, a.Sentence)
+		fmt.Fprintf(w, "%d. [%s %.3f%s] %s\n", a.Rank, ranker, a.Score, inputScores(a), a.Sentence)
 		where := a.Title
 		if a.Source != "" {
 			if where != "" {
@@ -253,6 +290,23 @@ func printAnswers(w io.Writer, q, ranker string, answers []rank.Answer) {
 		}
 		fmt.Fprintf(w, "   context: %s\n\n", markSentence(a))
 	}
+}
+
+// inputScores formats a fused answer's per-ranker scores.
+func inputScores(a rank.Answer) string {
+	if len(a.Scores) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(a.Scores))
+	for n := range a.Scores {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, " | %s %.3f", n, a.Scores[n])
+	}
+	return b.String()
 }
 
 // markSentence returns the context with the answer sentence between ⟦ and ⟧.

@@ -304,6 +304,14 @@ func (a *Accumulator) Reset() {
 	a.Touched = a.Touched[:0]
 }
 
+// Touch marks document d as touched (its score is set by the caller).
+func (a *Accumulator) Touch(d uint32) {
+	if !a.mark[d] {
+		a.mark[d] = true
+		a.Touched = append(a.Touched, d)
+	}
+}
+
 // TouchAll marks every document as touched (for scorers, like dense
 // retrieval, that score them all).
 func (a *Accumulator) TouchAll() {
