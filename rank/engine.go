@@ -172,17 +172,11 @@ func (e *Engine) Ask(r Ranker, question string, k int) ([]Answer, error) {
 	var inputs [][]float64
 	var names []string
 	if fr, ok := r.(*FusedRanker); ok {
-		in, fused, err := fr.ScoreAll(question)
+		in, fused, matched, err := fr.ScoreAll(question)
 		if err != nil {
 			return nil, err
 		}
-		// A question no input ranker matches gets no answers.
-		matched := false
-		for i, x := range fr.Inputs() {
-			if _, isDense := x.(*DenseRanker); !isDense && anyPositive(in[i]) {
-				matched = true
-			}
-		}
+		// A question no sparse input matches gets no answers.
 		if !matched {
 			return nil, nil
 		}
@@ -227,15 +221,6 @@ func (e *Engine) answer(id uint32) (Answer, error) {
 	}
 	return Answer{Sentence: c.Text[s.Start:s.End], Context: c.Text, Start: s.Start, End: s.End,
 		Title: c.Title, Source: c.Source, SentenceID: id, CandidateID: s.ExtID}, nil
-}
-
-func anyPositive(xs []float64) bool {
-	for _, x := range xs {
-		if x > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // rankOf returns the 1-based rank of document g when every document is

@@ -101,21 +101,27 @@ func (f *FusedRanker) Score(question string, acc *bm25.Accumulator) error {
 
 // ScoreAll returns every input's score vector and the fused one (for
 // reports that show each ranker's score next to the fused score). The
-// slices are fresh copies.
-func (f *FusedRanker) ScoreAll(question string) (inputs [][]float64, fused []float64, err error) {
+// slices are fresh copies. matched is false when no sparse input ranker
+// matched any candidate (the question shares no term with the corpus).
+func (f *FusedRanker) ScoreAll(question string) (inputs [][]float64, fused []float64, matched bool, err error) {
 	s := f.pool.Get().(*fusedScratch)
 	defer f.pool.Put(s)
 	if _, err := f.scoreInputs(question, s); err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
+	}
+	for i, r := range f.inputs {
+		if _, isDense := r.(*DenseRanker); !isDense && len(s.accs[i].Touched) > 0 {
+			matched = true
+		}
 	}
 	fused = make([]float64, f.Docs())
 	if err := fuse.Fuse(f.params, s.inputs, fused); err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	for _, in := range s.inputs {
 		inputs = append(inputs, append([]float64(nil), in...))
 	}
-	return inputs, fused, nil
+	return inputs, fused, matched, nil
 }
 
 func (f *FusedRanker) scoreInputs(question string, s *fusedScratch) ([][]float64, error) {
