@@ -33,7 +33,7 @@ func TestIndexAsk(t *testing.T) {
 	if code, _, errs := reqa(t, "index", "--out", idx, in); code != 0 {
 		t.Fatalf("index: exit %d: %s", code, errs)
 	}
-	code, out, errs := reqa(t, "ask", "--index", idx, "--json", "--k", "2", "When does the ferry return?")
+	code, out, errs := reqa(t, "ask", "--index", idx, "-r", "bm25-wpm", "--json", "--k", "2", "When does the ferry return?")
 	if code != 0 {
 		t.Fatalf("ask: exit %d: %s", code, errs)
 	}
@@ -64,6 +64,13 @@ func TestIndexAsk(t *testing.T) {
 		code, out, _ := reqa(t, "ask", "--index", idx, "--ranker", r, "ferry tickets")
 		if code != 0 || !strings.Contains(out, "⟦") {
 			t.Fatalf("ask --ranker %s: exit %d:\n%s", r, code, out)
+		}
+	}
+	if len(rankers) == 3 {
+		// With embeddings, ask fuses by default and shows each input's score.
+		code, out, _ := reqa(t, "ask", "--index", idx, "--json", "ferry tickets")
+		if code != 0 || !strings.Contains(out, `"scores"`) || !strings.Contains(out, `"dense"`) || !strings.Contains(out, `"ranker": "fusion-rrf"`) {
+			t.Fatalf("default ask on a dense index: exit %d:\n%s", code, out)
 		}
 	}
 	// A question with no known terms: an empty result, not an error.

@@ -9,8 +9,12 @@
 // word_tokenize splits the text into sentences with Punkt, then runs
 // NLTKWordTokenizer.tokenize (nltk/tokenize/destructive.py) over each
 // sentence and concatenates the tokens. [Tokenize] does the same, taking the
-// sentences from [github.com/reqa/reqa/index/sentence.Split];
-// [TokenizeSentence] is NLTKWordTokenizer.tokenize alone.
+// sentences from [github.com/reqa/reqa/index/sentence.English] — Punkt with
+// the project's own English abbreviations and sentence starters, which
+// stands in for NLTK's pre-trained English Punkt model that word_tokenize
+// loads (its data is not ours to copy). The two differ only where an
+// abbreviation list decides a break; [TokenizeSentence] is
+// NLTKWordTokenizer.tokenize alone.
 //
 // NLTKWordTokenizer is a cascade of regular-expression substitutions, each
 // applied with re.sub over the whole sentence, in this order (NLTK 3.5, the

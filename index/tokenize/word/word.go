@@ -7,7 +7,7 @@ import (
 )
 
 // Tokenize returns NLTK word_tokenize tokens of text: it splits text into
-// sentences with [sentence.Split] and applies [TokenizeSentence] to each, in
+// sentences with [sentence.English] and applies [TokenizeSentence] to each, in
 // order. Tokens are never empty and never contain white space; the text is
 // not lower-cased or otherwise normalized. Bytes that are not valid UTF-8 are
 // kept as they are, inside tokens. Tokenize returns nil when text has no
@@ -18,7 +18,7 @@ import (
 func Tokenize(text string) []string {
 	st := getState()
 	defer putState(st)
-	for _, sp := range sentence.Split(text) {
+	for _, sp := range sentence.English.Split(text) {
 		start, end := sp.Start, sp.End
 		// The splitter is trusted but never allowed to make us panic.
 		if start < 0 {

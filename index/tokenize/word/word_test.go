@@ -158,7 +158,7 @@ func TestTokenize(t *testing.T) {
 func TestTokenizeIsPerSentence(t *testing.T) {
 	for _, text := range fixtureTexts(t) {
 		var want []string
-		for _, sp := range sentence.Split(text) {
+		for _, sp := range sentence.English.Split(text) {
 			want = append(want, TokenizeSentence(text[sp.Start:sp.End])...)
 		}
 		if got := Tokenize(text); !reflect.DeepEqual(got, want) {
