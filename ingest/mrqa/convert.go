@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"sort"
 	"strings"
@@ -195,7 +194,7 @@ type converter struct {
 	rep    *Report
 	byName map[string]*DatasetReport
 	links  map[string]string
-	seen   map[uint64]struct{}
+	seen   idSet
 	nextID int
 	titles map[string]bool
 }
@@ -232,7 +231,7 @@ func Convert(ctx context.Context, inputs []string, outDir string, opt Options) (
 		}
 	}
 	c := &converter{ctx: ctx, opt: opt, rep: &Report{Out: outDir, Gold: opt.Gold, Sentences: "splitter"},
-		byName: map[string]*DatasetReport{}, seen: map[uint64]struct{}{}}
+		byName: map[string]*DatasetReport{}}
 	if opt.Split != nil {
 		c.titles = map[string]bool{}
 	}
@@ -392,7 +391,7 @@ func Convert(ctx context.Context, inputs []string, outDir string, opt Options) (
 		return nil, fmt.Errorf("convert: %w", err)
 	}
 	if c.rep.BadRecords > 0 {
-		return c.rep, fmt.Errorf("convert: wrote %s, but %d bad record(s) were skipped: %w", outDir, c.rep.BadRecords, ErrBadRecords)
+		return c.rep, fmt.Errorf("convert: wrote %s, leaving out %d bad record(s) (%w)", outDir, c.rep.BadRecords, ErrBadRecords)
 	}
 	return c.rep, nil
 }
@@ -863,16 +862,7 @@ func joinField(a, b string) string {
 }
 
 // markSeen records a question id and reports whether it was seen before.
-func (c *converter) markSeen(qid string) bool {
-	h := fnv.New64a()
-	h.Write([]byte(qid))
-	k := h.Sum64()
-	if _, ok := c.seen[k]; ok {
-		return true
-	}
-	c.seen[k] = struct{}{}
-	return false
-}
+func (c *converter) markSeen(qid string) bool { return c.seen.add(qid) }
 
 // goldOf applies the gold rule to a span (bytes of a doc's text): the
 // candidate it makes gold, if any, and whether it crosses a boundary.

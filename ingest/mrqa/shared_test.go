@@ -6,13 +6,24 @@ import (
 	"testing"
 )
 
-// sharedData returns ../shared/data beside the repository root, skipping
-// the test when it is absent (a fresh clone has no shared data).
+// sharedData returns a path under ../shared/data beside the repository
+// root, skipping the test when it is absent (a fresh clone has no shared
+// data).
 func sharedData(t testing.TB, parts ...string) string {
 	t.Helper()
+	p, err := sharedPath(parts...)
+	if err != nil {
+		t.Skipf("shared data absent: %v", err)
+	}
+	return p
+}
+
+// sharedPath returns a path under ../shared/data, or an error when it is
+// absent.
+func sharedPath(parts ...string) (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
@@ -20,13 +31,13 @@ func sharedData(t testing.TB, parts ...string) string {
 		}
 		up := filepath.Dir(dir)
 		if up == dir {
-			t.Skip("repository root not found")
+			return "", os.ErrNotExist
 		}
 		dir = up
 	}
 	p := filepath.Join(append([]string{dir, "..", "shared", "data"}, parts...)...)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared data absent (%s): %v", p, err)
+		return "", err
 	}
-	return p
+	return p, nil
 }
