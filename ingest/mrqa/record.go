@@ -260,6 +260,9 @@ func sameFolded(a, b string) bool {
 func jsonProblem(prefix string, err error) *Problem {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
+		if te.Field == "" && te.Type != nil && te.Type.Kind().String() == "struct" {
+			return &Problem{Field: prefix, Msg: fmt.Sprintf("want a JSON object, got JSON %s", te.Value)}
+		}
 		f := te.Field
 		if prefix != "" && f != "" {
 			f = prefix + "." + f
