@@ -26,7 +26,7 @@ func newJSONLWriter(path string) (*jsonlWriter, error) {
 	}
 	w := &jsonlWriter{f: f}
 	w.bw = bufio.NewWriterSize(f, 1<<16)
-	w.gz = gzip.NewWriter(w.bw)
+	w.gz, _ = gzip.NewWriterLevel(w.bw, gzip.BestSpeed)
 	w.enc = json.NewEncoder(w.gz)
 	w.enc.SetEscapeHTML(false)
 	return w, nil
