@@ -160,3 +160,24 @@ func TestConvertStreams(t *testing.T) {
 		t.Errorf("peak heap grew from %.1f MB to %.1f MB with 4× the input", float64(peaks[0])/(1<<20), float64(peaks[1])/(1<<20))
 	}
 }
+
+// BenchmarkConvertMRQA converts a synthetic 8 MB MRQA file and reports the
+// input throughput.
+func BenchmarkConvertMRQA(b *testing.B) {
+	dir := b.TempDir()
+	in := filepath.Join(dir, "synthetic.jsonl")
+	const size = 8 << 20
+	questions := writeSynthetic(b, in, size)
+	b.SetBytes(size)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out := filepath.Join(dir, fmt.Sprintf("out-%d", i))
+		if _, err := mrqa.Convert(context.Background(), []string{in}, out, mrqa.Options{}); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		os.RemoveAll(out)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(questions)*float64(b.N)/b.Elapsed().Seconds(), "questions/s")
+}

@@ -1,0 +1,96 @@
+// Package mrqa turns question-answering datasets into MultiReQA sentence
+// retrieval sets: it reads the MRQA 2019 shared-task files (and SQuAD JSON)
+// and writes ReQA dataset directories that package ingest reads and
+// `reqa eval` evaluates.
+//
+// # The recipe
+//
+// MultiReQA (Guo et al., 2020) makes eight retrieval tasks out of MRQA data
+// with a few rules, which Convert applies:
+//
+//   - questions are kept unchanged;
+//   - every context is split into sentences, and every sentence is a
+//     candidate answer;
+//   - the sentences holding an answer span are the question's gold answers;
+//     a span that crosses a sentence boundary is excluded, and a question
+//     left without a gold sentence is dropped (GoldContain; GoldStart, the
+//     sentence holding the span's first character, is how the shared
+//     squad-multireqa-test set was built);
+//   - TriviaQA: the [DOC] [TLE] [PAR] tags are removed and the article is
+//     read as untagged text (LayoutUntagged);
+//   - SearchQA: every [DOC] section is its own context, and the text between
+//     [TLE] and [PAR] is that snippet's title: not a candidate, and an answer
+//     found only there does not count (LayoutSnippets);
+//   - HotpotQA: [PAR] separates documents and [SEP] a document's title from
+//     its content; each document is its own context (LayoutDocuments);
+//   - NewsQA, RACE, DROP and DuoRC are refused: their questions are
+//     underspecified out of their context ("What will be nominated?").
+//
+// Other MRQA datasets (SQuAD, NaturalQuestions, BioASQ, RelationExtraction,
+// TextbookQA) and unknown ones, such as a user's own QA data in the MRQA
+// format, are read as they are (LayoutPlain). In NaturalQuestions contexts,
+// which keep HTML tags ("<P>", "<Td>"), a sentence made of tags alone is no
+// candidate.
+//
+// # Sentences and candidate ids
+//
+// By default sentences come from package index/sentence, whose MultiReQA
+// splitter reproduces the official boundaries on SQuAD (10,642 sentences,
+// boundary F1 0.99; the rest lie in annotated contexts whose official
+// boundaries belong to another paragraph). A candidate's id follows the
+// official scheme: the dataset, every question id of the MRQA context
+// joined by "/", then the sentence index, as in
+// "SQuAD_<qid>/<qid>/_3"; the multi-document layouts add the document
+// index ("HotpotQA_<qid>/_1_0"). A sentence index counts every sentence the
+// splitter found, so an index is skipped where a sentence is no candidate.
+// For SQuAD JSON the question ids are SQuAD's.
+//
+// With annotation files (Options.Boundaries, ReadAnnotations), the official
+// MultiReQA sentence-boundary annotations are used instead, with their ids,
+// to rebuild the benchmark exactly. An annotated context is found by the
+// MRQA question ids in its candidate ids. SQuAD JSON has SQuAD's ids, so
+// its paragraphs are matched by how the annotated sentence ends fit the
+// text, or, given MRQA files that link SQuAD ids to MRQA qids
+// (Options.IDLinks), by question ids. Offsets index the context as
+// MultiReQA saw it: the raw MRQA context (LayoutPlain), the untagged text
+// (LayoutUntagged), or the documents' texts joined by one space (the
+// multi-document layouts; inferred from the annotations' geometry, since
+// the HotpotQA and SearchQA texts could not be checked). Input contexts that
+// no annotation covers are left out, with their questions, and reported,
+// as are annotations no input used.
+//
+// # Output
+//
+// Convert writes contexts.jsonl.gz (context_id, title, text),
+// candidates.jsonl.gz (candidate_id, context_id, start, end in Unicode code
+// points, end exclusive, text) and questions.jsonl.gz (question_id,
+// question, answers, gold_candidate_ids), and split.json when asked. The
+// order is deterministic: inputs in the order given, contexts in file order
+// (a multi-document context's documents in order), context ids counting
+// from 0; candidates by context, then by position; questions in file order,
+// each right after its context's candidates; gold ids in candidate order.
+// The dataset is written into a temporary directory beside the target and
+// renamed into place when complete; an existing non-empty target is kept
+// unless Options.Force is set.
+//
+// # Bad input
+//
+// MRQA files are read one line at a time, so memory stays flat however
+// large the input (but for 16 bytes per question id, kept to catch
+// duplicates, and the annotations, which are read whole). MRQA char_spans
+// are inclusive [start, end] code point offsets, as Python counts; every
+// span must lie inside its context and match its answer text (exactly, or
+// ignoring case and runs of white space). A bad record — a malformed line,
+// a missing field, a span out of range or not matching its text, a
+// duplicate question id — is left out (the line, the question or the span,
+// whichever the fault is confined to), counted, and reported with
+// file:line and field for the first few; Convert then still writes the
+// dataset and returns an error wrapping ErrBadRecords. In a 100,000-line
+// file one bad record should not cost the other 99,999, yet it must not go
+// unnoticed. Options.Strict makes the first bad record an error instead
+// (an *ingest.InputError), and nothing is written.
+//
+// ComputeStats describes a ReQA directory per dataset, as the paper's
+// Tables 3 and 4 do: counts, mean lengths in tokens and question–answer
+// and question–context token overlap.
+package mrqa
