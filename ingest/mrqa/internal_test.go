@@ -37,15 +37,15 @@ func TestParseCandidateID(t *testing.T) {
 
 func TestMarkupOnly(t *testing.T) {
 	tests := map[string]bool{
-		"</P>":                     true,
-		"</Td> <Td>":               true,
-		`<Th_colspan="2"> .`:       true,
-		"<P> Text":                 false,
-		".":                        false, // no tag: kept, as the official SQuAD set keeps "."
-		"<Uyless Black, 1991>":     false, // not a tag (white space inside)
-		"< P>":                     false,
-		"a < b > c":                false,
-		"<Td> 14 km </Td>":         false,
+		"</P>":                    true,
+		"</Td> <Td>":              true,
+		`<Th_colspan="2"> .`:      true,
+		"<P> Text":                false,
+		".":                       false, // no tag: kept, as the official SQuAD set keeps "."
+		"<Uyless Black, 1991>":    false, // not a tag (white space inside)
+		"< P>":                    false,
+		"a < b > c":               false,
+		"<Td> 14 km </Td>":        false,
 		"<Li> </Li> <Li> </Li> ;": true,
 	}
 	for s, want := range tests {
