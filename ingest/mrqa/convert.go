@@ -65,8 +65,8 @@ type Options struct {
 	Force bool
 	// MaxExamples bounds the examples kept per kind of problem; default 10.
 	MaxExamples int
-	// Progress, if set, is called now and then with an input's bytes read
-	// (compressed, as stored) and its size.
+	// Progress, if set, is called now and then while an MRQA file is read,
+	// with the bytes read (compressed, as stored) and the file's size.
 	Progress func(file string, done, total int64)
 }
 
@@ -596,9 +596,6 @@ func (c *converter) convertSQuAD(path string, ds Dataset) error {
 			return err
 		}
 		units[i] = nil
-		if c.opt.Progress != nil && i%256 == 0 {
-			c.opt.Progress(path, int64(i), int64(len(units)))
-		}
 	}
 	return nil
 }
