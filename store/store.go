@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -183,6 +184,12 @@ func (w *Writer) Commit(m Meta) error {
 		return fmt.Errorf("commit index %s: %w", w.target, err)
 	}
 	w.done = true
+	// CreateTemp made the file private; an index is as readable as any
+	// file the user writes.
+	if err := os.Chmod(w.tmp, 0o644&^umask()); err != nil {
+		os.Remove(w.tmp)
+		return fmt.Errorf("commit index %s: %w", w.target, err)
+	}
 	if err := os.Rename(w.tmp, w.target); err != nil {
 		os.Remove(w.tmp)
 		return fmt.Errorf("commit index %s: %w", w.target, err)
@@ -534,4 +541,11 @@ func Amend(path string, fn func(tx *WriteTx) error) error {
 		return fmt.Errorf("amend index %s: %w", path, err)
 	}
 	return nil
+}
+
+// umask returns the process umask (read by setting and restoring it).
+func umask() os.FileMode {
+	m := syscall.Umask(0)
+	syscall.Umask(m)
+	return os.FileMode(m)
 }
