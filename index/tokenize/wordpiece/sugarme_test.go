@@ -14,35 +14,80 @@ import (
 	"unicode"
 
 	"github.com/sugarme/tokenizer"
-	"github.com/sugarme/tokenizer/normalizer"
 	"github.com/sugarme/tokenizer/pretrained"
+	"golang.org/x/text/unicode/norm"
 )
 
-// refNormalizer replaces sugarme's BertNormalizer, which with this file
-// (1) never strips accents ("strip_accents": null is read as false, and its
-// RemoveAccents does not apply NFD first), (2) turns white space into ' '
-// only next to a removed control character and knows no Unicode spaces,
-// (3) keeps private-use and unassigned runes, and (4) lowercases with
-// strings.ToLower without updating its alignments, so a rune whose
-// lowercase has another UTF-8 length ("Ⱥ") panics later. It is built from
-// sugarme's own NormalizedString primitives; its character classes are
-// written independently of chars.go, straight from the specification.
-type refNormalizer struct{}
+// refNormalize is BERT's normalisation written as a plain chain of string
+// transformations: clean, space out CJK, NFD, drop Mn, lowercase. The
+// reference does it here, outside sugarme, and gives sugarme normalised
+// text with no normaliser of its own, because sugarme v0.3.0 cannot do it:
+// its BertNormalizer, with this file, (1) never strips accents
+// ("strip_accents": null is read as false, and its RemoveAccents does not
+// apply NFD first), (2) turns white space into ' ' only next to a removed
+// control character and knows no Unicode spaces, (3) keeps private-use and
+// unassigned runes, (4) lowercases with strings.ToLower without updating
+// its alignments, so a rune whose lowercase has another UTF-8 length ("Ⱥ")
+// panics later; and (5) the NormalizedString.Filter that every deletion
+// goes through garbles the text around deleted multi-byte runes
+// ("\ufeffHello world" gives hello world ##hell ##o world, "0\u036fé0"
+// gives 0 ##e ##00). Nor can its CJK test be used: its range table is not
+// sorted, so Go's unicode.Is, which assumes sorted ranges, misses CJK
+// extension A (U+3400-U+4DBF, "䖇000" stays one [UNK] word). The character
+// classes below are written independently of chars.go, straight from the
+// specification.
+func refNormalize(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == 0 || r == 0xfffd || refControl(r):
+			return -1
+		case refWhitespace(r):
+			return ' '
+		}
+		return r
+	}, s)
+	var b strings.Builder
+	for _, r := range s {
+		if refCJK(r) {
+			b.WriteString(" " + string(r) + " ")
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	s = norm.NFD.String(b.String())
+	s = strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Mn, r) {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.Map(unicode.ToLower, s)
+}
 
 func refControl(r rune) bool {
 	if r == '\t' || r == '\n' || r == '\r' {
 		return false
 	}
-	// Category C*: Cc, Cf, Co, Cs, and unassigned (Cn).
-	if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs) {
-		return true
+	if r < 0x80 {
+		return r < 0x20 || r == 0x7f
 	}
-	for _, t := range unicode.Categories {
-		if unicode.Is(t, r) {
+	// Category C*: Cc, Cf, Co, Cs, and unassigned (Cn), that is, in no
+	// category L*, M*, N*, P*, S* or Z*. (Go 1.26 has a Cn table; older Go
+	// has none, hence the test by elimination.)
+	for name, t := range unicode.Categories {
+		if name[0] != 'C' && unicode.Is(t, r) {
 			return false
 		}
 	}
 	return true
+}
+
+func refCJK(r rune) bool {
+	// Google's tokenization.py, _is_chinese_char.
+	return (r >= 0x4E00 && r <= 0x9FFF) || (r >= 0x3400 && r <= 0x4DBF) ||
+		(r >= 0x20000 && r <= 0x2A6DF) || (r >= 0x2A700 && r <= 0x2B73F) ||
+		(r >= 0x2B740 && r <= 0x2B81F) || (r >= 0x2B820 && r <= 0x2CEAF) ||
+		(r >= 0xF900 && r <= 0xFAFF) || (r >= 0x2F800 && r <= 0x2FA1F)
 }
 
 func refWhitespace(r rune) bool {
@@ -51,37 +96,10 @@ func refWhitespace(r rune) bool {
 	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || unicode.Is(unicode.Zs, r) || r == 0x2028 || r == 0x2029
 }
 
-// mapRunes is the per-rune map sugarme's NormalizedString.Map should be (its
-// Map ignores the function it is given).
-func mapRunes(n *normalizer.NormalizedString, f func(rune) rune) *normalizer.NormalizedString {
-	var cm []normalizer.ChangeMap
-	for _, r := range n.GetNormalized() {
-		cm = append(cm, normalizer.ChangeMap{RuneVal: string(f(r)), Changes: 0})
-	}
-	return n.Transform(cm, 0)
-}
-
-func (refNormalizer) Normalize(n *normalizer.NormalizedString) (*normalizer.NormalizedString, error) {
-	n = n.Filter(func(r rune) bool { return r != 0 && r != 0xfffd && !refControl(r) })
-	n = mapRunes(n, func(r rune) rune {
-		if refWhitespace(r) {
-			return ' '
-		}
-		return r
-	})
-	// sugarme's own CJK spacing is correct; use it alone.
-	n, err := normalizer.NewBertNormalizer(false, false, true, false).Normalize(n)
-	if err != nil {
-		return nil, err
-	}
-	n = n.NFD()
-	n = n.RemoveAccents() // drops Mn
-	n = mapRunes(n, unicode.ToLower)
-	return n, nil
-}
-
-// refTokenizer is sugarme configured as the brief requires: padding and
-// truncation off, no special tokens added, corrected normaliser.
+// refTokenizer is sugarme configured as reqa needs: padding and truncation
+// off, no special tokens added, normalisation done by refNormalize. What
+// sugarme contributes is its pre-tokenizer (white space and punctuation)
+// and its WordPiece model.
 type refTokenizer struct {
 	tk       *tokenizer.Tokenizer
 	specials []string
@@ -98,7 +116,7 @@ var loadRef = sync.OnceValues(func() (*refTokenizer, error) {
 	}
 	tk.WithPadding(nil)
 	tk.WithTruncation(nil)
-	tk.WithNormalizer(refNormalizer{})
+	tk.WithNormalizer(nil) // refNormalize does its work
 	return &refTokenizer{tk: tk, specials: []string{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}}, nil
 })
 
@@ -122,7 +140,7 @@ func (r *refTokenizer) tokenize(text string) (toks []string, err error) {
 			}
 		}
 		if at > 0 {
-			t, err := r.tk.Tokenize(text[:at])
+			t, err := r.tk.Tokenize(refNormalize(text[:at]))
 			if err != nil {
 				return nil, err
 			}

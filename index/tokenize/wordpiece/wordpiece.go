@@ -195,9 +195,10 @@ func parse(data []byte) (*vocabulary, error) {
 	return v, nil
 }
 
-// Tokenize returns the WordPiece tokens of text, exactly as Hugging Face's
-// BertTokenizer (uncased) tokenize(text) does: without [CLS] or [SEP],
-// without padding or truncation. Word-initial pieces are plain ("un"),
+// Tokenize returns the WordPiece tokens of text as Hugging Face's
+// BertTokenizer (uncased) tokenize(text) does (the package documentation
+// lists the two corners where its Python and Rust versions differ): without
+// [CLS] or [SEP], without padding or truncation. Word-initial pieces are plain ("un"),
 // continuation pieces carry "##" ("##aff"), and a word that cannot be
 // segmented, or is longer than 100 runes, is the single token "[UNK]".
 // Special tokens written verbatim in text ("[MASK]", "[SEP]", ...) are kept
