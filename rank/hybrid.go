@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -233,4 +234,73 @@ func TuningExamples(ctx context.Context, inputs []Ranker, qs []EvalQuestion) ([]
 		}
 	}
 	return out, ctx.Err()
+}
+
+// FusionMethods lists the fusion methods in canonical order.
+var FusionMethods = []string{"rrf", "minmax", "zscore", "adaptive"}
+
+// DefaultFusionInputs are the rankers fused by default.
+var DefaultFusionInputs = []string{"bm25-wpm", "dense"}
+
+// TuneResult is one tuned fusion with its sweep (convex methods).
+type TuneResult struct {
+	Params fuse.Params
+	Sweep  []fuse.SweepPoint
+}
+
+// TuneFusions learns every method in methods over inputs on tune (the
+// tuning questions) and returns them best first (by P@1 on tune). label
+// records what tune was.
+func (e *Engine) TuneFusions(ctx context.Context, methods, inputs []string, tune []EvalQuestion, withContext bool, dopt DenseOptions, label string) ([]TuneResult, error) {
+	var rs []Ranker
+	for _, n := range inputs {
+		var r Ranker
+		var err error
+		if n == "dense" {
+			dopt.ANN = false
+			r, err = e.DenseRanker(withContext, dopt)
+		} else {
+			r, err = e.Ranker(n, withContext)
+		}
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	exs, err := TuningExamples(ctx, rs, tune)
+	if err != nil {
+		return nil, err
+	}
+	var out []TuneResult
+	for _, m := range methods {
+		p, sweep, err := fuse.Tune(m, inputs, exs, fuse.TuneOptions{Label: label})
+		if err != nil {
+			return nil, err
+		}
+		if m == "rrf" {
+			// RRF's k is not tuned; score it on the tuning set for ordering.
+			fr, err := NewFusedRanker(p, rs)
+			if err != nil {
+				return nil, err
+			}
+			res, err := Run(ctx, fr, tune, 0, nil)
+			if err != nil {
+				return nil, err
+			}
+			p.TuneP1 = Summarize(p.Name, tune, res).PAt1
+		}
+		out = append(out, TuneResult{Params: p, Sweep: sweep})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Params.TuneP1 > out[j].Params.TuneP1 })
+	return out, nil
+}
+
+// SaveFusions stores fusion parameters in the index at path (best first:
+// the first is what `reqa ask` uses by default).
+func SaveFusions(path string, ps []fuse.Params) error {
+	b, err := json.Marshal(ps)
+	if err != nil {
+		return err
+	}
+	return store.Amend(path, func(tx *store.WriteTx) error { return tx.PutBlob(BlobFusion, b) })
 }

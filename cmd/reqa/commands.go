@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -19,6 +20,7 @@ import (
 	"github.com/reqa/reqa/index/encoder/uselite"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/fuse"
 )
 
 func onUsage(c *cli.Context, err error, _ bool) error {
@@ -352,6 +354,77 @@ type evalReport struct {
 	Questions  int           `json:"questions"`
 	Candidates int           `json:"candidates"`
 	Results    []rank.Result `json:"results"`
+	Fusions    []fuse.Params `json:"fusions,omitempty"`
+}
+
+// evalQuestions maps dataset questions to the index's sentence ids.
+func evalQuestions(e *rank.Engine, qs []ingest.Question, indexPath string) ([]rank.EvalQuestion, error) {
+	eqs := make([]rank.EvalQuestion, len(qs))
+	for i, q := range qs {
+		eqs[i] = rank.EvalQuestion{ID: q.ID, Text: q.Text}
+		for _, g := range q.Gold {
+			id, ok := e.SentenceByExtID(g)
+			if !ok {
+				return nil, fmt.Errorf("eval: question %s: gold candidate %s is not in index %s", q.ID, g, indexPath)
+			}
+			eqs[i].Gold = append(eqs[i].Gold, id)
+		}
+	}
+	return eqs, nil
+}
+
+// fusionParams finds the parameters of every fusion ranker requested: the
+// index's stored ones, else learned now on the dataset's tune split.
+func fusionParams(c *cli.Context, e *rank.Engine, ds *ingest.Dataset, rankers []string, indexPath string, dopt rank.DenseOptions) (map[string]fuse.Params, error) {
+	out := map[string]fuse.Params{}
+	var missing []string
+	stored, err := e.StoredFusions()
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range rankers {
+		m, ok := strings.CutPrefix(name, "fusion-")
+		if !ok {
+			continue
+		}
+		if !slices.Contains(rank.FusionMethods, m) {
+			return nil, usagef("eval: unknown fusion %q (known: fusion-rrf, fusion-minmax, fusion-zscore, fusion-adaptive)", name)
+		}
+		if e.Meta().Dense == nil {
+			return nil, usagef("eval: %s needs an index with embeddings (the dense ranker)", name)
+		}
+		found := false
+		for _, p := range stored {
+			if p.Name == name {
+				out[name], found = p, true
+			}
+		}
+		if !found {
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	tqs, err := ds.SplitQuestions("tune")
+	if err != nil {
+		return nil, fmt.Errorf("eval: fusion needs tuned weights: the index has none and %w", err)
+	}
+	tune, err := evalQuestions(e, tqs, indexPath)
+	if err != nil {
+		return nil, err
+	}
+	if !c.Bool("quiet") {
+		fmt.Fprintf(c.App.ErrWriter, "reqa: tuning %s on the %d questions of %s's tune split\n", strings.Join(missing, ", "), len(tune), ds.Name)
+	}
+	res, err := e.TuneFusions(c.Context, missing, rank.DefaultFusionInputs, tune, !c.Bool("no-context"), dopt, ds.Name+" tune split")
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range res {
+		out[r.Params.Name] = r.Params
+	}
+	return out, nil
 }
 
 func evalAction(c *cli.Context) error {
@@ -389,7 +462,7 @@ func evalAction(c *cli.Context) error {
 			return err
 		}
 		for _, r := range c.StringSlice("ranker") {
-			if r == "dense" {
+			if r == "dense" || strings.HasPrefix(r, "fusion-") {
 				if err := withEncoder(c, &opt); err != nil {
 					return err
 				}
@@ -416,32 +489,41 @@ func evalAction(c *cli.Context) error {
 		return fmt.Errorf("eval: index %s was not built from dataset %s (its candidates differ); rebuild it with `reqa index --out %s %s` or drop --index",
 			indexPath, dir, indexPath, dir)
 	}
-	eqs := make([]rank.EvalQuestion, len(qs))
-	for i, q := range qs {
-		eqs[i] = rank.EvalQuestion{ID: q.ID, Text: q.Text}
-		for _, g := range q.Gold {
-			id, ok := e.SentenceByExtID(g)
-			if !ok {
-				return fmt.Errorf("eval: question %s: gold candidate %s is not in index %s", q.ID, g, indexPath)
-			}
-			eqs[i].Gold = append(eqs[i].Gold, id)
-		}
+	eqs, err := evalQuestions(e, qs, indexPath)
+	if err != nil {
+		return err
 	}
 	rankers := c.StringSlice("ranker")
 	if len(rankers) == 0 {
 		rankers = e.Rankers()
+		if e.Meta().Dense != nil {
+			for _, m := range rank.FusionMethods {
+				rankers = append(rankers, "fusion-"+m)
+			}
+		}
 	}
 	rep := evalReport{Dataset: ds.Name, Split: split, Document: "sentence+context", Questions: len(eqs), Candidates: len(e.Sentences())}
 	if c.Bool("no-context") {
 		rep.Document = "sentence"
 	}
+	dopt := rank.DenseOptions{Lambda: c.Float64("lambda"), LambdaSet: c.IsSet("lambda"), Threads: c.Int("threads")}
+	fusions, err := fusionParams(c, e, ds, rankers, indexPath, dopt)
+	if err != nil {
+		return err
+	}
+	for _, p := range fusions {
+		rep.Fusions = append(rep.Fusions, p)
+	}
 	progress := progressPrinter(c)
 	for _, name := range rankers {
 		var r rank.Ranker
 		var err error
-		if name == "dense" {
-			r, err = e.DenseRanker(!c.Bool("no-context"), rank.DenseOptions{Lambda: c.Float64("lambda"), LambdaSet: c.IsSet("lambda"), Threads: c.Int("threads")})
-		} else {
+		switch {
+		case name == "dense":
+			r, err = e.DenseRanker(!c.Bool("no-context"), dopt)
+		case strings.HasPrefix(name, "fusion-"):
+			r, err = e.Fused(fusions[name], !c.Bool("no-context"), dopt)
+		default:
 			r, err = e.Ranker(name, !c.Bool("no-context"))
 		}
 		if errors.Is(err, rank.ErrUnknownRanker) {
@@ -520,4 +602,97 @@ func statsCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+func fuseCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "fuse",
+		Usage:     "learn fusion weights on a dataset's tune split and store them in its index",
+		ArgsUsage: "DATASET_DIR",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Required: true, Usage: "index built from DATASET_DIR, with embeddings"},
+			&cli.StringSliceFlag{Name: "method", Usage: "fusion methods (rrf, minmax, zscore, adaptive); default all"},
+			&cli.StringSliceFlag{Name: "input", Usage: "rankers to fuse; default bm25-wpm and dense"},
+			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per run (0: 1)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the learned parameters as JSON"},
+		},
+		OnUsageError: onUsage,
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("fuse: want exactly one DATASET_DIR")
+			}
+			ds, err := ingest.ReadDataset(c.Args().First())
+			if err != nil {
+				return err
+			}
+			path := c.String("index")
+			e, err := rank.Open(path)
+			if err != nil {
+				return err
+			}
+			if e.Meta().DatasetDigest != ds.Corpus.Digest {
+				e.Close()
+				return fmt.Errorf("fuse: index %s was not built from dataset %s", path, ds.Dir)
+			}
+			if e.Meta().Dense == nil {
+				e.Close()
+				return fmt.Errorf("fuse: index %s has no embeddings; rebuild it with `reqa index --dense`", path)
+			}
+			methods := c.StringSlice("method")
+			if len(methods) == 0 {
+				methods = rank.FusionMethods
+			}
+			for _, m := range methods {
+				if !slices.Contains(rank.FusionMethods, m) {
+					e.Close()
+					return usagef("fuse: unknown method %q (rrf, minmax, zscore, adaptive)", m)
+				}
+			}
+			inputs := c.StringSlice("input")
+			if len(inputs) == 0 {
+				inputs = rank.DefaultFusionInputs
+			}
+			tqs, err := ds.SplitQuestions("tune")
+			if err != nil {
+				e.Close()
+				return err
+			}
+			tune, err := evalQuestions(e, tqs, path)
+			if err != nil {
+				e.Close()
+				return err
+			}
+			res, err := e.TuneFusions(c.Context, methods, inputs, tune, true, rank.DenseOptions{Threads: c.Int("threads")}, ds.Name+" tune split")
+			e.Close()
+			if err != nil {
+				return err
+			}
+			var ps []fuse.Params
+			for _, r := range res {
+				ps = append(ps, r.Params)
+			}
+			if err := rank.SaveFusions(path, ps); err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return writeJSON(c.App.Writer, ps)
+			}
+			fmt.Fprintf(c.App.Writer, "learned on %d tune questions of %s; stored in %s (ask uses %s by default)\n", len(tune), ds.Name, path, ps[0].Name)
+			for _, p := range ps {
+				fmt.Fprintf(c.App.Writer, "  %-16s tune P@1 %.2f  inputs %s  %s\n", p.Name, p.TuneP1, strings.Join(p.Inputs, "+"), describeParams(p))
+			}
+			return nil
+		},
+	}
+}
+
+// describeParams summarises learned fusion parameters.
+func describeParams(p fuse.Params) string {
+	switch p.Method {
+	case "rrf":
+		return fmt.Sprintf("k=%g", p.K)
+	case "adaptive":
+		return fmt.Sprintf("margin bounds %.3g, weights %v", p.Bounds, p.BucketWeights)
+	}
+	return fmt.Sprintf("weights %v", p.Weights)
 }
