@@ -1,7 +1,10 @@
 package wordpiece
 
 import (
+	"bytes"
 	"testing"
+
+	"github.com/sugarme/tokenizer/pretrained"
 )
 
 // benchTokenize tokenizes every SQuAD context once per iteration and reports
@@ -52,9 +55,32 @@ func BenchmarkTokenizeParallel(b *testing.B) {
 	})
 }
 
-// BenchmarkSugarme measures github.com/sugarme/tokenizer v0.3.0 on the same
-// texts (with the corrected normaliser of sugarme_test.go; its own is no
-// faster), for the comparison in doc.go.
+// BenchmarkSugarmeStock measures github.com/sugarme/tokenizer v0.3.0 as the
+// file configures it (its own, wrong, normaliser; padding and truncation
+// off), for the comparison in doc.go.
+func BenchmarkSugarmeStock(b *testing.B) {
+	data, err := assets.ReadFile(assetPath)
+	if err != nil {
+		b.Skip("assets/tokenizer.json absent: run `make`")
+	}
+	tk, err := pretrained.FromReader(bytes.NewReader(data))
+	if err != nil {
+		b.Fatal(err)
+	}
+	tk.WithPadding(nil)
+	tk.WithTruncation(nil)
+	benchTokenize(b, func(s string) []string {
+		toks, err := tk.Tokenize(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return toks
+	})
+}
+
+// BenchmarkSugarme measures the test reference: normalisation by
+// refNormalize (plain Go string functions), then sugarme's pre-tokenizer
+// and WordPiece model.
 func BenchmarkSugarme(b *testing.B) {
 	ref := refOrSkip(b)
 	benchTokenize(b, func(s string) []string {

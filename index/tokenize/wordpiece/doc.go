@@ -94,21 +94,26 @@
 // and so does an independent Python implementation on Python's unicodedata
 // (testdata/bert_reference.py), normalisation included.
 //
-// Speed, on the 2,067 SQuAD contexts (1.60 MB, 330,000 tokens), one core of
-// a shared 2-core machine, go test -bench . (BenchmarkTokenize,
-// BenchmarkSugarme):
+// Speed, on the 2,067 SQuAD contexts (1.60 MB, 330,000 tokens), one run of
+// go test -bench 'Tokenize$|Sugarme' -benchtime 3x on a 2-core machine
+// shared with other work (load average 7.4, so absolute numbers are
+// pessimistic; Tokenize alone varied from 64 to 170 ms per pass):
 //
-//	             time/pass   MB/s    tokens/s    allocated/pass
-//	Tokenize        82 ms    19.5   4,000,000    11.9 MB,     7,246 allocs
-//	sugarme      9,318 ms     0.17     35,000    4,139 MB, 58,749,627 allocs
+//	                       time/pass   MB/s   tokens/s   allocated/pass
+//	Tokenize                   64 ms   25.1  5,160,000   12 MB,      7,246 allocs
+//	sugarme, as configured  8,591 ms   0.19     38,000   2,791 MB, 37,587,458 allocs
+//	sugarme, test reference 6,482 ms   0.25     51,000   1,955 MB, 27,798,117 allocs
 //
-// sugarme is 113 times slower: a MultiReQA evaluation tokenizes ~25,000
-// texts and would spend about 30 s in sugarme, against a quarter of a
-// second here.
+// sugarme is over 100 times slower: a MultiReQA evaluation tokenizes
+// ~25,000 texts (contexts, candidate sentences and questions, ~4 MB) and
+// would spend about 20 s in sugarme, against a fraction of a second here.
 //
 // # Concurrency and failure
 //
-// A Tokenizer is immutable; any number of goroutines may share one.
+// A Tokenizer is immutable; any number of goroutines may share one
+// (TestConcurrent, under -race). sugarme's Tokenizer also showed no data
+// race when shared, but promises nothing, and calls log.Fatal on some
+// errors, which no recover can catch.
 // Tokenize accepts any string, never panics and never fails; the fuzz test
 // FuzzTokenize checks that, and that it agrees with sugarme.
 package wordpiece
