@@ -196,3 +196,39 @@ func TestOutputDirectory(t *testing.T) {
 		t.Error("cancelled conversion left its output")
 	}
 }
+
+// TestDuplicateInputs converts the same file twice over: the second copy's
+// questions and candidates repeat ids and are left out, reported as bad
+// records, and the output stays a valid dataset.
+func TestDuplicateInputs(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile(fixture("squad.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := filepath.Join(dir, "again.jsonl")
+	if err := os.WriteFile(again, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	rep, err := mrqa.Convert(context.Background(), []string{fixture("squad.jsonl"), again}, out, mrqa.Options{})
+	if !errors.Is(err, mrqa.ErrBadRecords) {
+		t.Fatalf("err = %v", err)
+	}
+	if rep.BadRecords != 6 {
+		t.Errorf("%d bad records, want 6 (3 questions, 3 candidates):\n%s", rep.BadRecords, strings.Join(rep.BadExamples, "\n"))
+	}
+	for _, e := range rep.BadExamples {
+		if !strings.HasPrefix(e, again+":2: ") {
+			t.Errorf("bad record %q not in the second file", e)
+		}
+	}
+	d, err := ingest.ReadDataset(out)
+	if err != nil {
+		t.Fatalf("output: %v", err)
+	}
+	r := rep.Datasets[0]
+	if len(d.Questions) != 3 || len(d.Corpus.Sentences) != 3 || r.Questions != 3 || r.Candidates != 3 || r.Dropped[mrqa.DropDuplicateQID] != 3 || r.MultiGold != 1 {
+		t.Errorf("%d questions, %d candidates; report %+v", len(d.Questions), len(d.Corpus.Sentences), *r)
+	}
+}

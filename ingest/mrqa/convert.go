@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"unicode"
@@ -194,7 +196,8 @@ type converter struct {
 	rep    *Report
 	byName map[string]*DatasetReport
 	links  map[string]string
-	seen   idSet
+	dups     *dupCheck
+	candDups *dupCheck
 	nextID int
 	titles map[string]bool
 }
@@ -337,6 +340,21 @@ func Convert(ctx context.Context, inputs []string, outDir string, opt Options) (
 		return nil, fmt.Errorf("convert: %w", err)
 	}
 	c.out = out
+	spools, err := os.MkdirTemp(filepath.Dir(filepath.Clean(outDir)), "."+filepath.Base(outDir)+".ids-")
+	if err != nil {
+		out.abort()
+		return nil, fmt.Errorf("convert: %w", err)
+	}
+	defer os.RemoveAll(spools)
+	if c.dups, err = newDupCheck(spools); err == nil {
+		c.candDups, err = newDupCheck(spools)
+	}
+	if err != nil {
+		out.abort()
+		return nil, fmt.Errorf("convert: %w", err)
+	}
+	defer c.dups.close()
+	defer c.candDups.close()
 	for _, pl := range plans {
 		var err error
 		if pl.f == FormatSQuAD {
@@ -361,6 +379,10 @@ func Convert(ctx context.Context, inputs []string, outDir string, opt Options) (
 				br.UnusedExamples = append(br.UnusedExamples, fmt.Sprintf("%s (%s:%d)", truncate(g.key, 80), g.file, g.spans[0].line))
 			}
 		}
+	}
+	if err := c.removeDuplicates(); err != nil {
+		out.abort()
+		return nil, err
 	}
 	if opt.Split != nil {
 		for _, name := range []string{"tune", "test"} {
@@ -720,10 +742,9 @@ func (c *converter) process(u *unit) error {
 			if len(br.NotCoveredExamples) < c.opt.MaxExamples {
 				br.NotCoveredExamples = append(br.NotCoveredExamples, u.where())
 			}
-			for _, qa := range u.ctx.QAs {
+			for range u.ctx.QAs {
 				rep.InputQuestions++
 				rep.Dropped[DropNotCovered]++
-				c.markSeen(qa.QID)
 			}
 			return nil
 		}
@@ -764,6 +785,12 @@ func (c *converter) process(u *unit) error {
 		x := newCPIndex(d.Text)
 		idxs[di] = x
 		for _, cd := range cands[di] {
+			if u.field != "" {
+				c.candDups.fields[uint64(c.out.cands.n)] = u.field
+			}
+			if err := c.candDups.add(cd.id, uint64(c.out.cands.n), u, 0); err != nil {
+				return fmt.Errorf("convert: spool candidate ids: %w", err)
+			}
 			rec := candidateRec{CandidateID: cd.id, ContextID: id, Start: x.cpAt(cd.span.Start), End: x.cpAt(cd.span.End),
 				Text: d.Text[cd.span.Start:cd.span.End]}
 			if err := c.out.cands.write(rec); err != nil {
@@ -774,16 +801,8 @@ func (c *converter) process(u *unit) error {
 	}
 	// Questions.
 	var raw *cpIndex
-	for _, qa := range u.ctx.QAs {
+	for qi, qa := range u.ctx.QAs {
 		rep.InputQuestions++
-		if c.markSeen(qa.QID) {
-			rep.Dropped[DropDuplicateQID]++
-			if err := c.bad(&ingest.InputError{File: u.file, Line: u.line, Field: joinField(u.field, qa.Field+".qid"),
-				Msg: fmt.Sprintf("question id %q was seen before; this question is left out", qa.QID)}); err != nil {
-				return err
-			}
-			continue
-		}
 		if len(qa.Spans) == 0 {
 			rep.Dropped[DropNoValidSpan]++
 			continue
@@ -840,8 +859,15 @@ func (c *converter) process(u *unit) error {
 		if answers == nil {
 			answers = []string{}
 		}
+		ord := uint64(c.out.quest.n)
 		if err := c.out.quest.write(questionRec{QuestionID: qa.QID, Question: qa.Question, Answers: answers, Gold: gold}); err != nil {
 			return fmt.Errorf("convert: write questions: %w", err)
+		}
+		if u.field != "" {
+			c.dups.fields[ord] = joinField(u.field, qa.Field+".id")
+		}
+		if err := c.dups.add(qa.QID, ord, u, qaIndex(qa.Field, qi)); err != nil {
+			return fmt.Errorf("convert: spool question ids: %w", err)
 		}
 		rep.Questions++
 		if len(gold) > 1 {
@@ -858,8 +884,14 @@ func joinField(a, b string) string {
 	return a + "." + b
 }
 
-// markSeen records a question id and reports whether it was seen before.
-func (c *converter) markSeen(qid string) bool { return c.seen.add(qid) }
+// qaIndex is the index in "qas[k]", or def.
+func qaIndex(field string, def int) int {
+	var k int
+	if _, err := fmt.Sscanf(field, "qas[%d]", &k); err == nil {
+		return k
+	}
+	return def
+}
 
 // goldOf applies the gold rule to a span (bytes of a doc's text): the
 // candidate it makes gold, if any, and whether it crosses a boundary.

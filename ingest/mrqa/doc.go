@@ -75,14 +75,17 @@
 //
 // # Bad input
 //
-// MRQA files are read one line at a time, so memory stays flat however
-// large the input (but for 16 bytes per question id, kept to catch
-// duplicates, and the annotations, which are read whole). MRQA char_spans
+// MRQA files are read one line at a time and the dataset is written as it
+// is made, so memory stays flat however large the input: repeated question
+// and candidate ids are found at the end from fixed-size records spooled to
+// disk beside the output and sorted a part at a time. (Annotations are read
+// whole; a SQuAD JSON file is one JSON document, read whole too.) MRQA char_spans
 // are inclusive [start, end] code point offsets, as Python counts; every
 // span must lie inside its context and match its answer text (exactly, or
 // ignoring case and runs of white space). A bad record — a malformed line,
 // a missing field, a span out of range or not matching its text, a
-// duplicate question id — is left out (the line, the question or the span,
+// question id already used (the later question), a context repeated with
+// the same question ids (its candidates) — is left out (the line, the question or the span,
 // whichever the fault is confined to), counted, and reported with
 // file:line and field for the first few; Convert then still writes the
 // dataset and returns an error wrapping ErrBadRecords. In a 100,000-line

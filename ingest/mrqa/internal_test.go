@@ -1,6 +1,7 @@
 package mrqa
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -105,23 +106,6 @@ func indexOf(s, sub string) int {
 	return -1
 }
 
-func TestIDSet(t *testing.T) {
-	var s idSet
-	for i := 0; i < 5000; i++ {
-		if s.add(string(rune('a'+i%26)) + string(rune(i))) {
-			t.Fatalf("id %d reported as seen", i)
-		}
-	}
-	for i := 0; i < 5000; i++ {
-		if !s.add(string(rune('a'+i%26)) + string(rune(i))) {
-			t.Fatalf("id %d not remembered", i)
-		}
-	}
-	if s.n != 5000 || len(s.slots) < 2*s.n {
-		t.Errorf("n %d, %d slots", s.n, len(s.slots))
-	}
-}
-
 func TestCPIndex(t *testing.T) {
 	x := newCPIndex("aé😀b")
 	if x.len() != 4 || x.byteAt(2) != 3 || x.byteAt(3) != 7 || x.byteAt(4) != 8 || x.cpAt(7) != 3 || x.cpAt(4) != 2 {
@@ -145,5 +129,35 @@ func TestDatasetByName(t *testing.T) {
 	}
 	if _, err := DatasetByName("__"); err == nil {
 		t.Error(`"__": no error`)
+	}
+}
+
+// TestDupCheckPartitions finds repeated hashes when the records are sorted
+// a partition at a time.
+func TestDupCheckPartitions(t *testing.T) {
+	d, err := newDupCheck(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.close()
+	d.maxInMem = 16
+	u := &unit{file: "in.jsonl", line: 1}
+	for i := 0; i < 1000; i++ {
+		id := fmt.Sprintf("q%d", i%900) // q0…q99 twice
+		if err := d.add(id, uint64(i), u, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sus, err := d.suspects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sus) != 200 {
+		t.Fatalf("%d suspects, want 200", len(sus))
+	}
+	for _, r := range sus {
+		if r.ord%900 >= 100 || r.hash != hashID(fmt.Sprintf("q%d", r.ord%900)) || r.qa != uint32(r.ord) {
+			t.Fatalf("suspect %+v", r)
+		}
 	}
 }

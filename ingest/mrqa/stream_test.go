@@ -154,8 +154,8 @@ func TestConvertStreams(t *testing.T) {
 		os.Remove(in)
 		os.RemoveAll(out)
 	}
-	// Four times the input, at most the small run's heap plus the question
-	// id set's growth (16 bytes per id) plus slack for the collector.
+	// Four times the input, at most the small run's heap plus slack for the
+	// collector.
 	if limit := peaks[0] + peaks[0]/2 + 8<<20; peaks[1] > limit {
 		t.Errorf("peak heap grew from %.1f MB to %.1f MB with 4× the input", float64(peaks[0])/(1<<20), float64(peaks[1])/(1<<20))
 	}

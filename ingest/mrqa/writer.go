@@ -17,6 +17,8 @@ type jsonlWriter struct {
 	gz  *gzip.Writer
 	enc *json.Encoder
 	n   int
+	// done is set once closed.
+	done bool
 }
 
 func newJSONLWriter(path string) (*jsonlWriter, error) {
@@ -38,6 +40,10 @@ func (w *jsonlWriter) write(v any) error {
 }
 
 func (w *jsonlWriter) close() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
 	err := w.gz.Close()
 	if e := w.bw.Flush(); err == nil {
 		err = e
