@@ -189,17 +189,17 @@ func (u *unit) where() string {
 
 // converter holds the state of one conversion.
 type converter struct {
-	ctx    context.Context
-	opt    Options
-	out    *outDir
-	ann    *Annotations
-	rep    *Report
-	byName map[string]*DatasetReport
-	links  map[string]string
+	ctx      context.Context
+	opt      Options
+	out      *outDir
+	ann      *Annotations
+	rep      *Report
+	byName   map[string]*DatasetReport
+	links    map[string]string
 	dups     *dupCheck
 	candDups *dupCheck
-	nextID int
-	titles map[string]bool
+	nextID   int
+	titles   map[string]bool
 }
 
 // Convert reads MRQA files (JSON lines, optionally gzipped) and SQuAD JSON
