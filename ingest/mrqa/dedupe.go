@@ -72,7 +72,7 @@ func newDupCheck(dir string) (*dupCheck, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &dupCheck{dir: dir, f: f, w: bufio.NewWriterSize(f, 1<<16), index: map[string]uint32{}, fields: map[uint64]string{}, maxInMem: 1 << 19}, nil
+	return &dupCheck{dir: dir, f: f, w: bufio.NewWriterSize(f, 1<<16), index: map[string]uint32{}, fields: map[uint64]string{}, maxInMem: 1 << 18}, nil
 }
 
 func hashID(s string) uint64 {
