@@ -238,102 +238,17 @@ func Convert(ctx context.Context, inputs []string, outDir string, opt Options) (
 	if opt.Split != nil {
 		c.titles = map[string]bool{}
 	}
+	if err := checkTarget(outDir, opt.Force); err != nil {
+		return nil, fmt.Errorf("convert: %w", err)
+	}
 	// Resolve every input's format and dataset first: a refused dataset or
 	// an unreadable input stops the conversion before anything is written.
-	var datasetOverride *Dataset
-	if opt.Dataset != "" {
-		d, err := DatasetByName(opt.Dataset)
-		if err != nil {
-			return nil, fmt.Errorf("convert: --dataset: %w", err)
-		}
-		datasetOverride = &d
+	plans, err := c.plan(inputs)
+	if err != nil {
+		return nil, err
 	}
-	type plan struct {
-		path string
-		f    Format
-		ds   Dataset
-	}
-	var plans []plan
-	for _, p := range inputs {
-		f, err := detectFormat(p)
-		if err != nil {
-			return nil, fmt.Errorf("convert: %w", err)
-		}
-		ir := InputReport{Path: p, Format: f}
-		var ds Dataset
-		switch {
-		case f == FormatSQuAD:
-			ds, _ = DatasetByName("SQuAD")
-			if datasetOverride != nil {
-				ds = *datasetOverride
-			}
-		default:
-			h, err := readHeader(p)
-			if err != nil {
-				return nil, fmt.Errorf("convert: %w", err)
-			}
-			switch {
-			case datasetOverride != nil:
-				ds = *datasetOverride
-				if h != nil && h.Dataset != "" {
-					if hd, err := DatasetByName(h.Dataset); err == nil && hd.Name != ds.Name {
-						c.rep.Warnings = append(c.rep.Warnings, fmt.Sprintf("%s: header says dataset %q; converting it as %s (--dataset)", p, h.Dataset, ds.Name))
-					}
-				}
-			case h != nil && h.Dataset != "":
-				ds, err = DatasetByName(h.Dataset)
-				if err != nil {
-					return nil, fmt.Errorf("convert: %s: header: %w", p, err)
-				}
-			default:
-				d, ok := datasetFromPath(p)
-				if !ok {
-					return nil, fmt.Errorf("convert: %s has no MRQA header and its name names no known dataset; say which with --dataset", p)
-				}
-				ds = d
-				c.rep.Warnings = append(c.rep.Warnings, fmt.Sprintf("%s: no MRQA header; dataset %s taken from the file name", p, ds.Name))
-			}
-			if h != nil {
-				ir.Split = h.Split
-			}
-		}
-		if ds.Refused != "" {
-			return nil, fmt.Errorf("convert: %w", refusal(ds, p))
-		}
-		if !ds.Known {
-			c.rep.Warnings = append(c.rep.Warnings, fmt.Sprintf("%s: dataset %s has no rules of its own; its contexts are used as they are", p, ds.Name))
-		}
-		ir.Dataset = ds.Name
-		c.rep.Inputs = append(c.rep.Inputs, ir)
-		plans = append(plans, plan{p, f, ds})
-	}
-	if len(opt.IDLinks) > 0 && len(opt.Boundaries) == 0 {
-		return nil, errors.New("convert: id links only serve to match annotations; give boundaries too")
-	}
-	if len(opt.Boundaries) > 0 {
-		ann, err := ReadAnnotations(opt.Boundaries...)
-		if err != nil {
-			return nil, fmt.Errorf("convert: boundaries: %w", err)
-		}
-		c.ann = ann
-		c.rep.Sentences = "annotations"
-		c.rep.Boundaries = &BoundaryReport{Files: ann.Files, Annotated: ann.NumContexts()}
-		have := ann.datasets()
-		for d := range have {
-			c.rep.Boundaries.DatasetsCovered = append(c.rep.Boundaries.DatasetsCovered, d)
-		}
-		sort.Strings(c.rep.Boundaries.DatasetsCovered)
-		if len(opt.IDLinks) > 0 {
-			if c.links, err = readIDLinks(opt.IDLinks); err != nil {
-				return nil, fmt.Errorf("convert: %w", err)
-			}
-		}
-		for _, pl := range plans {
-			if !have[pl.ds.Name] {
-				return nil, fmt.Errorf("convert: the boundaries (%s) annotate %s, not dataset %s of %s",
-					strings.Join(opt.Boundaries, ", "), strings.Join(c.rep.Boundaries.DatasetsCovered, ", "), pl.ds.Name, pl.path)
-			}
-		}
+	if err := c.loadBoundaries(plans); err != nil {
+		return nil, err
 	}
 	out, err := createOutDir(outDir, opt.Force)
 	if err != nil {
@@ -416,6 +331,117 @@ func Convert(ctx context.Context, inputs []string, outDir string, opt Options) (
 		return c.rep, fmt.Errorf("convert: wrote %s, leaving out %d bad record(s) (%w)", outDir, c.rep.BadRecords, ErrBadRecords)
 	}
 	return c.rep, nil
+}
+
+// plan is one input, its format and dataset.
+type plan struct {
+	path string
+	f    Format
+	ds   Dataset
+}
+
+// plan resolves every input's format and dataset, refusing the datasets
+// MultiReQA leaves out.
+func (c *converter) plan(inputs []string) ([]plan, error) {
+	opt := c.opt
+	var datasetOverride *Dataset
+	if opt.Dataset != "" {
+		d, err := DatasetByName(opt.Dataset)
+		if err != nil {
+			return nil, fmt.Errorf("convert: --dataset: %w", err)
+		}
+		datasetOverride = &d
+	}
+	var plans []plan
+	for _, p := range inputs {
+		f, err := detectFormat(p)
+		if err != nil {
+			return nil, fmt.Errorf("convert: %w", err)
+		}
+		ir := InputReport{Path: p, Format: f}
+		var ds Dataset
+		switch {
+		case f == FormatSQuAD:
+			ds, _ = DatasetByName("SQuAD")
+			if datasetOverride != nil {
+				ds = *datasetOverride
+			}
+		default:
+			h, err := readHeader(p)
+			if err != nil {
+				return nil, fmt.Errorf("convert: %w", err)
+			}
+			switch {
+			case datasetOverride != nil:
+				ds = *datasetOverride
+				if h != nil && h.Dataset != "" {
+					if hd, err := DatasetByName(h.Dataset); err == nil && hd.Name != ds.Name {
+						c.rep.Warnings = append(c.rep.Warnings, fmt.Sprintf("%s: header says dataset %q; converting it as %s (--dataset)", p, h.Dataset, ds.Name))
+					}
+				}
+			case h != nil && h.Dataset != "":
+				ds, err = DatasetByName(h.Dataset)
+				if err != nil {
+					return nil, fmt.Errorf("convert: %s: header: %w", p, err)
+				}
+			default:
+				d, ok := datasetFromPath(p)
+				if !ok {
+					return nil, fmt.Errorf("convert: %s has no MRQA header and its name names no known dataset; say which with --dataset", p)
+				}
+				ds = d
+				c.rep.Warnings = append(c.rep.Warnings, fmt.Sprintf("%s: no MRQA header; dataset %s taken from the file name", p, ds.Name))
+			}
+			if h != nil {
+				ir.Split = h.Split
+			}
+		}
+		if ds.Refused != "" {
+			return nil, fmt.Errorf("convert: %w", refusal(ds, p))
+		}
+		if !ds.Known {
+			c.rep.Warnings = append(c.rep.Warnings, fmt.Sprintf("%s: dataset %s has no rules of its own; its contexts are used as they are", p, ds.Name))
+		}
+		ir.Dataset = ds.Name
+		c.rep.Inputs = append(c.rep.Inputs, ir)
+		plans = append(plans, plan{p, f, ds})
+	}
+	return plans, nil
+}
+
+// loadBoundaries reads the annotations and id links, if any, and checks
+// that they annotate the inputs' datasets.
+func (c *converter) loadBoundaries(plans []plan) error {
+	opt := c.opt
+	if len(opt.IDLinks) > 0 && len(opt.Boundaries) == 0 {
+		return errors.New("convert: id links only serve to match annotations; give boundaries too")
+	}
+	if len(opt.Boundaries) > 0 {
+		ann, err := ReadAnnotations(opt.Boundaries...)
+		if err != nil {
+			return fmt.Errorf("convert: boundaries: %w", err)
+		}
+		c.ann = ann
+		c.rep.Sentences = "annotations"
+		c.rep.Boundaries = &BoundaryReport{Files: ann.Files, Annotated: ann.NumContexts()}
+		have := ann.datasets()
+		for d := range have {
+			c.rep.Boundaries.DatasetsCovered = append(c.rep.Boundaries.DatasetsCovered, d)
+		}
+		sort.Strings(c.rep.Boundaries.DatasetsCovered)
+		if len(opt.IDLinks) > 0 {
+			if c.links, err = readIDLinks(opt.IDLinks); err != nil {
+				return fmt.Errorf("convert: %w", err)
+			}
+		}
+		for _, pl := range plans {
+			if !have[pl.ds.Name] {
+				return fmt.Errorf("convert: the boundaries (%s) annotate %s, not dataset %s of %s",
+					strings.Join(opt.Boundaries, ", "), strings.Join(c.rep.Boundaries.DatasetsCovered, ", "), pl.ds.Name, pl.path)
+			}
+		}
+	}
+	return nil
 }
 
 // readHeader returns the header of an MRQA file, or nil when its first
