@@ -49,8 +49,7 @@ type DenseRanker struct {
 	graph *ann.Graph
 	k, ef int
 
-	mu    sync.RWMutex
-	cache map[string][]float32
+	st *denseState
 }
 
 // denseState is loaded once per engine: the encoder and raw vectors.
@@ -65,6 +64,10 @@ type denseState struct {
 	graph    *ann.Graph
 	graphErr error
 	mu       sync.Mutex
+
+	// Question embeddings, shared by every dense ranker of the engine.
+	qmu    sync.RWMutex
+	qcache map[string][]float32
 }
 
 func (e *Engine) loadDense(threads int) (*denseState, error) {
@@ -73,7 +76,7 @@ func (e *Engine) loadDense(threads int) (*denseState, error) {
 		return nil, fmt.Errorf("%w \"dense\": index %s has no embeddings (rebuild with `reqa index --dense`)", ErrUnknownRanker, e.r.Path())
 	}
 	e.denseOnce.Do(func() {
-		st := &denseState{combined: map[float64]dense.Vectors{}}
+		st := &denseState{combined: map[float64]dense.Vectors{}, qcache: map[string][]float32{}}
 		e.dense = st
 		st.err = func() error {
 			onnx, err := e.r.LargeBlob(blobDenseModel)
@@ -152,7 +155,7 @@ func (e *Engine) DenseRanker(withContext bool, opt DenseOptions) (*DenseRanker, 
 	if err != nil {
 		return nil, err
 	}
-	d := &DenseRanker{name: "dense", enc: st.enc, answers: v, lambda: lambda, cache: map[string][]float32{}, k: opt.K, ef: opt.Ef}
+	d := &DenseRanker{name: "dense", enc: st.enc, answers: v, lambda: lambda, st: st, k: opt.K, ef: opt.Ef}
 	if m := e.r.Meta().Dense; opt.ANN && m.Graph && m.GraphLambda == lambda {
 		if d.graph, err = e.loadGraph(st, v); err != nil {
 			return nil, err
@@ -194,30 +197,38 @@ func (d *DenseRanker) Lambda() float64 { return d.lambda }
 // Prepare embeds questions in batches ahead of Score (evaluation).
 func (d *DenseRanker) Prepare(ctx context.Context, questions []string, progress func(done, total int)) error {
 	var todo []string
-	d.mu.RLock()
+	seen := map[string]bool{}
+	d.st.qmu.RLock()
 	for _, q := range questions {
-		if _, ok := d.cache[q]; !ok {
+		if _, ok := d.st.qcache[q]; !ok && !seen[q] {
+			seen[q] = true
 			todo = append(todo, q)
 		}
 	}
-	d.mu.RUnlock()
+	d.st.qmu.RUnlock()
 	vecs, err := d.enc.Encode(ctx, todo, progress)
 	if err != nil {
 		return err
 	}
-	d.mu.Lock()
-	for i, q := range todo {
-		d.cache[q] = vecs[i]
-	}
-	d.mu.Unlock()
+	d.SetQuestionVectors(todo, vecs)
 	return nil
+}
+
+// SetQuestionVectors caches question embeddings (computed elsewhere, e.g.
+// loaded from a file by an experiment) for every dense ranker of the engine.
+func (d *DenseRanker) SetQuestionVectors(questions []string, vecs [][]float32) {
+	d.st.qmu.Lock()
+	for i, q := range questions {
+		d.st.qcache[q] = vecs[i]
+	}
+	d.st.qmu.Unlock()
 }
 
 // QuestionVector returns the question's embedding.
 func (d *DenseRanker) QuestionVector(ctx context.Context, question string) ([]float32, error) {
-	d.mu.RLock()
-	v, ok := d.cache[question]
-	d.mu.RUnlock()
+	d.st.qmu.RLock()
+	v, ok := d.st.qcache[question]
+	d.st.qmu.RUnlock()
 	if ok {
 		return v, nil
 	}

@@ -2,7 +2,10 @@ package rank_test
 
 import (
 	"context"
+	"encoding/gob"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,13 +14,13 @@ import (
 	"github.com/reqa/reqa/rank/fuse"
 )
 
-// TestFusionExperiment tunes every fusion on the SQuAD tune half and
-// reports it on the test half. It needs an index with embeddings built from
-// the SQuAD set: REQA_SQUAD_INDEX=path go test -run FusionExperiment -v ./rank
-func TestFusionExperiment(t *testing.T) {
+// experiment opens the SQuAD index named by REQA_SQUAD_INDEX (built with
+// embeddings from the SQuAD set) and returns it with the questions of each
+// split. Question embeddings are cached in REQA_QVEC_CACHE when set.
+func experiment(t *testing.T) (*rank.Engine, map[string][]rank.EvalQuestion) {
 	path := os.Getenv("REQA_SQUAD_INDEX")
 	if path == "" {
-		t.Skip("set REQA_SQUAD_INDEX to a SQuAD index with embeddings to run the fusion experiment")
+		t.Skip("set REQA_SQUAD_INDEX to a SQuAD index with embeddings to run the experiments")
 	}
 	d, err := ingest.ReadDataset(squadDir)
 	if err != nil {
@@ -27,8 +30,9 @@ func TestFusionExperiment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
-	conv := func(split string) []rank.EvalQuestion {
+	t.Cleanup(func() { e.Close() })
+	splits := map[string][]rank.EvalQuestion{}
+	for _, split := range []string{"all", "tune", "test"} {
 		qs, _ := d.SplitQuestions(split)
 		out := make([]rank.EvalQuestion, len(qs))
 		for i, q := range qs {
@@ -38,50 +42,116 @@ func TestFusionExperiment(t *testing.T) {
 				out[i].Gold = append(out[i].Gold, id)
 			}
 		}
-		return out
+		splits[split] = out
 	}
-	tune, test := conv("tune"), conv("test")
-	ctx := context.Background()
-	byName := map[string]rank.Ranker{}
-	for _, n := range []string{"bm25-wpm", "bm25-word", "dense"} {
-		r, err := e.Ranker(n, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		byName[n] = r
-		rs, err := rank.Run(ctx, r, test, 0, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res := rank.Summarize(n, test, rs)
-		t.Logf("%-28s test P@1 %.2f MRR %.2f", n, res.PAt1, res.MRR)
+	dr, err := e.DenseRanker(true, rank.DenseOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, inputs := range [][]string{{"bm25-wpm", "dense"}, {"bm25-wpm", "bm25-word", "dense"}} {
-		var rs []rank.Ranker
-		for _, n := range inputs {
-			rs = append(rs, byName[n])
+	var texts []string
+	for _, q := range splits["all"] {
+		texts = append(texts, q.Text)
+	}
+	cache := os.Getenv("REQA_QVEC_CACHE")
+	var vecs [][]float32
+	if f, err := os.Open(cache); cache != "" && err == nil {
+		err = gob.NewDecoder(f).Decode(&vecs)
+		f.Close()
+		if err != nil || len(vecs) != len(texts) {
+			vecs = nil
 		}
+	}
+	if vecs == nil {
 		t0 := time.Now()
-		exs, err := rank.TuningExamples(ctx, rs, tune)
+		if err := dr.Prepare(context.Background(), texts, nil); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("embedded %d questions in %v", len(texts), time.Since(t0))
+		for _, q := range texts {
+			v, _ := dr.QuestionVector(context.Background(), q)
+			vecs = append(vecs, v)
+		}
+		if cache != "" {
+			if f, err := os.Create(cache); err == nil {
+				gob.NewEncoder(f).Encode(vecs)
+				f.Close()
+			}
+		}
+	} else {
+		dr.SetQuestionVectors(texts, vecs)
+	}
+	return e, splits
+}
+
+// TestLambdaSweep reports dense P@1/MRR for several context weights λ.
+func TestLambdaSweep(t *testing.T) {
+	e, splits := experiment(t)
+	for _, l := range []float64{0, 0.25, 0.5, 0.75, 1, 1.5, 2} {
+		dr, err := e.DenseRanker(true, rank.DenseOptions{Lambda: l, LambdaSet: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("examples for %v in %v", inputs, time.Since(t0))
-		for _, m := range []string{"rrf", "minmax", "zscore", "adaptive"} {
-			p, _, err := fuse.Tune(m, inputs, exs, fuse.TuneOptions{Label: "squad tune"})
+		line := ""
+		for _, split := range []string{"all", "test"} {
+			rs, err := rank.Run(context.Background(), dr, splits[split], 0, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			fr, err := rank.NewFusedRanker(p, rs)
+			res := rank.Summarize("dense", splits[split], rs)
+			line += "  " + split + ": P@1 " + f2(res.PAt1) + " MRR " + f2(res.MRR)
+		}
+		t.Logf("λ=%-4v%s", l, line)
+	}
+}
+
+func f2(x float64) string { return strings.TrimRight(strings.TrimRight(fmtF(x), "0"), ".") }
+
+func fmtF(x float64) string { return strconvF(x) }
+
+// TestFusionExperiment tunes fusions on the SQuAD tune half and reports
+// them on the test half.
+func TestFusionExperiment(t *testing.T) {
+	e, splits := experiment(t)
+	ctx := context.Background()
+	sets := [][]string{
+		{"bm25-wpm", "dense"},
+		{"bm25-wpm", "bm25-word", "dense"},
+		{"bm25-wpm", "bm25-wpm/sent", "dense", "dense/sent"},
+		{"bm25-wpm", "bm25-wpm/sent", "bm25-word", "bm25-word/sent", "dense", "dense/sent"},
+	}
+	if s := os.Getenv("REQA_FUSION_SETS"); s != "" {
+		sets = nil
+		for _, x := range strings.Split(s, ";") {
+			sets = append(sets, strings.Split(x, ","))
+		}
+	}
+	for _, inputs := range sets {
+		t0 := time.Now()
+		res, err := e.TuneFusions(ctx, []string{"zscore", "adaptive", "learned"}, inputs, splits["tune"], true, rank.DenseOptions{}, "squad tune")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("tuned %v in %v", inputs, time.Since(t0))
+		for _, r := range res {
+			fr, err := e.Fused(r.Params, true, rank.DenseOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := rank.Run(ctx, fr, test, 0, nil)
+			out, err := rank.Run(ctx, fr, splits["test"], 0, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := rank.Summarize(p.Name, test, out)
-			t.Logf("%-16s %v tune P@1 %.2f → test P@1 %.2f MRR %.2f  w=%v %v %v", m, inputs, p.TuneP1, res.PAt1, res.MRR, p.Weights, p.Bounds, p.BucketWeights)
+			s := rank.Summarize(r.Params.Name, splits["test"], out)
+			t.Logf("  %-16s tune P@1 %.2f → test P@1 %.2f MRR %.2f  %v", r.Params.Name, r.Params.TuneP1, s.PAt1, s.MRR, describe(r.Params))
 		}
 	}
 }
+
+func describe(p fuse.Params) any {
+	if p.Method == "adaptive" {
+		return p.BucketWeights
+	}
+	return p.Weights
+}
+
+func strconvF(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -165,22 +166,42 @@ func (e *Engine) StoredFusions() ([]fuse.Params, error) {
 }
 
 // Fused builds the fused ranker for params from this engine's rankers.
+// An input name ending in "/sent" is that ranker on the sentence alone.
 func (e *Engine) Fused(params fuse.Params, withContext bool, dopt DenseOptions) (*FusedRanker, error) {
 	var inputs []Ranker
 	for _, name := range params.Inputs {
-		var r Ranker
-		var err error
-		if name == "dense" {
-			r, err = e.DenseRanker(withContext, dopt)
-		} else {
-			r, err = e.Ranker(name, withContext)
-		}
+		r, err := e.input(name, withContext, dopt)
 		if err != nil {
 			return nil, fmt.Errorf("fusion %s: %w", params.Name, err)
 		}
 		inputs = append(inputs, r)
 	}
 	return NewFusedRanker(params, inputs)
+}
+
+// input returns the ranker a fusion input name stands for; the result's
+// Name() equals name.
+func (e *Engine) input(name string, withContext bool, dopt DenseOptions) (Ranker, error) {
+	base, sentOnly := strings.CutSuffix(name, "/sent")
+	if sentOnly {
+		withContext = false
+	}
+	dopt.ANN = false // fusion normalises over every candidate's score
+	if base == "dense" {
+		d, err := e.DenseRanker(withContext, dopt)
+		if err == nil {
+			d.name = name
+		}
+		return d, err
+	}
+	r, err := e.Ranker(base, withContext)
+	if err != nil {
+		return nil, err
+	}
+	if b, ok := r.(*BM25Ranker); ok {
+		b.name = name
+	}
+	return r, nil
 }
 
 // TuningExamples scores qs with every input and reduces each question to a
@@ -254,14 +275,7 @@ type TuneResult struct {
 func (e *Engine) TuneFusions(ctx context.Context, methods, inputs []string, tune []EvalQuestion, withContext bool, dopt DenseOptions, label string) ([]TuneResult, error) {
 	var rs []Ranker
 	for _, n := range inputs {
-		var r Ranker
-		var err error
-		if n == "dense" {
-			dopt.ANN = false
-			r, err = e.DenseRanker(withContext, dopt)
-		} else {
-			r, err = e.Ranker(n, withContext)
-		}
+		r, err := e.input(n, withContext, dopt)
 		if err != nil {
 			return nil, err
 		}

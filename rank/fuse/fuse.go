@@ -12,7 +12,9 @@
 //   - "adaptive": z-score combination whose weights depend on the question:
 //     the relative margin between the first ranker's top two scores picks a
 //     bucket, each bucket has its own weights (a confident BM25 keeps its
-//     weight, an unsure one defers to the others).
+//     weight, an unsure one defers to the others);
+//   - "learned": z-score combination with weights a_r + b_r·margin learned
+//     with the paper's listwise softmax objective (see learned.go).
 //
 // Weights are learned on a tuning set by [Tune] (grid search maximising P@1,
 // then MRR) and stored as [Params] in the index.
@@ -66,6 +68,10 @@ func (p Params) Validate() error {
 		if len(p.Weights) != n {
 			return fmt.Errorf("fusion %s: %d weights for %d inputs", p.Name, len(p.Weights), n)
 		}
+	case "learned":
+		if len(p.Weights) != 2*n {
+			return fmt.Errorf("fusion %s: %d coefficients for %d inputs, want %d", p.Name, len(p.Weights), n, 2*n)
+		}
 	case "adaptive":
 		if len(p.BucketWeights) != len(p.Bounds)+1 {
 			return fmt.Errorf("fusion %s: %d buckets for %d bounds", p.Name, len(p.BucketWeights), len(p.Bounds))
@@ -76,7 +82,7 @@ func (p Params) Validate() error {
 			}
 		}
 	default:
-		return fmt.Errorf("fusion %s: unknown method %q (want rrf, minmax, zscore or adaptive)", p.Name, p.Method)
+		return fmt.Errorf("fusion %s: unknown method %q (want rrf, minmax, zscore, adaptive or learned)", p.Name, p.Method)
 	}
 	return nil
 }
@@ -149,6 +155,9 @@ func (s Stats) Z(x float64) float64 {
 // WeightsFor returns the weights p applies to a question whose first input
 // has statistics first.
 func (p Params) WeightsFor(first Stats) []float64 {
+	if p.Method == "learned" {
+		return p.learnedWeights(first.Margin())
+	}
 	if p.Method != "adaptive" {
 		return p.Weights
 	}
@@ -193,6 +202,8 @@ func Fuse(p Params, inputs [][]float64, out []float64) error {
 		for d, x := range in {
 			if p.Method == "minmax" {
 				out[d] += w[r] * st.MinMax(x)
+			} else if p.Method == "learned" || p.Method == "adaptive" || p.Method == "zscore" {
+				out[d] += w[r] * st.Z(x)
 			} else {
 				out[d] += w[r] * st.Z(x)
 			}

@@ -239,6 +239,13 @@ func Tune(method string, inputs []string, exs []Example, opt TuneOptions) (Param
 	case "rrf":
 		p.K = 60
 		return p, nil, p.Validate()
+	case "learned":
+		p.Weights = trainLearned(len(inputs), exs)
+		for i, w := range p.Weights {
+			p.Weights[i] = round6(w)
+		}
+		p.TuneP1 = p.learnedP1(exs)
+		return p, nil, p.Validate()
 	}
 	return Params{}, nil, fmt.Errorf("tune: unknown method %q", method)
 }

@@ -1,0 +1,120 @@
+package fuse
+
+import (
+	"math"
+	"math/rand"
+	"reflect"
+	"testing"
+)
+
+func TestFuseMethods(t *testing.T) {
+	a := []float64{3, 1, 0, 2}
+	b := []float64{0.1, 0.9, 0.5, 0.2}
+	out := make([]float64, 4)
+	cases := []struct {
+		p    Params
+		best int
+	}{
+		{Params{Name: "a", Method: "minmax", Inputs: []string{"a", "b"}, Weights: []float64{1, 0}}, 0},
+		{Params{Name: "b", Method: "minmax", Inputs: []string{"a", "b"}, Weights: []float64{0, 1}}, 1},
+		{Params{Name: "z", Method: "zscore", Inputs: []string{"a", "b"}, Weights: []float64{0.5, 0.5}}, 1},
+		{Params{Name: "r", Method: "rrf", Inputs: []string{"a", "b"}, K: 60}, 1}, // 1/63+1/61 beats 1/61+1/64
+	}
+	for _, c := range cases {
+		if err := Fuse(c.p, [][]float64{a, b}, out); err != nil {
+			t.Fatal(err)
+		}
+		best := 0
+		for i := range out {
+			if out[i] > out[best] {
+				best = i
+			}
+		}
+		if best != c.best {
+			t.Errorf("%s: best %d (%v), want %d", c.p.Name, best, out, c.best)
+		}
+	}
+	// RRF by hand: a ranks 0,3,1,2 → doc 0 rank 1 in a, rank 4 in b.
+	Fuse(cases[3].p, [][]float64{a, b}, out)
+	if want := 1/61.0 + 1/64.0; math.Abs(out[0]-want) > 1e-12 {
+		t.Fatalf("rrf doc 0 = %v, want %v", out[0], want)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	bad := []Params{
+		{Name: "x", Method: "zscore", Inputs: []string{"a"}, Weights: []float64{1, 2}},
+		{Name: "x", Method: "rrf", Inputs: []string{"a"}},
+		{Name: "x", Method: "nope", Inputs: []string{"a"}},
+		{Name: "x", Method: "zscore"},
+		{Name: "x", Method: "adaptive", Inputs: []string{"a"}, Bounds: []float64{0.1}, BucketWeights: [][]float64{{1}}},
+		{Name: "x", Method: "learned", Inputs: []string{"a", "b"}, Weights: []float64{1, 2}},
+	}
+	for _, p := range bad {
+		if p.Validate() == nil {
+			t.Errorf("invalid params accepted: %+v", p)
+		}
+	}
+}
+
+// synthetic builds tuning examples where input 0 is right on confident
+// questions and input 1 is right otherwise.
+func synthetic(n int, seed int64) []Example {
+	rng := rand.New(rand.NewSource(seed))
+	var exs []Example
+	for q := 0; q < n; q++ {
+		const docs = 30
+		a, b := make([]float64, docs), make([]float64, docs)
+		for d := range a {
+			a[d] = rng.Float64()
+			b[d] = rng.Float64()
+		}
+		gold := uint32(rng.Intn(docs))
+		if q%2 == 0 {
+			a[gold] += 3 // confident and right
+		} else {
+			b[gold] += 1.5
+			a[gold] += 0.3
+		}
+		exs = append(exs, NewExample([][]float64{a, b}, []uint32{gold}, 10))
+	}
+	return exs
+}
+
+func TestTuneBeatsSingles(t *testing.T) {
+	exs := synthetic(400, 1)
+	single0, _ := evaluate("zscore", []float64{1, 0}, exs)
+	single1, _ := evaluate("zscore", []float64{0, 1}, exs)
+	for _, m := range []string{"minmax", "zscore", "adaptive", "learned"} {
+		p, _, err := Tune(m, []string{"a", "b"}, exs, TuneOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.TuneP1 <= math.Max(single0, single1) {
+			t.Errorf("%s: tuned P@1 %.1f does not beat the single inputs (%.1f, %.1f)", m, p.TuneP1, single0, single1)
+		}
+	}
+}
+
+func TestTuneDeterministic(t *testing.T) {
+	exs := synthetic(200, 2)
+	for _, m := range []string{"zscore", "adaptive", "learned"} {
+		p1, _, _ := Tune(m, []string{"a", "b"}, exs, TuneOptions{})
+		p2, _, _ := Tune(m, []string{"a", "b"}, exs, TuneOptions{})
+		if !reflect.DeepEqual(p1, p2) {
+			t.Errorf("%s: tuning is not deterministic: %+v vs %+v", m, p1, p2)
+		}
+	}
+}
+
+func TestSimplex(t *testing.T) {
+	g := simplex(3, 4)
+	if len(g) != 15 {
+		t.Fatalf("3-simplex with 4 steps has %d points, want 15", len(g))
+	}
+	for _, w := range g {
+		if s := w[0] + w[1] + w[2]; math.Abs(s-1) > 1e-12 {
+			t.Fatalf("weights %v sum to %v", w, s)
+		}
+	}
+}
