@@ -257,3 +257,7 @@ func (d *DenseRanker) Score(question string, acc *bm25.Accumulator) error {
 	acc.TouchAll()
 	return nil
 }
+
+// AnswerVectors returns the answer-tower vectors the ranker scores against
+// (shared storage; do not modify).
+func (d *DenseRanker) AnswerVectors() dense.Vectors { return d.answers }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/gob"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/reqa/reqa/index/ann"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/rank/fuse"
@@ -155,3 +157,59 @@ func describe(p fuse.Params) any {
 }
 
 func strconvF(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+
+// TestANNSQuAD measures the HNSW graph against exact search on the real
+// SQuAD answer vectors (λ = the index's), SQuAD questions as queries.
+func TestANNSQuAD(t *testing.T) {
+	e, splits := experiment(t)
+	dr, err := e.DenseRanker(true, rank.DenseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vecs := dr.AnswerVectors()
+	var qs [][]float32
+	for _, q := range splits["all"] {
+		v, _ := dr.QuestionVector(context.Background(), q.Text)
+		qs = append(qs, v)
+	}
+	for _, m := range []int{16, 32} {
+		t0 := time.Now()
+		g := ann.New(vecs.Dim, ann.Config{M: m, Seed: 1})
+		g.Grow(vecs.Len())
+		for i := 0; i < vecs.Len(); i++ {
+			g.Add(vecs.Row(i))
+		}
+		build := time.Since(t0)
+		for _, ef := range []int{16, 32, 64, 128, 256} {
+			var hit, total int
+			lat := make([]time.Duration, 0, len(qs))
+			for _, q := range qs {
+				exact := ann.Exact(vecs.Data, vecs.Dim, q, 10)
+				t1 := time.Now()
+				got := g.Search(q, 10, ef)
+				lat = append(lat, time.Since(t1))
+				in := map[uint32]bool{}
+				for _, r := range got {
+					in[r.ID] = true
+				}
+				for _, r := range exact {
+					if in[r.ID] {
+						hit++
+					}
+				}
+				total += len(exact)
+			}
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			t.Logf("M=%d ef=%d: recall@10 %.4f  p50 %v  p99 %v  (build %v for %d vectors)", m, ef, float64(hit)/float64(total), lat[len(lat)/2], lat[len(lat)*99/100], build.Round(time.Millisecond), vecs.Len())
+		}
+	}
+	// Exact search latency for comparison.
+	lat := make([]time.Duration, 0, len(qs))
+	for _, q := range qs {
+		t1 := time.Now()
+		ann.Exact(vecs.Data, vecs.Dim, q, 10)
+		lat = append(lat, time.Since(t1))
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	t.Logf("exact: p50 %v  p99 %v", lat[len(lat)/2], lat[len(lat)*99/100])
+}

@@ -60,3 +60,28 @@ func FuzzDecode(f *testing.F) {
 	f.Add(v.Encode())
 	f.Fuzz(func(t *testing.T, b []byte) { Decode(b) })
 }
+
+func TestDotKernelsAgree(t *testing.T) {
+	a := make([]float32, 512)
+	b := make([]float32, 512)
+	for i := range a {
+		a[i] = float32(math.Sin(float64(i)))
+		b[i] = float32(math.Cos(float64(i) * 0.7))
+	}
+	if d1, d2 := Dot(a, b), dotGo(a, b); math.Abs(float64(d1-d2)) > 1e-4 {
+		t.Fatalf("SIMD dot %v, Go dot %v", d1, d2)
+	}
+}
+
+func BenchmarkScoreAll(b *testing.B) {
+	v := Vectors{Dim: 512, Data: make([]float32, 10000*512)}
+	for i := range v.Data {
+		v.Data[i] = float32(i%7) * 0.01
+	}
+	q := v.Row(3)
+	out := make([]float64, v.Len())
+	for i := 0; i < b.N; i++ {
+		ScoreAll(v, q, out)
+	}
+	b.ReportMetric(float64(b.N*v.Len())/b.Elapsed().Seconds(), "dots/s")
+}
