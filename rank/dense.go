@@ -261,3 +261,32 @@ func (d *DenseRanker) Score(question string, acc *bm25.Accumulator) error {
 // AnswerVectors returns the answer-tower vectors the ranker scores against
 // (shared storage; do not modify).
 func (d *DenseRanker) AnswerVectors() dense.Vectors { return d.answers }
+
+// ScoreBatch implements BatchScorer: it scores a block of questions at once
+// (exact search only).
+func (d *DenseRanker) ScoreBatch(questions []string, accs []*bm25.Accumulator) error {
+	if d.graph != nil {
+		for i, q := range questions {
+			if err := d.Score(q, accs[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	qs := make([][]float32, len(questions))
+	outs := make([][]float64, len(questions))
+	for i, q := range questions {
+		v, err := d.QuestionVector(context.Background(), q)
+		if err != nil {
+			return err
+		}
+		qs[i] = v
+		accs[i].Reset()
+		outs[i] = accs[i].Scores
+	}
+	dense.ScoreBlock(d.answers, qs, outs)
+	for _, a := range accs[:len(questions)] {
+		a.TouchAll()
+	}
+	return nil
+}

@@ -43,6 +43,15 @@ type Preparer interface {
 	Prepare(ctx context.Context, questions []string, progress func(done, total int)) error
 }
 
+// BatchScorer is implemented by rankers that score a block of questions
+// faster than one by one (exhaustive dense search).
+type BatchScorer interface {
+	ScoreBatch(questions []string, accs []*bm25.Accumulator) error
+}
+
+// batchSize is the block of questions a BatchScorer gets in Run.
+const batchSize = 32
+
 // Run evaluates ranker r over qs with workers goroutines (GOMAXPROCS when
 // ≤ 0) and returns per-question outcomes in question order. progress, if
 // set, is called with the number of questions done.
@@ -65,40 +74,63 @@ func Run(ctx context.Context, r Ranker, qs []EvalQuestion, workers int, progress
 			return nil, err
 		}
 	}
+	bs, batched := r.(BatchScorer)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			acc := bm25.NewAccumulator(n)
+			step := 1
+			if batched {
+				step = batchSize
+			}
+			accs := make([]*bm25.Accumulator, step)
+			for i := range accs {
+				accs[i] = bm25.NewAccumulator(n)
+			}
+			texts := make([]string, 0, step)
 			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= len(qs) {
+				lo := int(next.Add(int64(step))) - step
+				if lo >= len(qs) {
 					return
 				}
-				acc.Reset()
-				if err := r.Score(qs[i].Text, acc); err != nil {
-					once.Do(func() { firstErr = fmt.Errorf("question %s: %w", qs[i].ID, err) })
+				hi := min(lo+step, len(qs))
+				var err error
+				if batched {
+					texts = texts[:0]
+					for i := lo; i < hi; i++ {
+						texts = append(texts, qs[i].Text)
+					}
+					err = bs.ScoreBatch(texts, accs)
+				} else {
+					accs[0].Reset()
+					err = r.Score(qs[lo].Text, accs[0])
+				}
+				if err != nil {
+					once.Do(func() { firstErr = fmt.Errorf("question %s: %w", qs[lo].ID, err) })
 					return
 				}
-				qr := QuestionResult{Rank: n + 1}
-				for _, g := range qs[i].Gold {
-					if int(g) >= n {
-						continue
+				for i := lo; i < hi; i++ {
+					acc := accs[i-lo]
+					qr := QuestionResult{Rank: n + 1}
+					for _, g := range qs[i].Gold {
+						if int(g) >= n {
+							continue
+						}
+						rk := rankOf(acc, n, g)
+						if rk < qr.Rank {
+							qr.Rank = rk
+						}
+						if rk <= 10 {
+							qr.GoldInTop10++
+						}
 					}
-					rk := rankOf(acc, n, g)
-					if rk < qr.Rank {
-						qr.Rank = rk
+					if top := acc.TopK(1); len(top) > 0 {
+						qr.Top = top[0].Doc
 					}
-					if rk <= 10 {
-						qr.GoldInTop10++
-					}
+					out[i] = qr
 				}
-				if top := acc.TopK(1); len(top) > 0 {
-					qr.Top = top[0].Doc
-				}
-				out[i] = qr
 				if progress != nil {
-					progress(int(done.Add(1)), len(qs))
+					progress(int(done.Add(int64(hi-lo))), len(qs))
 				}
 			}
 		}()

@@ -126,6 +126,42 @@ func (f *FusedRanker) ScoreAll(question string) (inputs [][]float64, fused []flo
 	return inputs, fused, matched, nil
 }
 
+// ScoreBatch implements BatchScorer: inputs that batch do so, the others
+// score question by question; then each question is fused.
+func (f *FusedRanker) ScoreBatch(questions []string, accs []*bm25.Accumulator) error {
+	n := f.Docs()
+	per := make([][]*bm25.Accumulator, len(f.inputs))
+	for i, r := range f.inputs {
+		per[i] = make([]*bm25.Accumulator, len(questions))
+		for j := range questions {
+			per[i][j] = bm25.NewAccumulator(n)
+		}
+		if b, ok := r.(BatchScorer); ok {
+			if err := b.ScoreBatch(questions, per[i]); err != nil {
+				return err
+			}
+			continue
+		}
+		for j, q := range questions {
+			if err := r.Score(q, per[i][j]); err != nil {
+				return err
+			}
+		}
+	}
+	inputs := make([][]float64, len(f.inputs))
+	for j := range questions {
+		for i := range f.inputs {
+			inputs[i] = per[i][j].Scores
+		}
+		accs[j].Reset()
+		if err := fuse.Fuse(f.params, inputs, accs[j].Scores); err != nil {
+			return err
+		}
+		accs[j].TouchAll()
+	}
+	return nil
+}
+
 func (f *FusedRanker) scoreInputs(question string, s *fusedScratch) ([][]float64, error) {
 	for i, r := range f.inputs {
 		s.accs[i].Reset()

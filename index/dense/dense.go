@@ -165,3 +165,16 @@ func ScoreAll(v Vectors, q []float32, out []float64) {
 		out[i] = float64(Dot(v.Row(i), q))
 	}
 }
+
+// ScoreBlock scores a block of queries against every row of v at once:
+// out[j][i] = v.Row(i) · qs[j]. Each row is read once per block instead of
+// once per query, which makes exhaustive evaluation compute-bound rather
+// than memory-bound.
+func ScoreBlock(v Vectors, qs [][]float32, out [][]float64) {
+	for i := 0; i < v.Len(); i++ {
+		row := v.Row(i)
+		for j, q := range qs {
+			out[j][i] = float64(Dot(row, q))
+		}
+	}
+}

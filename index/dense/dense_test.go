@@ -85,3 +85,19 @@ func BenchmarkScoreAll(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*v.Len())/b.Elapsed().Seconds(), "dots/s")
 }
+
+func TestScoreBlockMatchesScoreAll(t *testing.T) {
+	v, _ := FromRows([][]float32{{1, 0, 2}, {0, 1, 1}, {3, 1, 0}}, 3)
+	qs := [][]float32{{1, 1, 1}, {0, 2, 0}}
+	out := [][]float64{make([]float64, 3), make([]float64, 3)}
+	ScoreBlock(v, qs, out)
+	for j, q := range qs {
+		want := make([]float64, 3)
+		ScoreAll(v, q, want)
+		for i := range want {
+			if out[j][i] != want[i] {
+				t.Fatalf("block[%d][%d] = %v, want %v", j, i, out[j][i], want[i])
+			}
+		}
+	}
+}
