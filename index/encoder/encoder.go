@@ -39,8 +39,9 @@ var ErrModelMismatch = errors.New("encoder model does not match the index")
 type Spec struct {
 	// Name is the encoder's name, e.g. "use-lite".
 	Name string `json:"name"`
-	// Kind selects the input convention: "use-lite" (SentencePiece ids,
-	// sparse indices/values inputs).
+	// Kind selects the backend: "use-lite" (SentencePiece ids, sparse
+	// indices/values inputs) or "hf" (a Hugging Face–layout encoder: BERT
+	// WordPiece ids, dense input_ids/attention_mask inputs, see [LoadDir]).
 	Kind string `json:"kind"`
 	// Dim is the embedding width.
 	Dim int `json:"dim"`
@@ -72,33 +73,63 @@ type Options struct {
 // Encoder embeds texts. It is safe for concurrent use.
 type Encoder struct {
 	spec    Spec
-	tok     *sentencepiece.Tokenizer
-	sess    *ort.Session
+	be      backend
 	batch   int
 	workers int
 }
 
-// New builds an encoder from a model and its vocabulary. spec.Hash, when
-// set, must match their content.
+// backend is one kind of model ([Spec.Kind]): how a text becomes the token
+// ids the model reads, and how a group of id sequences becomes one
+// embedding per sequence. A backend is safe for concurrent use.
+type backend interface {
+	// tokens returns the ids the model sees for text, special tokens and
+	// truncation included.
+	tokens(text string) []int32
+	// embed returns one unit vector per sequence, in order. Each
+	// sequence is embedded as if it were alone.
+	embed(seqs [][]int32) ([][]float32, error)
+	// dim returns the embedding width, or 0 when it is not known before
+	// the first run.
+	dim() int
+	// close releases the model.
+	close() error
+}
+
+// useLite is the backend of Kind "use-lite": SentencePiece ids fed to the
+// converted USE-Lite graph as sparse (indices, values) inputs.
+type useLite struct {
+	tok  *sentencepiece.Tokenizer
+	sess *ort.Session
+}
+
+func (u *useLite) tokens(text string) []int32                 { return u.tok.Encode(text) }
+func (u *useLite) embed(seqs [][]int32) ([][]float32, error) { return u.sess.Embed(seqs) }
+func (u *useLite) dim() int                                   { return 0 }
+func (u *useLite) close() error                               { return u.sess.Close() }
+
+// initRuntime loads the ONNX Runtime library (embedded, or REQA_ORT_LIB)
+// once per process.
+func initRuntime() error {
+	lib, err := ortlib.Path()
+	if err != nil {
+		return err
+	}
+	return ort.Init(lib)
+}
+
+// New builds an encoder from a model and its vocabulary. spec.Kind selects
+// the backend: "use-lite" (vocab is a SentencePiece vocabulary) or
+// [KindHF] (vocab is what [LoadDir] returns: the tokenizer.json with the
+// pooling settings). spec.Hash, when set, must match their content;
+// spec.Dim, when zero, is filled in from the model (KindHF only).
 func New(spec Spec, onnx, vocab []byte, opt Options) (*Encoder, error) {
-	if spec.Kind != "use-lite" {
-		return nil, fmt.Errorf("encoder %s: unsupported kind %q", spec.Name, spec.Kind)
+	if spec.Kind != KindUSELite && spec.Kind != KindHF {
+		return nil, fmt.Errorf("encoder %s: unsupported kind %q (want %q or %q)", spec.Name, spec.Kind, KindUSELite, KindHF)
 	}
 	if h := Hash(onnx, vocab); spec.Hash != "" && spec.Hash != h {
 		return nil, fmt.Errorf("encoder %s: stored hash %.12s…, content hash %.12s…: %w", spec.Name, spec.Hash, h, ErrModelMismatch)
 	} else {
 		spec.Hash = h
-	}
-	tok, err := sentencepiece.FromJSON(vocab)
-	if err != nil {
-		return nil, fmt.Errorf("encoder %s: %w", spec.Name, err)
-	}
-	lib, err := ortlib.Path()
-	if err != nil {
-		return nil, fmt.Errorf("encoder %s: %w", spec.Name, err)
-	}
-	if err := ort.Init(lib); err != nil {
-		return nil, fmt.Errorf("encoder %s: %w", spec.Name, err)
 	}
 	if opt.Batch <= 0 {
 		opt.Batch = 32
@@ -109,21 +140,56 @@ func New(spec Spec, onnx, vocab []byte, opt Options) (*Encoder, error) {
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
-	sess, err := ort.NewSession(onnx, ort.Options{Threads: opt.Threads, MaxBatch: opt.Batch})
+	var (
+		be  backend
+		err error
+	)
+	switch spec.Kind {
+	case KindUSELite:
+		be, err = newUSELite(onnx, vocab, opt)
+	case KindHF:
+		be, err = newHF(onnx, vocab, opt)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encoder %s: %w", spec.Name, err)
 	}
-	return &Encoder{spec: spec, tok: tok, sess: sess, batch: opt.Batch, workers: opt.Workers}, nil
+	if d := be.dim(); d > 0 {
+		if spec.Dim != 0 && spec.Dim != d {
+			be.close()
+			return nil, fmt.Errorf("encoder %s: model returns %d dimensions, spec says %d: %w", spec.Name, d, spec.Dim, ErrModelMismatch)
+		}
+		spec.Dim = d
+	}
+	return &Encoder{spec: spec, be: be, batch: opt.Batch, workers: opt.Workers}, nil
+}
+
+// KindUSELite is the Spec.Kind of the USE-Lite encoder.
+const KindUSELite = "use-lite"
+
+// newUSELite builds the USE-Lite backend.
+func newUSELite(onnx, vocab []byte, opt Options) (*useLite, error) {
+	tok, err := sentencepiece.FromJSON(vocab)
+	if err != nil {
+		return nil, err
+	}
+	if err := initRuntime(); err != nil {
+		return nil, err
+	}
+	sess, err := ort.NewSession(onnx, ort.Options{Threads: opt.Threads, MaxBatch: opt.Batch})
+	if err != nil {
+		return nil, err
+	}
+	return &useLite{tok: tok, sess: sess}, nil
 }
 
 // Spec returns the encoder's description, hash included.
 func (e *Encoder) Spec() Spec { return e.spec }
 
 // Close releases the ONNX Runtime session.
-func (e *Encoder) Close() error { return e.sess.Close() }
+func (e *Encoder) Close() error { return e.be.close() }
 
 // Tokens returns the token ids the model sees for text.
-func (e *Encoder) Tokens(text string) []int32 { return e.tok.Encode(text) }
+func (e *Encoder) Tokens(text string) []int32 { return e.be.tokens(text) }
 
 // Encode embeds texts, returning one unit vector per text in order. Texts
 // are tokenized, sorted by length and run in batches so padding stays small.
@@ -131,7 +197,7 @@ func (e *Encoder) Tokens(text string) []int32 { return e.tok.Encode(text) }
 func (e *Encoder) Encode(ctx context.Context, texts []string, progress func(done, total int)) ([][]float32, error) {
 	ids := make([][]int32, len(texts))
 	for i, t := range texts {
-		ids[i] = e.tok.Encode(t)
+		ids[i] = e.be.tokens(t)
 	}
 	order := make([]int, len(texts))
 	for i := range order {
@@ -159,7 +225,7 @@ func (e *Encoder) Encode(ctx context.Context, texts []string, progress func(done
 				for i, o := range order[lo:hi] {
 					seqs[i] = ids[o]
 				}
-				vecs, err := e.sess.Embed(seqs)
+				vecs, err := e.be.embed(seqs)
 				if err != nil {
 					errs[w] = fmt.Errorf("encode: %w", err)
 					return

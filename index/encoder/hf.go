@@ -1,0 +1,800 @@
+package encoder
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	onnx "github.com/yalue/onnxruntime_go"
+
+	"github.com/reqa/reqa/index/tokenize/wordpiece"
+)
+
+// KindHF is the [Spec.Kind] of a Hugging Face–layout sentence encoder: a
+// BERT-family ONNX model that reads token ids from a WordPiece tokenizer
+// (see [LoadDir]).
+const KindHF = "hf"
+
+// Pooling modes of a KindHF encoder: the mean of the token vectors under
+// the attention mask, or the vector of the first ([CLS]) token.
+const (
+	PoolingMean = "mean"
+	PoolingCLS  = "cls"
+)
+
+// DefaultMaxLength is the number of tokens, [CLS] and [SEP] included, a
+// KindHF encoder reads when no file of its directory says otherwise.
+const DefaultMaxLength = 512
+
+// Names of the model inputs and outputs a KindHF encoder uses.
+const (
+	hfInputIDs      = "input_ids"
+	hfAttentionMask = "attention_mask"
+	hfTokenTypeIDs  = "token_type_ids"
+	// hfSentenceEmbedding is the [batch, hidden] output of a model that
+	// pools by itself (a sentence-transformers export); it is used as is.
+	hfSentenceEmbedding = "sentence_embedding"
+)
+
+// hfTokenOutputs are the names of a [batch, seq, hidden] output of token
+// vectors, in order of preference.
+var hfTokenOutputs = []string{"last_hidden_state", "token_embeddings"}
+
+// hfFormat identifies the stored vocabulary of a KindHF encoder.
+const hfFormat = "reqa-hf/1"
+
+// hfVocab is the "vocabulary" of a KindHF encoder, as [LoadDir] returns it
+// and an index stores it: the directory's tokenizer.json together with the
+// settings that other files of the directory decided. Everything the
+// encoder needs besides the ONNX model is in it, so the content hash
+// ([Hash] of the model and these bytes) changes with the pooling mode.
+type hfVocab struct {
+	// Format is hfFormat.
+	Format string `json:"format"`
+	// Pooling is PoolingMean or PoolingCLS. It is ignored when the model
+	// has a sentence_embedding output.
+	Pooling string `json:"pooling"`
+	// MaxLength is the longest token sequence, [CLS] and [SEP] included,
+	// the model is given; longer texts are truncated.
+	MaxLength int `json:"max_length"`
+	// Tokenizer is the tokenizer.json.
+	Tokenizer json.RawMessage `json:"tokenizer"`
+}
+
+// LoadDir reads a Hugging Face–layout sentence encoder from dir and returns
+// what [New] needs to build it: a Spec of Kind [KindHF], the ONNX model and
+// the encoder's vocabulary (the tokenizer.json with the pooling settings,
+// in one blob an index can store).
+//
+// The directory must hold model.onnx (or onnx/model.onnx, as Hugging Face
+// repositories exported with Optimum do) and tokenizer.json, a BERT-uncased
+// WordPiece tokenizer ([wordpiece.FromJSON] says which files qualify). The
+// model must take int64 or int32 input_ids [batch, seq] and optionally
+// attention_mask and token_type_ids of the same shape, and return either
+// sentence_embedding [batch, hidden], used as is, or last_hidden_state (or
+// token_embeddings) [batch, seq, hidden], which is pooled.
+//
+// These optional files decide the settings, the first one that says wins:
+//
+//   - reqa.json: {"name": "...", "pooling": "mean"|"cls", "max_length": N,
+//     "normalize": true}. Unknown fields are refused.
+//   - modules.json and the pooling module's config.json (sentence-transformers,
+//     by default 1_Pooling/config.json): pooling_mode_mean_tokens or
+//     pooling_mode_cls_token; other pooling modes, and modules other than
+//     Transformer, Pooling and Normalize (a Dense projection, say) are refused
+//     unless the model has a sentence_embedding output.
+//   - sentence_bert_config.json: max_seq_length.
+//   - tokenizer.json: truncation.max_length.
+//   - config.json: max_position_embeddings caps the maximum length.
+//
+// The defaults are mean pooling, DefaultMaxLength tokens and the base name
+// of dir as the encoder's name. Embeddings are always L2-normalised: the
+// dense index compares unit vectors, so "normalize": false is refused.
+//
+// Spec.Dim comes from the model's output shape, or, when that is symbolic,
+// from running the model once; either way LoadDir loads ONNX Runtime.
+func LoadDir(dir string) (spec Spec, onnx, vocab []byte, err error) {
+	fail := func(err error) (Spec, []byte, []byte, error) {
+		return Spec{}, nil, nil, fmt.Errorf("encoder: model directory %s: %w", dir, err)
+	}
+	onnx, err = readFirst(dir, "model.onnx", filepath.Join("onnx", "model.onnx"))
+	if err != nil {
+		return fail(err)
+	}
+	tokJSON, err := readFirst(dir, "tokenizer.json")
+	if err != nil {
+		return fail(err)
+	}
+	st, err := readSettings(dir, tokJSON)
+	if err != nil {
+		return fail(err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(hfVocab{Format: hfFormat, Pooling: st.pooling, MaxLength: st.maxLength, Tokenizer: tokJSON}); err != nil {
+		return fail(fmt.Errorf("tokenizer.json: %w", err))
+	}
+	vocab = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if _, _, err := parseHFVocab(vocab); err != nil {
+		return fail(err)
+	}
+	if err := initRuntime(); err != nil {
+		return fail(err)
+	}
+	io, err := inspectHF(onnx)
+	if err != nil {
+		return fail(err)
+	}
+	if len(st.extraModules) > 0 && !io.pooled {
+		return fail(fmt.Errorf("modules.json: modules %s follow pooling, but model.onnx has no %s output that would include them",
+			strings.Join(st.extraModules, ", "), hfSentenceEmbedding))
+	}
+	dim := io.dim
+	if dim == 0 {
+		be, err := newHF(onnx, vocab, Options{Threads: 1, Batch: 1})
+		if err != nil {
+			return fail(err)
+		}
+		dim = be.d
+		be.close()
+	}
+	return Spec{Name: st.name, Kind: KindHF, Dim: dim, Hash: Hash(onnx, vocab)}, onnx, vocab, nil
+}
+
+// readFirst returns the content of the first of names that exists in dir,
+// or an error naming the first name when none does.
+func readFirst(dir string, names ...string) ([]byte, error) {
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return data, nil
+	}
+	return nil, fmt.Errorf("missing %s (a Hugging Face–layout encoder directory holds model.onnx and tokenizer.json)", names[0])
+}
+
+// readJSON decodes dir/name into v. It reports whether the file exists; an
+// absent file is not an error.
+func readJSON(dir, name string, v any, strict bool) (bool, error) {
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(v); err != nil {
+		return true, fmt.Errorf("%s: %w", name, err)
+	}
+	return true, nil
+}
+
+// dirSettings are the settings LoadDir reads from a model directory.
+type dirSettings struct {
+	name      string
+	pooling   string
+	maxLength int
+	// extraModules are sentence-transformers modules after the Transformer
+	// that reqa does not apply itself (Dense, ...).
+	extraModules []string
+}
+
+// readSettings reads the optional configuration files of dir (see LoadDir).
+func readSettings(dir string, tokJSON []byte) (dirSettings, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dirSettings{}, err
+	}
+	st := dirSettings{name: filepath.Base(abs)}
+
+	var rq struct {
+		Name      string `json:"name"`
+		Pooling   string `json:"pooling"`
+		MaxLength *int   `json:"max_length"`
+		Normalize *bool  `json:"normalize"`
+	}
+	if _, err := readJSON(dir, "reqa.json", &rq, true); err != nil {
+		return st, err
+	}
+	if rq.Name != "" {
+		st.name = rq.Name
+	}
+	if rq.Normalize != nil && !*rq.Normalize {
+		return st, errors.New(`reqa.json: "normalize": false is not supported: reqa's dense index compares unit vectors`)
+	}
+	switch rq.Pooling {
+	case "", PoolingMean, PoolingCLS:
+		st.pooling = rq.Pooling
+	default:
+		return st, fmt.Errorf("reqa.json: pooling %q: want %q or %q", rq.Pooling, PoolingMean, PoolingCLS)
+	}
+	if rq.MaxLength != nil {
+		if *rq.MaxLength <= 0 {
+			return st, fmt.Errorf("reqa.json: max_length %d: want a positive number", *rq.MaxLength)
+		}
+		st.maxLength = *rq.MaxLength
+	}
+
+	// sentence-transformers: modules.json lists the pipeline; the pooling
+	// module's directory holds its config.json.
+	var modules []struct {
+		Path string `json:"path"`
+		Type string `json:"type"`
+	}
+	poolDir := "1_Pooling"
+	if _, err := readJSON(dir, "modules.json", &modules, false); err != nil {
+		return st, err
+	}
+	for _, m := range modules {
+		switch typ := m.Type[strings.LastIndex(m.Type, ".")+1:]; typ {
+		case "Transformer", "Normalize":
+		case "Pooling":
+			poolDir = m.Path
+		default:
+			st.extraModules = append(st.extraModules, typ)
+		}
+	}
+	var pool map[string]any
+	poolFile := filepath.Join(poolDir, "config.json")
+	if ok, err := readJSON(dir, poolFile, &pool, false); err != nil {
+		return st, err
+	} else if ok && st.pooling == "" {
+		var modes []string
+		for k, v := range pool {
+			if on, _ := v.(bool); on && strings.HasPrefix(k, "pooling_mode_") {
+				modes = append(modes, strings.TrimPrefix(k, "pooling_mode_"))
+			}
+		}
+		slices.Sort(modes)
+		switch {
+		case slices.Equal(modes, []string{"mean_tokens"}):
+			st.pooling = PoolingMean
+		case slices.Equal(modes, []string{"cls_token"}):
+			st.pooling = PoolingCLS
+		default:
+			return st, fmt.Errorf("%s: pooling modes %v: reqa supports exactly one of mean_tokens and cls_token (or set \"pooling\" in reqa.json)", poolFile, modes)
+		}
+	}
+	if st.pooling == "" {
+		st.pooling = PoolingMean
+	}
+
+	if st.maxLength == 0 {
+		var sb struct {
+			MaxSeqLength int `json:"max_seq_length"`
+		}
+		if _, err := readJSON(dir, "sentence_bert_config.json", &sb, false); err != nil {
+			return st, err
+		}
+		st.maxLength = sb.MaxSeqLength
+	}
+	if st.maxLength <= 0 {
+		var tj struct {
+			Truncation *struct {
+				MaxLength int `json:"max_length"`
+			} `json:"truncation"`
+		}
+		if err := json.Unmarshal(tokJSON, &tj); err != nil {
+			return st, fmt.Errorf("tokenizer.json: %w", err)
+		}
+		if tj.Truncation != nil {
+			st.maxLength = tj.Truncation.MaxLength
+		}
+	}
+	if st.maxLength <= 0 {
+		st.maxLength = DefaultMaxLength
+	}
+	var cfg struct {
+		MaxPositionEmbeddings int `json:"max_position_embeddings"`
+	}
+	if _, err := readJSON(dir, "config.json", &cfg, false); err != nil {
+		return st, err
+	}
+	if cfg.MaxPositionEmbeddings > 0 && cfg.MaxPositionEmbeddings < st.maxLength {
+		st.maxLength = cfg.MaxPositionEmbeddings
+	}
+	return st, nil
+}
+
+// hfTokens turns text into model input: the tokenizer's ids between the
+// post-processor's prefix ([CLS]) and suffix ([SEP]), truncated to maxLen.
+type hfTokens struct {
+	tok            *wordpiece.Tokenizer
+	prefix, suffix []int32
+	pad            int32
+	maxLen         int
+}
+
+// ids returns the model input for text.
+func (t *hfTokens) ids(text string) []int32 {
+	ids := make([]int32, 0, len(t.prefix)+len(text)/4+len(t.suffix)+1)
+	ids = append(ids, t.prefix...)
+	ids = t.tok.AppendIDs(ids, text)
+	if room := t.maxLen - len(t.suffix); len(ids) > room {
+		ids = ids[:room]
+	}
+	return append(ids, t.suffix...)
+}
+
+// parseHFVocab decodes a stored KindHF vocabulary and builds its tokenizer.
+func parseHFVocab(vocab []byte) (*hfVocab, *hfTokens, error) {
+	var v hfVocab
+	if err := json.Unmarshal(vocab, &v); err != nil {
+		return nil, nil, fmt.Errorf("%s vocabulary: %w", KindHF, err)
+	}
+	switch {
+	case v.Format != hfFormat:
+		return nil, nil, fmt.Errorf("%s vocabulary: format %q, want %q", KindHF, v.Format, hfFormat)
+	case v.Pooling != PoolingMean && v.Pooling != PoolingCLS:
+		return nil, nil, fmt.Errorf("%s vocabulary: pooling %q, want %q or %q", KindHF, v.Pooling, PoolingMean, PoolingCLS)
+	case len(v.Tokenizer) == 0:
+		return nil, nil, fmt.Errorf("%s vocabulary: no tokenizer", KindHF)
+	}
+	tok, err := wordpiece.FromJSON(v.Tokenizer)
+	if err != nil {
+		return nil, nil, fmt.Errorf("tokenizer.json: %w", err)
+	}
+	t := &hfTokens{tok: tok, maxLen: v.MaxLength}
+	if err := t.specials(v.Tokenizer); err != nil {
+		return nil, nil, fmt.Errorf("tokenizer.json: %w", err)
+	}
+	if n := len(t.prefix) + len(t.suffix); t.maxLen <= n {
+		return nil, nil, fmt.Errorf("max_length %d leaves no room for text beside %d special tokens", t.maxLen, n)
+	}
+	return &v, t, nil
+}
+
+// specials sets the prefix, suffix and padding ids from the tokenizer.json
+// post-processor: BertProcessing, TemplateProcessing (its "single"
+// template), or none, which means BERT's [CLS] … [SEP].
+func (t *hfTokens) specials(tokJSON []byte) error {
+	var f struct {
+		PostProcessor *struct {
+			Type   string            `json:"type"`
+			CLS    []json.RawMessage `json:"cls"`
+			SEP    []json.RawMessage `json:"sep"`
+			Single []struct {
+				SpecialToken *struct {
+					ID string `json:"id"`
+				} `json:"SpecialToken"`
+				Sequence *struct {
+					ID string `json:"id"`
+				} `json:"Sequence"`
+			} `json:"single"`
+			SpecialTokens map[string]struct {
+				IDs []int32 `json:"ids"`
+			} `json:"special_tokens"`
+		} `json:"post_processor"`
+	}
+	if err := json.Unmarshal(tokJSON, &f); err != nil {
+		return err
+	}
+	lookup := func(tok string) (int32, error) {
+		id, ok := t.tok.ID(tok)
+		if !ok {
+			return 0, fmt.Errorf("special token %q is not in the vocabulary", tok)
+		}
+		return id, nil
+	}
+	t.pad, _ = t.tok.ID("[PAD]")
+	p := f.PostProcessor
+	switch {
+	case p == nil:
+		cls, err := lookup("[CLS]")
+		if err != nil {
+			return err
+		}
+		sep, err := lookup("[SEP]")
+		if err != nil {
+			return err
+		}
+		t.prefix, t.suffix = []int32{cls}, []int32{sep}
+	case p.Type == "BertProcessing":
+		for _, x := range []struct {
+			field string
+			pair  []json.RawMessage
+			dst   *[]int32
+		}{{"cls", p.CLS, &t.prefix}, {"sep", p.SEP, &t.suffix}} {
+			var id int32
+			if len(x.pair) != 2 || json.Unmarshal(x.pair[1], &id) != nil || id < 0 || int(id) >= t.tok.Size() {
+				return fmt.Errorf("post_processor.%s: want [token, id] with an id of the vocabulary", x.field)
+			}
+			*x.dst = []int32{id}
+		}
+	case p.Type == "TemplateProcessing":
+		seen := false
+		for _, item := range p.Single {
+			switch {
+			case item.Sequence != nil:
+				if seen {
+					return errors.New("post_processor.single: more than one sequence")
+				}
+				seen = true
+			case item.SpecialToken != nil:
+				st, ok := p.SpecialTokens[item.SpecialToken.ID]
+				if !ok || len(st.IDs) == 0 {
+					return fmt.Errorf("post_processor.special_tokens: no ids for %q", item.SpecialToken.ID)
+				}
+				for _, id := range st.IDs {
+					if id < 0 || int(id) >= t.tok.Size() {
+						return fmt.Errorf("post_processor.special_tokens: %q has id %d, outside the vocabulary", item.SpecialToken.ID, id)
+					}
+				}
+				if seen {
+					t.suffix = append(t.suffix, st.IDs...)
+				} else {
+					t.prefix = append(t.prefix, st.IDs...)
+				}
+			default:
+				return errors.New("post_processor.single: an item is neither SpecialToken nor Sequence")
+			}
+		}
+		if !seen {
+			return errors.New("post_processor.single: no sequence")
+		}
+	default:
+		return fmt.Errorf("post_processor type %q is not supported (want BertProcessing or TemplateProcessing)", p.Type)
+	}
+	return nil
+}
+
+// hfIO is what a KindHF encoder feeds a model and reads back from it.
+type hfIO struct {
+	// inputs are the model's inputs (hfInputIDs, hfAttentionMask,
+	// hfTokenTypeIDs), in the order runs pass them; int32 says which take
+	// int32 rather than int64.
+	inputs []string
+	int32  []bool
+	mask   bool // the model has an attention_mask input
+	// output is the output read; pooled says it is [batch, hidden].
+	output string
+	pooled bool
+	// dim is the output's last dimension, 0 when symbolic.
+	dim int
+	// seqLen is the fixed sequence length of the inputs, 0 when symbolic.
+	seqLen int
+}
+
+// inspectHF checks a model's inputs and outputs against the KindHF
+// conventions. ONNX Runtime must be initialised.
+func inspectHF(model []byte) (*hfIO, error) {
+	if len(model) == 0 {
+		return nil, errors.New("model.onnx is empty")
+	}
+	ins, outs, err := onnx.GetInputOutputInfoWithONNXData(model)
+	if err != nil {
+		return nil, fmt.Errorf("model.onnx: %w", err)
+	}
+	io := &hfIO{}
+	hasIDs := false
+	for _, in := range ins {
+		switch in.Name {
+		case hfInputIDs:
+			hasIDs = true
+		case hfAttentionMask:
+			io.mask = true
+		case hfTokenTypeIDs:
+		default:
+			return nil, fmt.Errorf("model.onnx: input %q is not one of %s, %s, %s", in.Name, hfInputIDs, hfAttentionMask, hfTokenTypeIDs)
+		}
+		if in.OrtValueType != onnx.ONNXTypeTensor ||
+			(in.DataType != onnx.TensorElementDataTypeInt64 && in.DataType != onnx.TensorElementDataTypeInt32) {
+			return nil, fmt.Errorf("model.onnx: input %q is %s, want an int64 or int32 tensor", in.Name, in.String())
+		}
+		d := in.Dimensions
+		if len(d) != 2 {
+			return nil, fmt.Errorf("model.onnx: input %q has shape %v, want [batch, sequence]", in.Name, d)
+		}
+		if d[0] > 0 {
+			return nil, fmt.Errorf("model.onnx: input %q has a fixed batch size %d; reqa needs a dynamic one", in.Name, d[0])
+		}
+		if d[1] > 0 {
+			if io.seqLen != 0 && io.seqLen != int(d[1]) {
+				return nil, fmt.Errorf("model.onnx: inputs disagree on the sequence length (%d and %d)", io.seqLen, d[1])
+			}
+			io.seqLen = int(d[1])
+		}
+		io.inputs = append(io.inputs, in.Name)
+		io.int32 = append(io.int32, in.DataType == onnx.TensorElementDataTypeInt32)
+	}
+	if !hasIDs {
+		return nil, fmt.Errorf("model.onnx: no %s input", hfInputIDs)
+	}
+	byName := map[string]onnx.InputOutputInfo{}
+	var names []string
+	for _, o := range outs {
+		byName[o.Name] = o
+		names = append(names, o.String())
+	}
+	for _, want := range append([]string{hfSentenceEmbedding}, hfTokenOutputs...) {
+		o, ok := byName[want]
+		if !ok {
+			continue
+		}
+		rank := 3
+		if want == hfSentenceEmbedding {
+			rank = 2
+		}
+		if o.OrtValueType != onnx.ONNXTypeTensor || o.DataType != onnx.TensorElementDataTypeFloat || len(o.Dimensions) != rank {
+			return nil, fmt.Errorf("model.onnx: output %s, want a float tensor of rank %d", o.String(), rank)
+		}
+		io.output, io.pooled = want, rank == 2
+		if last := o.Dimensions[rank-1]; last > 0 {
+			io.dim = int(last)
+		}
+		return io, nil
+	}
+	return nil, fmt.Errorf("model.onnx: no usable output: want float %s [batch, hidden] or %s [batch, seq, hidden]; outputs are: %s",
+		hfSentenceEmbedding, strings.Join(hfTokenOutputs, " or "), strings.Join(names, "; "))
+}
+
+// hfBackend runs a Hugging Face–layout encoder.
+type hfBackend struct {
+	tok     *hfTokens
+	io      *hfIO
+	pooling string
+	d       int
+
+	mu   sync.RWMutex
+	sess *onnx.DynamicAdvancedSession // nil once closed
+}
+
+// newHF builds the backend of Kind KindHF from a model and the vocabulary
+// LoadDir made.
+func newHF(model, vocab []byte, opt Options) (*hfBackend, error) {
+	v, tok, err := parseHFVocab(vocab)
+	if err != nil {
+		return nil, err
+	}
+	if err := initRuntime(); err != nil {
+		return nil, err
+	}
+	io, err := inspectHF(model)
+	if err != nil {
+		return nil, err
+	}
+	if io.seqLen > 0 && io.seqLen < tok.maxLen {
+		if io.seqLen <= len(tok.prefix)+len(tok.suffix) {
+			return nil, fmt.Errorf("model.onnx: fixed sequence length %d leaves no room for text", io.seqLen)
+		}
+		tok.maxLen = io.seqLen
+	}
+	so, err := onnx.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("session options: %w", err)
+	}
+	defer so.Destroy()
+	if opt.Threads > 0 {
+		if err := so.SetIntraOpNumThreads(opt.Threads); err != nil {
+			return nil, fmt.Errorf("set threads: %w", err)
+		}
+	}
+	if err := so.SetInterOpNumThreads(1); err != nil {
+		return nil, fmt.Errorf("set inter-op threads: %w", err)
+	}
+	if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+		return nil, fmt.Errorf("disable spinning: %w", err)
+	}
+	sess, err := onnx.NewDynamicAdvancedSessionWithONNXData(model, io.inputs, []string{io.output}, so)
+	if err != nil {
+		return nil, fmt.Errorf("model.onnx: create session: %w", err)
+	}
+	b := &hfBackend{tok: tok, io: io, pooling: v.Pooling, d: io.dim, sess: sess}
+	if b.d == 0 {
+		vecs, err := b.run([][]int32{tok.ids("")})
+		if err != nil {
+			b.close()
+			return nil, fmt.Errorf("model.onnx: probing the embedding width: %w", err)
+		}
+		b.d = len(vecs[0])
+	}
+	return b, nil
+}
+
+func (b *hfBackend) tokens(text string) []int32 { return b.tok.ids(text) }
+
+func (b *hfBackend) dim() int { return b.d }
+
+func (b *hfBackend) close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.sess == nil {
+		return nil
+	}
+	err := b.sess.Destroy()
+	b.sess = nil
+	if err != nil {
+		return fmt.Errorf("close session: %w", err)
+	}
+	return nil
+}
+
+// embed runs seqs through the model. With an attention mask they share one
+// run, padded to the longest; a model without one sees only sequences of
+// equal length together, so padding never changes a result.
+func (b *hfBackend) embed(seqs [][]int32) ([][]float32, error) {
+	vocabSize := int32(b.tok.tok.Size())
+	for i, s := range seqs {
+		if len(s) == 0 {
+			return nil, fmt.Errorf("sequence %d has no tokens", i)
+		}
+		if len(s) > b.tok.maxLen {
+			return nil, fmt.Errorf("sequence %d has %d tokens, the model reads at most %d", i, len(s), b.tok.maxLen)
+		}
+		for _, id := range s {
+			if id < 0 || id >= vocabSize {
+				return nil, fmt.Errorf("sequence %d: token id %d outside the vocabulary", i, id)
+			}
+		}
+	}
+	if b.io.mask || b.io.seqLen > 0 {
+		return b.run(seqs) // without a mask, a fixed length pads anyway
+	}
+	out := make([][]float32, len(seqs))
+	groups := map[int][]int{}
+	var lens []int
+	for i, s := range seqs {
+		if _, ok := groups[len(s)]; !ok {
+			lens = append(lens, len(s))
+		}
+		groups[len(s)] = append(groups[len(s)], i)
+	}
+	for _, l := range lens {
+		idx := groups[l]
+		part := make([][]int32, len(idx))
+		for j, i := range idx {
+			part[j] = seqs[i]
+		}
+		vecs, err := b.run(part)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range idx {
+			out[i] = vecs[j]
+		}
+	}
+	return out, nil
+}
+
+// run embeds seqs (non-empty, at most maxLen ids each) in one model run.
+func (b *hfBackend) run(seqs [][]int32) ([][]float32, error) {
+	n, width := len(seqs), b.io.seqLen
+	if width == 0 {
+		for _, s := range seqs {
+			width = max(width, len(s))
+		}
+	}
+	ids := make([]int64, n*width)
+	mask := make([]int64, n*width)
+	for i, s := range seqs {
+		row := ids[i*width : (i+1)*width]
+		for p := range row {
+			if p < len(s) {
+				row[p] = int64(s[p])
+				mask[i*width+p] = 1
+			} else {
+				row[p] = int64(b.tok.pad)
+			}
+		}
+	}
+	shape := onnx.NewShape(int64(n), int64(width))
+	inputs := make([]onnx.Value, 0, len(b.io.inputs))
+	defer func() {
+		for _, v := range inputs {
+			v.Destroy()
+		}
+	}()
+	for k, name := range b.io.inputs {
+		var data []int64
+		switch name {
+		case hfInputIDs:
+			data = ids
+		case hfAttentionMask:
+			data = mask
+		default:
+			data = make([]int64, n*width) // token_type_ids: one segment
+		}
+		var (
+			v   onnx.Value
+			err error
+		)
+		if b.io.int32[k] {
+			d32 := make([]int32, len(data))
+			for i, x := range data {
+				d32[i] = int32(x)
+			}
+			v, err = onnx.NewTensor(shape, d32)
+		} else {
+			v, err = onnx.NewTensor(shape, data)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("input %s: %w", name, err)
+		}
+		inputs = append(inputs, v)
+	}
+	outputs := []onnx.Value{nil}
+	b.mu.RLock()
+	if b.sess == nil {
+		b.mu.RUnlock()
+		return nil, errors.New("session is closed")
+	}
+	err := b.sess.Run(inputs, outputs)
+	b.mu.RUnlock()
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	defer outputs[0].Destroy()
+	ot, ok := outputs[0].(*onnx.Tensor[float32])
+	if !ok {
+		return nil, fmt.Errorf("output %s is %T, want a float tensor", b.io.output, outputs[0])
+	}
+	got, data := ot.GetShape(), ot.GetData()
+	var hidden int
+	if b.io.pooled {
+		if len(got) != 2 || got[0] != int64(n) || got[1] <= 0 {
+			return nil, fmt.Errorf("output %s has shape %v, want [%d, hidden]", b.io.output, got, n)
+		}
+		hidden = int(got[1])
+	} else {
+		if len(got) != 3 || got[0] != int64(n) || got[1] != int64(width) || got[2] <= 0 {
+			return nil, fmt.Errorf("output %s has shape %v, want [%d, %d, hidden]", b.io.output, got, n, width)
+		}
+		hidden = int(got[2])
+	}
+	out := make([][]float32, n)
+	flat := make([]float32, n*hidden)
+	for i, s := range seqs {
+		v := flat[i*hidden : (i+1)*hidden : (i+1)*hidden]
+		switch {
+		case b.io.pooled:
+			copy(v, data[i*hidden:(i+1)*hidden])
+		case b.pooling == PoolingCLS:
+			copy(v, data[i*width*hidden:][:hidden])
+		default:
+			sum := make([]float64, hidden)
+			for p := range s {
+				for j, x := range data[(i*width+p)*hidden:][:hidden] {
+					sum[j] += float64(x)
+				}
+			}
+			for j := range v {
+				v[j] = float32(sum[j] / float64(len(s)))
+			}
+		}
+		normalize(v)
+		out[i] = v
+	}
+	return out, nil
+}
+
+// normalize scales v to unit length in place; a zero vector stays zero.
+func normalize(v []float32) {
+	var ss float64
+	for _, x := range v {
+		ss += float64(x) * float64(x)
+	}
+	if ss == 0 || math.IsNaN(ss) || math.IsInf(ss, 0) {
+		return
+	}
+	inv := 1 / math.Sqrt(ss)
+	for i, x := range v {
+		v[i] = float32(float64(x) * inv)
+	}
+}
