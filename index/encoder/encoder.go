@@ -102,10 +102,10 @@ type useLite struct {
 	sess *ort.Session
 }
 
-func (u *useLite) tokens(text string) []int32                 { return u.tok.Encode(text) }
+func (u *useLite) tokens(text string) []int32                { return u.tok.Encode(text) }
 func (u *useLite) embed(seqs [][]int32) ([][]float32, error) { return u.sess.Embed(seqs) }
-func (u *useLite) dim() int                                   { return 0 }
-func (u *useLite) close() error                               { return u.sess.Close() }
+func (u *useLite) dim() int                                  { return 0 }
+func (u *useLite) close() error                              { return u.sess.Close() }
 
 // initRuntime loads the ONNX Runtime library (embedded, or REQA_ORT_LIB)
 // once per process.
