@@ -85,7 +85,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usagef("%v (see reqa --help)", err)
 		},
-		Commands: []*cli.Command{indexCommand(), askCommand(), evalCommand(), fuseCommand(), statsCommand(), convertCommand(), demoCommand()},
+		Commands: []*cli.Command{indexCommand(), askCommand(), evalCommand(), fuseCommand(), statsCommand(), convertCommand(), demoCommand(), serveCommand()},
 	}
 }
 
