@@ -344,7 +344,7 @@ func parseHFVocab(vocab []byte) (*hfVocab, *hfTokens, error) {
 		return nil, nil, fmt.Errorf("%s vocabulary: format %q, want %q", KindHF, v.Format, hfFormat)
 	case v.Pooling != PoolingMean && v.Pooling != PoolingCLS:
 		return nil, nil, fmt.Errorf("%s vocabulary: pooling %q, want %q or %q", KindHF, v.Pooling, PoolingMean, PoolingCLS)
-	case len(v.Tokenizer) == 0:
+	case len(v.Tokenizer) == 0 || string(v.Tokenizer) == "null":
 		return nil, nil, fmt.Errorf("%s vocabulary: no tokenizer", KindHF)
 	}
 	tok, err := wordpiece.FromJSON(v.Tokenizer)
