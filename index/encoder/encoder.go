@@ -6,6 +6,12 @@
 // answer is encoded as its sentence, optionally mixed with its context by
 // the caller (normalize(e_sentence + λ·e_context), see package index/dense).
 //
+// Two kinds of model are supported ([Spec.Kind]): the embedded USE-Lite
+// ([KindUSELite], SentencePiece ids fed as sparse inputs), and any
+// Hugging Face–layout BERT-family sentence encoder ([KindHF]: a directory
+// with model.onnx and tokenizer.json, read by [LoadDir]; WordPiece ids
+// between [CLS] and [SEP], mean or CLS pooling).
+//
 // Everything an index needs to re-create its encoder — the ONNX bytes, the
 // tokenizer vocabulary and a [Spec] with a content hash — is stored in the
 // index, so `reqa ask` needs nothing else, and a query against an index
