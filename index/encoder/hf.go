@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync"
 
-	onnx "github.com/yalue/onnxruntime_go"
+	ortgo "github.com/yalue/onnxruntime_go"
 
 	"github.com/reqa/reqa/index/tokenize/wordpiece"
 )
@@ -246,7 +246,9 @@ func readSettings(dir string, tokJSON []byte) (dirSettings, error) {
 		switch typ := m.Type[strings.LastIndex(m.Type, ".")+1:]; typ {
 		case "Transformer", "Normalize":
 		case "Pooling":
-			poolDir = m.Path
+			if m.Path != "" {
+				poolDir = m.Path
+			}
 		default:
 			st.extraModules = append(st.extraModules, typ)
 		}
@@ -478,7 +480,7 @@ func inspectHF(model []byte) (*hfIO, error) {
 	if len(model) == 0 {
 		return nil, errors.New("model.onnx is empty")
 	}
-	ins, outs, err := onnx.GetInputOutputInfoWithONNXData(model)
+	ins, outs, err := ortgo.GetInputOutputInfoWithONNXData(model)
 	if err != nil {
 		return nil, fmt.Errorf("model.onnx: %w", err)
 	}
@@ -494,8 +496,8 @@ func inspectHF(model []byte) (*hfIO, error) {
 		default:
 			return nil, fmt.Errorf("model.onnx: input %q is not one of %s, %s, %s", in.Name, hfInputIDs, hfAttentionMask, hfTokenTypeIDs)
 		}
-		if in.OrtValueType != onnx.ONNXTypeTensor ||
-			(in.DataType != onnx.TensorElementDataTypeInt64 && in.DataType != onnx.TensorElementDataTypeInt32) {
+		if in.OrtValueType != ortgo.ONNXTypeTensor ||
+			(in.DataType != ortgo.TensorElementDataTypeInt64 && in.DataType != ortgo.TensorElementDataTypeInt32) {
 			return nil, fmt.Errorf("model.onnx: input %q is %s, want an int64 or int32 tensor", in.Name, in.String())
 		}
 		d := in.Dimensions
@@ -512,12 +514,12 @@ func inspectHF(model []byte) (*hfIO, error) {
 			io.seqLen = int(d[1])
 		}
 		io.inputs = append(io.inputs, in.Name)
-		io.int32 = append(io.int32, in.DataType == onnx.TensorElementDataTypeInt32)
+		io.int32 = append(io.int32, in.DataType == ortgo.TensorElementDataTypeInt32)
 	}
 	if !hasIDs {
 		return nil, fmt.Errorf("model.onnx: no %s input", hfInputIDs)
 	}
-	byName := map[string]onnx.InputOutputInfo{}
+	byName := map[string]ortgo.InputOutputInfo{}
 	var names []string
 	for _, o := range outs {
 		byName[o.Name] = o
@@ -532,7 +534,7 @@ func inspectHF(model []byte) (*hfIO, error) {
 		if want == hfSentenceEmbedding {
 			rank = 2
 		}
-		if o.OrtValueType != onnx.ONNXTypeTensor || o.DataType != onnx.TensorElementDataTypeFloat || len(o.Dimensions) != rank {
+		if o.OrtValueType != ortgo.ONNXTypeTensor || o.DataType != ortgo.TensorElementDataTypeFloat || len(o.Dimensions) != rank {
 			return nil, fmt.Errorf("model.onnx: output %s, want a float tensor of rank %d", o.String(), rank)
 		}
 		io.output, io.pooled = want, rank == 2
@@ -553,7 +555,7 @@ type hfBackend struct {
 	d       int
 
 	mu   sync.RWMutex
-	sess *onnx.DynamicAdvancedSession // nil once closed
+	sess *ortgo.DynamicAdvancedSession // nil once closed
 }
 
 // newHF builds the backend of Kind KindHF from a model and the vocabulary
@@ -576,7 +578,7 @@ func newHF(model, vocab []byte, opt Options) (*hfBackend, error) {
 		}
 		tok.maxLen = io.seqLen
 	}
-	so, err := onnx.NewSessionOptions()
+	so, err := ortgo.NewSessionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("session options: %w", err)
 	}
@@ -592,7 +594,7 @@ func newHF(model, vocab []byte, opt Options) (*hfBackend, error) {
 	if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
 		return nil, fmt.Errorf("disable spinning: %w", err)
 	}
-	sess, err := onnx.NewDynamicAdvancedSessionWithONNXData(model, io.inputs, []string{io.output}, so)
+	sess, err := ortgo.NewDynamicAdvancedSessionWithONNXData(model, io.inputs, []string{io.output}, so)
 	if err != nil {
 		return nil, fmt.Errorf("model.onnx: create session: %w", err)
 	}
@@ -694,8 +696,8 @@ func (b *hfBackend) run(seqs [][]int32) ([][]float32, error) {
 			}
 		}
 	}
-	shape := onnx.NewShape(int64(n), int64(width))
-	inputs := make([]onnx.Value, 0, len(b.io.inputs))
+	shape := ortgo.NewShape(int64(n), int64(width))
+	inputs := make([]ortgo.Value, 0, len(b.io.inputs))
 	defer func() {
 		for _, v := range inputs {
 			v.Destroy()
@@ -712,7 +714,7 @@ func (b *hfBackend) run(seqs [][]int32) ([][]float32, error) {
 			data = make([]int64, n*width) // token_type_ids: one segment
 		}
 		var (
-			v   onnx.Value
+			v   ortgo.Value
 			err error
 		)
 		if b.io.int32[k] {
@@ -720,16 +722,16 @@ func (b *hfBackend) run(seqs [][]int32) ([][]float32, error) {
 			for i, x := range data {
 				d32[i] = int32(x)
 			}
-			v, err = onnx.NewTensor(shape, d32)
+			v, err = ortgo.NewTensor(shape, d32)
 		} else {
-			v, err = onnx.NewTensor(shape, data)
+			v, err = ortgo.NewTensor(shape, data)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("input %s: %w", name, err)
 		}
 		inputs = append(inputs, v)
 	}
-	outputs := []onnx.Value{nil}
+	outputs := []ortgo.Value{nil}
 	b.mu.RLock()
 	if b.sess == nil {
 		b.mu.RUnlock()
@@ -741,7 +743,7 @@ func (b *hfBackend) run(seqs [][]int32) ([][]float32, error) {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	defer outputs[0].Destroy()
-	ot, ok := outputs[0].(*onnx.Tensor[float32])
+	ot, ok := outputs[0].(*ortgo.Tensor[float32])
 	if !ok {
 		return nil, fmt.Errorf("output %s is %T, want a float tensor", b.io.output, outputs[0])
 	}

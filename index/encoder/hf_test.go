@@ -290,6 +290,14 @@ func TestHFEncode(t *testing.T) {
 		{"mean from 1_Pooling", modelSpec{}, bertTemplate, map[string]any{
 			"1_Pooling/config.json": map[string]any{"pooling_mode_cls_token": false, "pooling_mode_mean_tokens": true}},
 			PoolingMean},
+		{"cls from the pooling module modules.json names", modelSpec{}, nil, map[string]any{
+			"modules.json": []map[string]any{
+				{"idx": 0, "path": "", "type": "sentence_transformers.models.Transformer"},
+				{"idx": 1, "path": "pool", "type": "sentence_transformers.models.Pooling"},
+				{"idx": 2, "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}},
+			"pool/config.json":      map[string]any{"pooling_mode_cls_token": true},
+			"1_Pooling/config.json": map[string]any{"pooling_mode_mean_tokens": true}},
+			PoolingCLS},
 		{"cls from reqa.json over 1_Pooling", modelSpec{}, nil, map[string]any{
 			"reqa.json":             map[string]any{"pooling": "cls"},
 			"1_Pooling/config.json": map[string]any{"pooling_mode_mean_tokens": true}},
