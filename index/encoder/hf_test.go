@@ -554,3 +554,36 @@ func TestHFNewErrors(t *testing.T) {
 		t.Errorf("New with kind bert: %v", err)
 	}
 }
+
+// TestHFRealTokenizer reads the post-processor and truncation of a real
+// sentence-transformers tokenizer.json (all-MiniLM-L6-v2's, the asset
+// package wordpiece embeds), when `make` has copied it.
+func TestHFRealTokenizer(t *testing.T) {
+	tok, err := os.ReadFile("../tokenize/wordpiece/assets/tokenizer.json")
+	if err != nil {
+		t.Skipf("all-MiniLM-L6-v2 tokenizer.json absent (run `make`): %v", err)
+	}
+	dir := writeDir(t, map[string]any{"tokenizer.json": tok})
+	st, err := readSettings(dir, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.pooling != PoolingMean || st.maxLength != 128 {
+		t.Errorf("settings %+v, want mean pooling and the file's 128 tokens", st)
+	}
+	b, err := json.Marshal(hfVocab{Format: hfFormat, Pooling: st.pooling, MaxLength: st.maxLength, Tokenizer: tok})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tk, err := parseHFVocab(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// bert-base-uncased: [CLS] 101, "hello" 7592, "world" 2088, "!" 999, [SEP] 102.
+	if got := tk.ids("Hello world!"); !slices.Equal(got, []int32{101, 7592, 2088, 999, 102}) {
+		t.Errorf("ids = %v", got)
+	}
+	if got := tk.ids(strings.Repeat("hello ", 300)); len(got) != 128 || got[0] != 101 || got[127] != 102 {
+		t.Errorf("a long text gives %d ids, first %d, last %d; want 128 between [CLS] and [SEP]", len(got), got[0], got[len(got)-1])
+	}
+}
