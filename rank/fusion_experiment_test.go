@@ -94,7 +94,7 @@ func TestLambdaSweep(t *testing.T) {
 			t.Fatal(err)
 		}
 		line := ""
-		for _, split := range []string{"all", "test"} {
+		for _, split := range []string{"all", "tune", "test"} {
 			rs, err := rank.Run(context.Background(), dr, splits[split], 0, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -162,7 +162,7 @@ func indexCommand() *cli.Command {
 
 // defaultLambda is the default context weight of the dense answer tower
 // (see BENCHMARKS.md for the sweep it comes from).
-const defaultLambda = 0.5
+const defaultLambda = 0.25
 
 // withEncoder sets up the embedded default encoder in opt.
 func withEncoder(c *cli.Context, opt *ingest.Options) error {

@@ -1,0 +1,61 @@
+package encoder_test
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// squadCandidates reads the candidate sentences of the shared SQuAD set.
+func squadCandidates(tb testing.TB) []string {
+	f, err := os.Open("../../../shared/data/squad-multireqa-test/candidates.jsonl.gz")
+	if err != nil {
+		tb.Skipf("SQuAD set not present: %v", err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	sc := bufio.NewScanner(z)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var c struct{ Text string }
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, c.Text)
+	}
+	return out
+}
+
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// BenchmarkEncodeSQuAD embeds every SQuAD candidate sentence (10,642) per
+// iteration and reports sentences per second of wall time and per CPU
+// second (robust on a shared machine).
+func BenchmarkEncodeSQuAD(b *testing.B) {
+	texts := squadCandidates(b)
+	e := defaultEncoder(b)
+	defer e.Close()
+	cpu0 := cpuSeconds()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.Encode(context.Background(), texts, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := float64(len(texts) * b.N)
+	b.ReportMetric(n/b.Elapsed().Seconds(), "sentences/s")
+	b.ReportMetric(n/(cpuSeconds()-cpu0), "sentences/cpu-s")
+}
