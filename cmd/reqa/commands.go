@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -114,6 +112,7 @@ func indexCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the index summary as JSON"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.BoolFlag{Name: "dense", Value: true, Usage: "also embed every sentence and context with the dense encoder (--dense=false: BM25 only)"},
+			&cli.StringFlag{Name: "model", Usage: "dense encoder: a Hugging Face–layout directory (model.onnx + tokenizer.json) instead of the embedded USE-Lite"},
 			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense answer tower: weight of the context in normalize(e_sentence + λ·e_context)"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
 		}, bm25Flags...),
@@ -134,9 +133,12 @@ func indexCommand() *cli.Command {
 			for _, w := range corpus.Warnings {
 				fmt.Fprintln(c.App.ErrWriter, "reqa: warning:", w)
 			}
+			if c.IsSet("model") && !c.Bool("dense") {
+				return usagef("index: --model needs --dense")
+			}
 			if c.Bool("dense") {
 				if err := withEncoder(c, &opt); err != nil {
-					if c.IsSet("dense") {
+					if c.IsSet("dense") || c.IsSet("model") {
 						return err
 					}
 					fmt.Fprintf(c.App.ErrWriter, "reqa: warning: %v; building a BM25-only index\n", err)
@@ -164,14 +166,21 @@ func indexCommand() *cli.Command {
 // (see BENCHMARKS.md for the sweep it comes from).
 const defaultLambda = 0.25
 
-// withEncoder sets up the embedded default encoder in opt.
+// withEncoder sets up the dense encoder in opt: the model directory of
+// --model, or the embedded default.
 func withEncoder(c *cli.Context, opt *ingest.Options) error {
-	onnx, vocab, err := uselite.Model()
+	spec := encoder.Spec{Name: uselite.Name, Kind: encoder.KindUSELite, Dim: uselite.Dim}
+	var onnx, vocab []byte
+	var err error
+	if dir := c.String("model"); dir != "" {
+		spec, onnx, vocab, err = encoder.LoadDir(dir)
+	} else {
+		onnx, vocab, err = uselite.Model()
+	}
 	if err != nil {
 		return err
 	}
-	enc, err := encoder.New(encoder.Spec{Name: uselite.Name, Kind: "use-lite", Dim: uselite.Dim}, onnx, vocab,
-		encoder.Options{Threads: c.Int("threads")})
+	enc, err := encoder.New(spec, onnx, vocab, encoder.Options{Threads: c.Int("threads")})
 	if err != nil {
 		return err
 	}
@@ -337,6 +346,7 @@ func evalCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-context", Usage: "sentence-only ablation: documents are the sentence alone"},
 			&cli.StringFlag{Name: "split", Value: "all", Usage: "questions to evaluate: all, tune or test (split.json)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+			&cli.StringFlag{Name: "report", Usage: "also write the full report (report.md, report.json, sweep.svg: analyses, ablation, failures) into this directory"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense: context weight λ (default: the index's)"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
@@ -425,141 +435,6 @@ func fusionParams(c *cli.Context, e *rank.Engine, ds *ingest.Dataset, rankers []
 		out[r.Params.Name] = r.Params
 	}
 	return out, nil
-}
-
-func evalAction(c *cli.Context) error {
-	if c.NArg() != 1 {
-		return usagef("eval: want exactly one DATASET_DIR, got %d arguments", c.NArg())
-	}
-	dir := c.Args().First()
-	split := c.String("split")
-	if split != "all" && split != "tune" && split != "test" {
-		return usagef("eval: --split %q: want all, tune or test", split)
-	}
-	st, err := os.Stat(dir)
-	if err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	if !st.IsDir() || !ingest.IsDataset(dir) {
-		return fmt.Errorf("eval: %s is not a ReQA dataset directory (contexts, candidates, questions .jsonl[.gz])", dir)
-	}
-	start := time.Now()
-	ds, err := ingest.ReadDataset(dir)
-	if err != nil {
-		return err
-	}
-	qs, err := ds.SplitQuestions(split)
-	if err != nil {
-		return err
-	}
-	if len(qs) == 0 {
-		return fmt.Errorf("eval: dataset %s has no questions for split %s", dir, split)
-	}
-	indexPath := c.String("index")
-	if indexPath == "" {
-		opt, err := buildOptions(c)
-		if err != nil {
-			return err
-		}
-		for _, r := range c.StringSlice("ranker") {
-			if r == "dense" || strings.HasPrefix(r, "fusion-") {
-				if err := withEncoder(c, &opt); err != nil {
-					return err
-				}
-				defer opt.Encoder.Close()
-				break
-			}
-		}
-		tmp, err := os.MkdirTemp("", "reqa-eval-*")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		indexPath = filepath.Join(tmp, "eval.reqa")
-		if _, err := ingest.Build(c.Context, ds.Corpus, indexPath, opt); err != nil {
-			return err
-		}
-	}
-	e, err := rank.Open(indexPath)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	if m := e.Meta(); m.DatasetDigest != ds.Corpus.Digest {
-		return fmt.Errorf("eval: index %s was not built from dataset %s (its candidates differ); rebuild it with `reqa index --out %s %s` or drop --index",
-			indexPath, dir, indexPath, dir)
-	}
-	eqs, err := evalQuestions(e, qs, indexPath)
-	if err != nil {
-		return err
-	}
-	rankers := c.StringSlice("ranker")
-	if len(rankers) == 0 {
-		rankers = e.Rankers()
-		if e.Meta().Dense != nil {
-			for _, m := range rank.FusionMethods {
-				rankers = append(rankers, "fusion-"+m)
-			}
-		}
-	}
-	rep := evalReport{Dataset: ds.Name, Split: split, Document: "sentence+context", Questions: len(eqs), Candidates: len(e.Sentences())}
-	if c.Bool("no-context") {
-		rep.Document = "sentence"
-	}
-	dopt := rank.DenseOptions{Lambda: c.Float64("lambda"), LambdaSet: c.IsSet("lambda"), Threads: c.Int("threads")}
-	fusions, err := fusionParams(c, e, ds, rankers, indexPath, dopt)
-	if err != nil {
-		return err
-	}
-	for _, p := range fusions {
-		rep.Fusions = append(rep.Fusions, p)
-	}
-	progress := progressPrinter(c)
-	for _, name := range rankers {
-		var r rank.Ranker
-		var err error
-		switch {
-		case name == "dense":
-			r, err = e.DenseRanker(!c.Bool("no-context"), dopt)
-		case strings.HasPrefix(name, "fusion-"):
-			r, err = e.Fused(fusions[name], !c.Bool("no-context"), dopt)
-		default:
-			r, err = e.Ranker(name, !c.Bool("no-context"))
-		}
-		if errors.Is(err, rank.ErrUnknownRanker) {
-			return usagef("eval: %v", err)
-		}
-		if err != nil {
-			return err
-		}
-		var pf func(int, int)
-		if progress != nil {
-			pf = func(d, t int) { progress("eval "+name, d, t) }
-		}
-		t0 := time.Now()
-		rs, err := rank.Run(c.Context, r, eqs, 0, pf)
-		if err != nil {
-			return err
-		}
-		rep.Results = append(rep.Results, rank.Summarize(name, eqs, rs))
-		if !c.Bool("quiet") {
-			fmt.Fprintf(c.App.ErrWriter, "reqa: %s: %d questions in %.2fs\n", name, len(eqs), time.Since(t0).Seconds())
-		}
-	}
-	if !c.Bool("quiet") {
-		fmt.Fprintf(c.App.ErrWriter, "reqa: eval took %.2fs in all\n", time.Since(start).Seconds())
-	}
-	if c.Bool("json") {
-		return writeJSON(c.App.Writer, rep)
-	}
-	fmt.Fprintf(c.App.Writer, "dataset %s  split %s  questions %d  candidates %d  document %s\n\n",
-		rep.Dataset, rep.Split, rep.Questions, rep.Candidates, rep.Document)
-	tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "ranker\tP@1\tMRR\tP@5\tR@10\t")
-	for _, r := range rep.Results {
-		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t\n", r.Ranker, r.PAt1, r.MRR, r.PAt5, r.RecallAt10)
-	}
-	return tw.Flush()
 }
 
 func statsCommand() *cli.Command {

@@ -3,7 +3,8 @@
 // them, shown in its context.
 //
 // Exit codes: 0 success, 1 error (bad input, damaged index, …), 2 usage
-// error (unknown flag or command, missing argument), 130 interrupted.
+// error (unknown flag or command, missing argument), 3 `reqa convert` wrote
+// the dataset but skipped bad records (see its report), 130 interrupted.
 package main
 
 import (

@@ -252,3 +252,13 @@ func Tune(method string, inputs []string, exs []Example, opt TuneOptions) (Param
 
 // round6 rounds weights for stable JSON.
 func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+
+// Sweep evaluates the convex weight grid of method ("minmax" or "zscore")
+// on examples, for plotting P@1 against the weights.
+func Sweep(method string, n int, exs []Example, steps int) []SweepPoint {
+	if steps <= 0 {
+		steps = 20
+	}
+	_, pts := bestOf(method, simplex(n, steps), exs)
+	return pts
+}
