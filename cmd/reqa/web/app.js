@@ -61,7 +61,7 @@
     const ctx = el('p', 'context');
     const parts = splitContext(a);
     if (parts) {
-      ctx.innerHTML = parts[0] + '<mark>' + parts[1] + '</mark>' + parts[2];
+      ctx.append(document.createTextNode(parts[0]), el('mark', 'sentence', parts[1]), document.createTextNode(parts[2]));
     } else {
       ctx.append(el('mark', 'sentence', a.sentence), document.createTextNode(' — ' + a.context));
     }
