@@ -294,7 +294,7 @@ func TuningExamples(ctx context.Context, inputs []Ranker, qs []EvalQuestion) ([]
 }
 
 // FusionMethods lists the fusion methods in canonical order.
-var FusionMethods = []string{"rrf", "minmax", "zscore", "adaptive"}
+var FusionMethods = []string{"rrf", "minmax", "zscore", "adaptive", "learned"}
 
 // DefaultFusionInputs are the rankers fused by default.
 var DefaultFusionInputs = []string{"bm25-wpm", "dense"}

@@ -398,7 +398,7 @@ func fusionParams(c *cli.Context, e *rank.Engine, ds *ingest.Dataset, rankers []
 			continue
 		}
 		if !slices.Contains(rank.FusionMethods, m) {
-			return nil, usagef("eval: unknown fusion %q (known: fusion-rrf, fusion-minmax, fusion-zscore, fusion-adaptive)", name)
+			return nil, usagef("eval: unknown fusion %q (known: fusion-rrf, fusion-minmax, fusion-zscore, fusion-adaptive, fusion-learned)", name)
 		}
 		if e.Meta().Dense == nil {
 			return nil, usagef("eval: %s needs an index with embeddings (the dense ranker)", name)
@@ -486,7 +486,7 @@ func fuseCommand() *cli.Command {
 		ArgsUsage: "DATASET_DIR",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Required: true, Usage: "index built from DATASET_DIR, with embeddings"},
-			&cli.StringSliceFlag{Name: "method", Usage: "fusion methods (rrf, minmax, zscore, adaptive); default all"},
+			&cli.StringSliceFlag{Name: "method", Usage: "fusion methods (rrf, minmax, zscore, adaptive, learned); default all"},
 			&cli.StringSliceFlag{Name: "input", Usage: "rankers to fuse; default bm25-wpm and dense"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per run (0: 1)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the learned parameters as JSON"},
@@ -520,7 +520,7 @@ func fuseCommand() *cli.Command {
 			for _, m := range methods {
 				if !slices.Contains(rank.FusionMethods, m) {
 					e.Close()
-					return usagef("fuse: unknown method %q (rrf, minmax, zscore, adaptive)", m)
+					return usagef("fuse: unknown method %q (rrf, minmax, zscore, adaptive, learned)", m)
 				}
 			}
 			inputs := c.StringSlice("input")
