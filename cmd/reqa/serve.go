@@ -49,6 +49,9 @@ const (
 	maxQueryBytes = 28 << 10
 	// maxHeaderBytes bounds the request line plus headers.
 	maxHeaderBytes = 32 << 10
+	// queueWait is how long a question waits for a free slot before the
+	// server answers 503 (busy).
+	queueWait = 30 * time.Second
 	// shutdownGrace is how long a graceful shutdown waits for requests in
 	// flight before closing their connections.
 	shutdownGrace = 10 * time.Second
@@ -175,8 +178,10 @@ type server struct {
 	log           *log.Logger
 	static        map[string]staticFile
 
-	// slots bounds the questions answered at once.
-	slots chan struct{}
+	// slots bounds the questions answered at once; a question waits at
+	// most queueWait for one.
+	slots     chan struct{}
+	queueWait time.Duration
 
 	mu    sync.Mutex
 	cache map[string]rank.Ranker
@@ -185,6 +190,7 @@ type server struct {
 	answered  atomic.Int64 // questions answered
 	abandoned atomic.Int64 // requests whose client left before the answer
 	waiting   atomic.Int64 // requests waiting for a slot now
+	busy      atomic.Int64 // requests turned away after waiting queueWait
 }
 
 // staticFile is one embedded UI file with its validator.
@@ -207,7 +213,7 @@ func newServer(e *rank.Engine, opt serverOptions) (*server, error) {
 		logger = log.New(io.Discard, "", 0)
 	}
 	s := &server{e: e, index: filepath.Base(e.Store().Path()), threads: opt.Threads, log: logger,
-		slots: make(chan struct{}, n), cache: map[string]rank.Ranker{}, static: map[string]staticFile{}}
+		slots: make(chan struct{}, n), queueWait: queueWait, cache: map[string]rank.Ranker{}, static: map[string]staticFile{}}
 	r, err := s.ranker("", defaultK)
 	if err != nil {
 		return nil, fmt.Errorf("serve: default ranker: %w", err)
@@ -417,13 +423,22 @@ func (s *server) handleAsk(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	s.waiting.Add(1)
+	busy := time.NewTimer(s.queueWait)
 	select {
 	case s.slots <- struct{}{}:
 		s.waiting.Add(-1)
+		busy.Stop()
 	case <-ctx.Done():
 		// The client left (or the server is closing) while waiting.
 		s.waiting.Add(-1)
 		s.abandoned.Add(1)
+		busy.Stop()
+		return
+	case <-busy.C:
+		s.waiting.Add(-1)
+		s.busy.Add(1)
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "busy: %d questions being answered, more waiting; try again", cap(s.slots))
 		return
 	}
 	answers, err := s.e.Ask(rk, p.question, p.k)
@@ -492,7 +507,7 @@ func (s *server) handleStats(w http.ResponseWriter, r *http.Request) {
 		Limits: map[string]int{"max_question_chars": maxQuestionChars, "max_k": maxK, "default_k": defaultK,
 			"max_concurrent": cap(s.slots)},
 		Server: map[string]any{"version": version, "answered": s.answered.Load(), "abandoned": s.abandoned.Load(),
-			"waiting": s.waiting.Load()},
+			"waiting": s.waiting.Load(), "busy": s.busy.Load()},
 	})
 }
 

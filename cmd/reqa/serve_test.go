@@ -517,6 +517,27 @@ func TestServeClientDisconnect(t *testing.T) {
 	}
 }
 
+// TestServeBusy fills every slot: a question that cannot get one within
+// the queue wait is answered 503 with Retry-After, and once a slot frees
+// questions are answered again.
+func TestServeBusy(t *testing.T) {
+	idx, _ := serveIndex(t, false)
+	s, ts := newTestServer(t, idx, serverOptions{MaxConcurrent: 1})
+	s.queueWait = time.Millisecond
+	s.slots <- struct{}{}
+	resp, body := get(t, ts, "GET", "/v1/ask?q=ferry")
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), "busy") {
+		t.Fatalf("all slots taken: %d %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	<-s.slots
+	if resp, body := get(t, ts, "GET", "/v1/ask?q=ferry"); resp.StatusCode != 200 {
+		t.Fatalf("slot free again: %d %s", resp.StatusCode, body)
+	}
+	if s.busy.Load() != 1 || s.waiting.Load() != 0 || len(s.slots) != 0 {
+		t.Fatalf("busy %d waiting %d slots taken %d", s.busy.Load(), s.waiting.Load(), len(s.slots))
+	}
+}
+
 // TestServeUntilGraceful cancels the serving context while a request is in
 // flight: the listener closes at once, the request still gets its answer,
 // and serveUntil returns nil.
