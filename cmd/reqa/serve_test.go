@@ -313,6 +313,7 @@ func TestServeDense(t *testing.T) {
 		{"/v1/ask?q=When+does+the+ferry+return&k=2&ranker=dense", "dense", 2, []string{"dense"}},
 		{"/v1/ask?q=When+does+the+ferry+return&k=7&ranker=dense", "dense", 7, []string{"dense"}},
 	}
+	want := map[string]string{}
 	for _, tt := range tests {
 		resp, body := get(t, ts, "GET", tt.path)
 		var r askReply
@@ -322,6 +323,7 @@ func TestServeDense(t *testing.T) {
 		if r.Ranker != tt.ranker || len(r.Answers) != tt.answers {
 			t.Fatalf("%s: ranker %s, %d answers", tt.path, r.Ranker, len(r.Answers))
 		}
+		want[tt.path] = sentences(r)
 		for _, a := range r.Answers {
 			var names []string
 			for n := range a.Scores {
@@ -337,6 +339,45 @@ func TestServeDense(t *testing.T) {
 			}
 		}
 	}
+
+	// The fused and dense rankers answer concurrent questions as they
+	// answer them one at a time.
+	var wg sync.WaitGroup
+	errs := make(chan error, 8*len(tests))
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range tests {
+				p := tests[(w+i)%len(tests)].path
+				resp, err := ts.Client().Get(ts.URL + p)
+				if err != nil {
+					errs <- err
+					continue
+				}
+				var r askReply
+				err = json.NewDecoder(resp.Body).Decode(&r)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != 200 || sentences(r) != want[p] {
+					errs <- fmt.Errorf("%s: status %d, err %v, answers %s, want %s", p, resp.StatusCode, err, sentences(r), want[p])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// sentences lists a reply's answer sentences in order.
+func sentences(r askReply) string {
+	var b strings.Builder
+	for _, a := range r.Answers {
+		b.WriteString(a.Sentence + "|")
+	}
+	return b.String()
 }
 
 // TestServeEscaping checks that markup in the corpus leaves the API as
