@@ -49,9 +49,25 @@ assets: $(ASSETS)
 build: assets
 	$(GO) build -o bin/reqa ./cmd/reqa
 
-test: assets
+test: assets browser-deps
 	$(GO) vet ./...
 	$(GO) test ./...
+
+# Headless Chromium (and a font) for the browser test, from Debian, pinned.
+# Installed only where apt-get exists and we run as root; when that is not
+# possible (or the pinned version is no longer served) the browser test skips
+# with a message instead of failing the build.
+CHROMIUM_VERSION := 156.0.8078.108-1~deb12u1
+FONTS_VERSION    := 2.37-6
+
+.PHONY: browser-deps
+browser-deps:
+	@if [ "$$(dpkg-query -W -f='$${Version}' chromium 2>/dev/null)" = "$(CHROMIUM_VERSION)" ]; then exit 0; fi; \
+	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    chromium=$(CHROMIUM_VERSION) fonts-dejavu-core=$(FONTS_VERSION)) \
+	  || echo "browser-deps: could not install chromium=$(CHROMIUM_VERSION): the browser test will skip"; \
+	else echo "browser-deps: no apt-get or not root: chromium not installed, the browser test will skip"; fi
 
 demo: build
 	bin/reqa demo
