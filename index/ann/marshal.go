@@ -230,7 +230,7 @@ func Load(data []byte, vectors []float32, dim int) (*Graph, error) {
 	}
 	// A full slice expression: a later Add must copy rather than append
 	// into memory the caller owns.
-	g.vecs = vectors[: len(vectors) : len(vectors)]
+	g.vecs = vectors[:len(vectors):len(vectors)]
 	if n > 0 {
 		g.entry, g.top = entry, int(top)
 	}

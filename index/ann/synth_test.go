@@ -68,8 +68,8 @@ type dataset struct {
 	queries []float32
 }
 
-func (d dataset) n() int             { return len(d.base) / d.dim }
-func (d dataset) nq() int            { return len(d.queries) / d.dim }
+func (d dataset) n() int                { return len(d.base) / d.dim }
+func (d dataset) nq() int               { return len(d.queries) / d.dim }
 func (d dataset) query(i int) []float32 { return d.queries[i*d.dim : (i+1)*d.dim] }
 func (d dataset) vec(i int) []float32   { return d.base[i*d.dim : (i+1)*d.dim] }
 
