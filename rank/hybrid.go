@@ -218,6 +218,9 @@ func (e *Engine) Fused(params fuse.Params, withContext bool, dopt DenseOptions) 
 // input returns the ranker a fusion input name stands for; the result's
 // Name() equals name.
 func (e *Engine) input(name string, withContext bool, dopt DenseOptions) (Ranker, error) {
+	if r, ok, err := e.derived(name, withContext, dopt); ok {
+		return r, err
+	}
 	base, sentOnly := strings.CutSuffix(name, "/sent")
 	if sentOnly {
 		withContext = false

@@ -1,0 +1,86 @@
+package rank
+
+import (
+	"context"
+	"math"
+	"strings"
+
+	"github.com/reqa/reqa/index/bm25"
+)
+
+// ContextRanker derives context-level evidence from a sentence ranker, for
+// fusion inputs. The MultiReQA paper observed that BM25 usually finds the
+// right context but often picks the wrong sentence inside it, while the
+// dual encoder is better at telling a context's sentences apart. Two
+// derivations express that:
+//
+//   - "ctxmax:R" scores every sentence with the best score R gives any
+//     sentence of its context (how good is this context?);
+//   - "ctxrel:R" scores every sentence with R's score minus the best R score
+//     in its context (how does it compare with its neighbours? 0 for the
+//     context's best sentence, negative for the others).
+type ContextRanker struct {
+	name  string
+	mode  string // "ctxmax" or "ctxrel"
+	base  Ranker
+	ctxOf []uint32
+	nCtx  int
+}
+
+// Name implements Ranker.
+func (c *ContextRanker) Name() string { return c.name }
+
+// Docs implements Ranker.
+func (c *ContextRanker) Docs() int { return c.base.Docs() }
+
+// Prepare passes batches through to the base ranker.
+func (c *ContextRanker) Prepare(ctx context.Context, questions []string, progress func(done, total int)) error {
+	if p, ok := c.base.(Preparer); ok {
+		return p.Prepare(ctx, questions, progress)
+	}
+	return nil
+}
+
+// Score implements Ranker.
+func (c *ContextRanker) Score(question string, acc *bm25.Accumulator) error {
+	base := bm25.NewAccumulator(c.Docs())
+	if err := c.base.Score(question, base); err != nil {
+		return err
+	}
+	best := make([]float64, c.nCtx)
+	for i := range best {
+		best[i] = math.Inf(-1)
+	}
+	for d, s := range base.Scores {
+		if k := c.ctxOf[d]; s > best[k] {
+			best[k] = s
+		}
+	}
+	acc.Reset()
+	for d, s := range base.Scores {
+		if c.mode == "ctxmax" {
+			acc.Scores[d] = best[c.ctxOf[d]]
+		} else {
+			acc.Scores[d] = s - best[c.ctxOf[d]]
+		}
+	}
+	acc.TouchAll()
+	return nil
+}
+
+// derived builds "ctxmax:R" / "ctxrel:R" inputs.
+func (e *Engine) derived(name string, withContext bool, dopt DenseOptions) (Ranker, bool, error) {
+	mode, base, ok := strings.Cut(name, ":")
+	if !ok || (mode != "ctxmax" && mode != "ctxrel") {
+		return nil, false, nil
+	}
+	r, err := e.input(base, withContext, dopt)
+	if err != nil {
+		return nil, true, err
+	}
+	ctxOf := make([]uint32, len(e.sentences))
+	for i, s := range e.sentences {
+		ctxOf[i] = s.ContextID
+	}
+	return &ContextRanker{name: name, mode: mode, base: r, ctxOf: ctxOf, nCtx: e.r.Meta().Contexts}, true, nil
+}
