@@ -381,40 +381,32 @@ func (r *Reader) Sentence(id uint32) (Sentence, error) {
 
 // Contexts returns every context in id order.
 func (r *Reader) Contexts() ([]Context, error) {
-	var out []Context
-	err := r.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketContexts).ForEach(func(k, v []byte) error {
-			id := binary.BigEndian.Uint32(k)
-			p, err := unseal(v, fmt.Sprintf("context %d", id))
-			if err != nil {
-				return err
-			}
-			var c Context
-			if err := c.decode(id, p); err != nil {
-				return err
-			}
-			out = append(out, c)
-			return nil
-		})
-	})
-	return out, err
+	return all(r, bucketContexts, "context", (*Context).decode)
 }
 
 // Sentences returns every sentence in id order.
 func (r *Reader) Sentences() ([]Sentence, error) {
-	var out []Sentence
+	return all(r, bucketSentences, "sentence", (*Sentence).decode)
+}
+
+// all decodes every checksummed record of an id-keyed bucket.
+func all[T any](r *Reader, bucket []byte, what string, decode func(*T, uint32, []byte) error) ([]T, error) {
+	var out []T
 	err := r.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketSentences).ForEach(func(k, v []byte) error {
+		return tx.Bucket(bucket).ForEach(func(k, v []byte) error {
+			if len(k) != 4 {
+				return fmt.Errorf("%s key %x: %w", what, k, ErrCorrupt)
+			}
 			id := binary.BigEndian.Uint32(k)
-			p, err := unseal(v, fmt.Sprintf("sentence %d", id))
+			p, err := unseal(v, fmt.Sprintf("%s %d", what, id))
 			if err != nil {
 				return err
 			}
-			var s Sentence
-			if err := s.decode(id, p); err != nil {
+			var x T
+			if err := decode(&x, id, p); err != nil {
 				return err
 			}
-			out = append(out, s)
+			out = append(out, x)
 			return nil
 		})
 	})

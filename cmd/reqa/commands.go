@@ -19,6 +19,7 @@ import (
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/rank/fuse"
+	"github.com/reqa/reqa/rank/report"
 )
 
 func onUsage(c *cli.Context, err error, _ bool) error {
@@ -358,13 +359,9 @@ func evalCommand() *cli.Command {
 
 // evalReport is `reqa eval --json`'s output.
 type evalReport struct {
-	Dataset    string        `json:"dataset"`
-	Split      string        `json:"split"`
-	Document   string        `json:"document"`
-	Questions  int           `json:"questions"`
-	Candidates int           `json:"candidates"`
-	Results    []rank.Result `json:"results"`
-	Fusions    []fuse.Params `json:"fusions,omitempty"`
+	report.Header
+	Results []rank.Result `json:"results"`
+	Fusions []fuse.Params `json:"fusions,omitempty"`
 }
 
 // evalQuestions maps dataset questions to the index's sentence ids.

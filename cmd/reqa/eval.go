@@ -93,7 +93,7 @@ func evalAction(c *cli.Context) error {
 		}
 	}
 	withContext := !c.Bool("no-context")
-	rep := evalReport{Dataset: ds.Name, Split: split, Document: "sentence+context", Questions: len(eqs), Candidates: len(e.Sentences())}
+	rep := evalReport{Header: report.Header{Dataset: ds.Name, Split: split, Document: "sentence+context", Questions: len(eqs), Candidates: len(e.Sentences())}}
 	if !withContext {
 		rep.Document = "sentence"
 	}

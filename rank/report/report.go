@@ -61,13 +61,19 @@ type SweepSeries struct {
 	Points []fuse.SweepPoint `json:"points"`
 }
 
+// Header says what was evaluated; `reqa eval --json` prints it with the
+// results, and the full report starts with it.
+type Header struct {
+	Dataset    string `json:"dataset"`
+	Split      string `json:"split"`
+	Document   string `json:"document"`
+	Questions  int    `json:"questions"`
+	Candidates int    `json:"candidates"`
+}
+
 // Report is the evaluation report.
 type Report struct {
-	Dataset      string          `json:"dataset"`
-	Split        string          `json:"split"`
-	Document     string          `json:"document"`
-	Questions    int             `json:"questions"`
-	Candidates   int             `json:"candidates"`
+	Header
 	Results      []rank.Result   `json:"results"`
 	Ablation     []rank.Result   `json:"ablation_sentence_only,omitempty"`
 	Fusions      []fuse.Params   `json:"fusions,omitempty"`
@@ -107,7 +113,7 @@ type Failure struct {
 
 // Build computes the report.
 func Build(in Input) Report {
-	r := Report{Dataset: in.Dataset, Split: in.Split, Document: in.Document, Questions: len(in.Questions), Candidates: in.Candidates, Fusions: in.Fusions, Sweep: in.Sweep}
+	r := Report{Header: Header{Dataset: in.Dataset, Split: in.Split, Document: in.Document, Questions: len(in.Questions), Candidates: in.Candidates}, Fusions: in.Fusions, Sweep: in.Sweep}
 	runs := map[string]Run{}
 	for _, run := range in.Runs {
 		r.Results = append(r.Results, round(run.Summary))
