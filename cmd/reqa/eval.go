@@ -236,14 +236,14 @@ func fillReportQuestions(e *rank.Engine, ds *ingest.Dataset, qs []ingest.Questio
 	return nil
 }
 
-// sweep adds the z-score fusion-weight sweep of the default fusion inputs,
+// sweep adds the z-score fusion-weight sweep of BM25 (wpm) against dense,
 // on the tune split and on the evaluated questions.
 func sweep(c *cli.Context, e *rank.Engine, ds *ingest.Dataset, eqs []rank.EvalQuestion, withContext bool, dopt rank.DenseOptions, indexPath string, in *report.Input) error {
 	if e.Meta().Dense == nil || ds.Split == nil {
 		return nil
 	}
 	var rs []rank.Ranker
-	for _, n := range rank.DefaultFusionInputs {
+	for _, n := range []string{"bm25-wpm", "dense"} {
 		var r rank.Ranker
 		var err error
 		if n == "dense" {
