@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reqa/reqa/index/ann"
+	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/rank/fuse"
@@ -19,7 +20,7 @@ import (
 // experiment opens the SQuAD index named by REQA_SQUAD_INDEX (built with
 // embeddings from the SQuAD set) and returns it with the questions of each
 // split. Question embeddings are cached in REQA_QVEC_CACHE when set.
-func experiment(t *testing.T) (*rank.Engine, map[string][]rank.EvalQuestion) {
+func experiment(t testing.TB) (*rank.Engine, map[string][]rank.EvalQuestion) {
 	path := os.Getenv("REQA_SQUAD_INDEX")
 	if path == "" {
 		t.Skip("set REQA_SQUAD_INDEX to a SQuAD index with embeddings to run the experiments")
@@ -212,4 +213,40 @@ func TestANNSQuAD(t *testing.T) {
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	t.Logf("exact: p50 %v  p99 %v", lat[len(lat)/2], lat[len(lat)*99/100])
+}
+
+// BenchmarkFusionOverhead measures what fusion adds to a question's latency
+// over running its input rankers: REQA_SQUAD_INDEX=… REQA_QVEC_CACHE=…
+// go test -run '^$' -bench FusionOverhead ./rank (question embeddings
+// cached, so the overhead is measured against scoring alone — the
+// conservative case).
+func BenchmarkFusionOverhead(b *testing.B) {
+	e, splits := experiment(b)
+	p := fuse.Params{Name: "fusion-zscore", Method: "zscore", Inputs: rank.DefaultFusionInputs, Weights: []float64{0.45, 0.1, 0.45}}
+	fr, err := e.Fused(p, true, rank.DenseOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	qs := splits["test"]
+	acc := bm25.NewAccumulator(fr.Docs())
+	var inputs, fused time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		q := qs[i%len(qs)].Text
+		t0 := time.Now()
+		for _, r := range fr.Inputs() {
+			acc.Reset()
+			r.Score(q, acc)
+		}
+		t1 := time.Now()
+		acc.Reset()
+		fr.Score(q, acc)
+		acc.TopK(5)
+		t2 := time.Now()
+		inputs += t1.Sub(t0)
+		fused += t2.Sub(t1)
+	}
+	b.ReportMetric(float64(inputs.Microseconds())/float64(b.N), "inputs-µs/q")
+	b.ReportMetric(float64(fused.Microseconds())/float64(b.N), "fused-µs/q")
+	b.ReportMetric(100*(fused.Seconds()-inputs.Seconds())/inputs.Seconds(), "overhead-%")
 }
