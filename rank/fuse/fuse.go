@@ -198,15 +198,19 @@ func Fuse(p Params, inputs [][]float64, out []float64) error {
 		if w[r] == 0 {
 			continue
 		}
+		// out += w·(x − shift)/scale, folded into one multiply-add.
 		st := stats[r]
+		shift, scale := st.Mean, st.Std
+		if p.Method == "minmax" {
+			shift, scale = st.Min, st.Max-st.Min
+		}
+		if scale == 0 {
+			continue // a constant input ranks nothing (MinMax and Z give 0)
+		}
+		a := w[r] / scale
+		c := -shift * a
 		for d, x := range in {
-			if p.Method == "minmax" {
-				out[d] += w[r] * st.MinMax(x)
-			} else if p.Method == "learned" || p.Method == "adaptive" || p.Method == "zscore" {
-				out[d] += w[r] * st.Z(x)
-			} else {
-				out[d] += w[r] * st.Z(x)
-			}
+			out[d] += a*x + c
 		}
 	}
 	return nil
