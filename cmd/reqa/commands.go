@@ -484,7 +484,8 @@ func fuseCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Required: true, Usage: "index built from DATASET_DIR, with embeddings"},
 			&cli.StringSliceFlag{Name: "method", Usage: "fusion methods (rrf, minmax, zscore, adaptive, learned); default all"},
-			&cli.StringSliceFlag{Name: "input", Usage: "rankers to fuse; default bm25-wpm and dense"},
+			&cli.StringSliceFlag{Name: "input", Usage: "rankers to fuse (also NAME/sent for the sentence-only form, ctxmax:NAME, ctxrel:NAME); default bm25-wpm, bm25-word and dense"},
+			&cli.Float64Flag{Name: "rrf-k", Value: 60, Usage: "reciprocal-rank fusion's k"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per run (0: 1)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the learned parameters as JSON"},
 		},
@@ -534,10 +535,19 @@ func fuseCommand() *cli.Command {
 				e.Close()
 				return err
 			}
+			if c.Float64("rrf-k") <= 0 {
+				e.Close()
+				return usagef("fuse: --rrf-k %v: want > 0", c.Float64("rrf-k"))
+			}
 			res, err := e.TuneFusions(c.Context, methods, inputs, tune, true, rank.DenseOptions{Threads: c.Int("threads")}, ds.Name+" tune split")
 			e.Close()
 			if err != nil {
 				return err
+			}
+			for i := range res {
+				if res[i].Params.Method == "rrf" {
+					res[i].Params.K = c.Float64("rrf-k")
+				}
 			}
 			var ps []fuse.Params
 			for _, r := range res {
