@@ -347,36 +347,29 @@ func (r *Reader) SizeBytes() int64 {
 
 // Context returns the context with id.
 func (r *Reader) Context(id uint32) (Context, error) {
-	var c Context
-	err := r.db.View(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketContexts).Get(idKey(id))
-		if v == nil {
-			return fmt.Errorf("context %d: %w", id, ErrNotFound)
-		}
-		p, err := unseal(v, fmt.Sprintf("context %d", id))
-		if err != nil {
-			return err
-		}
-		return c.decode(id, p)
-	})
-	return c, err
+	return one(r, bucketContexts, "context", id, (*Context).decode)
 }
 
 // Sentence returns the sentence with id.
 func (r *Reader) Sentence(id uint32) (Sentence, error) {
-	var s Sentence
+	return one(r, bucketSentences, "sentence", id, (*Sentence).decode)
+}
+
+// one decodes the checksummed record id of an id-keyed bucket.
+func one[T any](r *Reader, bucket []byte, what string, id uint32, decode func(*T, uint32, []byte) error) (T, error) {
+	var x T
 	err := r.db.View(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketSentences).Get(idKey(id))
+		v := tx.Bucket(bucket).Get(idKey(id))
 		if v == nil {
-			return fmt.Errorf("sentence %d: %w", id, ErrNotFound)
+			return fmt.Errorf("%s %d: %w", what, id, ErrNotFound)
 		}
-		p, err := unseal(v, fmt.Sprintf("sentence %d", id))
+		p, err := unseal(v, fmt.Sprintf("%s %d", what, id))
 		if err != nil {
 			return err
 		}
-		return s.decode(id, p)
+		return decode(&x, id, p)
 	})
-	return s, err
+	return x, err
 }
 
 // Contexts returns every context in id order.
