@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/reqa/reqa/index/adapter"
+	"github.com/reqa/reqa/index/dense"
+	"github.com/reqa/reqa/index/encoder"
+	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/store"
+)
+
+// blobAdapter is the blob holding the trained question adapter.
+const blobAdapter = "dense/adapter"
+
+func tuneCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "tune",
+		Usage:     "fine-tune the question tower on a dataset split (an adapter on the frozen embeddings) and store it in the index",
+		ArgsUsage: "DATASET_DIR",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Required: true, Usage: "index built from DATASET_DIR, with embeddings"},
+			&cli.StringFlag{Name: "split", Value: "tune", Usage: "split whose questions train the adapter (all: every question)"},
+			&cli.StringFlag{Name: "kind", Value: "linear", Usage: "adapter shape: linear, lowrank or mlp"},
+			&cli.IntFlag{Name: "hidden", Usage: "rank of a lowrank adapter (default 64) or hidden width of an mlp (default 256)"},
+			&cli.IntFlag{Name: "epochs", Value: 10, Usage: "maximum passes over the training questions"},
+			&cli.IntFlag{Name: "batch", Value: 256, Usage: "questions per in-batch softmax"},
+			&cli.Float64Flag{Name: "temperature", Value: 0.05, Usage: "softmax temperature τ"},
+			&cli.Float64Flag{Name: "lr", Usage: "Adam learning rate (default 1e-3; 5e-4 for mlp)"},
+			&cli.Float64Flag{Name: "weight-decay", Value: 0.01, Usage: "decoupled weight decay (pull toward the identity); 0: none"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed for initialisation, hold-out and shuffles"},
+			&cli.Float64Flag{Name: "val-fraction", Value: 0.1, Usage: "fraction of the questions held out for early stopping; 0: none"},
+			&cli.IntFlag{Name: "patience", Value: 3, Usage: "epochs without a better validation P@1 before stopping"},
+			&cli.BoolFlag{Name: "hard-negatives", Usage: "add the other sentences of the gold sentence's context as negatives"},
+			&cli.BoolFlag{Name: "all-golds", Usage: "draw each question's positive among all its gold sentences (default: the first)"},
+			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per run (0: 1)"},
+		},
+		OnUsageError: onUsage,
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("tune: want exactly one DATASET_DIR")
+			}
+			kind, err := adapter.ParseKind(c.String("kind"))
+			if err != nil {
+				return usagef("tune: --kind %q: want linear, lowrank or mlp", c.String("kind"))
+			}
+			switch {
+			case c.Int("epochs") <= 0:
+				return usagef("tune: --epochs %d: want > 0", c.Int("epochs"))
+			case c.Int("batch") < 2:
+				return usagef("tune: --batch %d: want ≥ 2", c.Int("batch"))
+			case c.Float64("temperature") <= 0:
+				return usagef("tune: --temperature %v: want > 0", c.Float64("temperature"))
+			case c.Float64("lr") < 0:
+				return usagef("tune: --lr %v: want > 0", c.Float64("lr"))
+			case c.Float64("weight-decay") < 0:
+				return usagef("tune: --weight-decay %v: want ≥ 0", c.Float64("weight-decay"))
+			case c.Float64("val-fraction") < 0 || c.Float64("val-fraction") >= 1:
+				return usagef("tune: --val-fraction %v: want 0 ≤ f < 1", c.Float64("val-fraction"))
+			case c.Int("hidden") < 0:
+				return usagef("tune: --hidden %d: want > 0", c.Int("hidden"))
+			}
+			ds, err := ingest.ReadDataset(c.Args().First())
+			if err != nil {
+				return err
+			}
+			path := c.String("index")
+			e, err := rank.Open(path)
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			if e.Meta().DatasetDigest != ds.Corpus.Digest {
+				return fmt.Errorf("tune: index %s was not built from dataset %s", path, ds.Dir)
+			}
+			m := e.Meta().Dense
+			if m == nil {
+				return fmt.Errorf("tune: index %s has no embeddings; rebuild it with `reqa index --dense`", path)
+			}
+			qs, err := ds.SplitQuestions(c.String("split"))
+			if err != nil {
+				return err
+			}
+			eqs, err := evalQuestions(e, qs, path)
+			if err != nil {
+				return err
+			}
+			w := c.App.ErrWriter
+			t0 := time.Now()
+			answers, ctxOf, err := answerVectors(e)
+			if err != nil {
+				return fmt.Errorf("tune: %w", err)
+			}
+			qvecs, err := encodeQuestions(c.Context, e, eqs, c.Int("threads"))
+			if err != nil {
+				return fmt.Errorf("tune: embedding questions: %w", err)
+			}
+			fmt.Fprintf(w, "embedded %d questions in %v\n", len(eqs), time.Since(t0).Round(time.Millisecond))
+			wd := c.Float64("weight-decay")
+			if wd == 0 {
+				wd = -1
+			}
+			vf := c.Float64("val-fraction")
+			if vf == 0 {
+				vf = -1
+			}
+			opt := adapter.Options{
+				Kind: kind, Hidden: c.Int("hidden"), Epochs: c.Int("epochs"), Batch: c.Int("batch"),
+				Temperature: c.Float64("temperature"), LR: c.Float64("lr"), WeightDecay: wd, Seed: c.Uint64("seed"),
+				ValFraction: vf, Patience: c.Int("patience"), HardNegatives: c.Bool("hard-negatives"), AllGolds: c.Bool("all-golds"),
+				EncoderHash: m.Hash,
+				Progress: func(p adapter.Progress) {
+					if p.EpochDone {
+						fmt.Fprintf(w, "epoch %d/%d  loss %.4f", p.Epoch, p.Epochs, p.Loss)
+						if vf > 0 {
+							fmt.Fprintf(w, "  validation P@1 %.2f MRR %.2f", p.ValP1, p.ValMRR)
+						}
+						fmt.Fprintln(w)
+					}
+				},
+			}
+			t1 := time.Now()
+			ad, rep, err := adapter.Train(c.Context, tuneData(eqs, qvecs, answers, ctxOf), opt)
+			if err != nil {
+				return fmt.Errorf("tune: %w", err)
+			}
+			took := time.Since(t1)
+			b := ad.Marshal()
+			e.Close()
+			if err := store.Amend(path, func(tx *store.WriteTx) error { return tx.PutBlob(blobAdapter, b) }); err != nil {
+				return fmt.Errorf("tune: storing the adapter: %w", err)
+			}
+			out := c.App.Writer
+			fmt.Fprintf(out, "trained a %s adapter (%d weights, %s) on %d questions of %s split %s in %v; stored in %s\n",
+				ad.Kind, ad.Params(), byteSize(len(b)), rep.TrainQuestions, ds.Name, c.String("split"), took.Round(time.Millisecond), path)
+			if rep.ValQuestions > 0 {
+				fmt.Fprintf(out, "  validation (%d held-out questions): P@1 %.2f → %.2f, MRR %.2f → %.2f (epoch %d of %d)\n",
+					rep.ValQuestions, rep.BaseValP1, rep.ValP1, rep.BaseValMRR, rep.ValMRR, rep.BestEpoch, rep.Epochs)
+			}
+			return nil
+		},
+	}
+}
+
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// answerVectors loads the index's answer vectors for its default λ and the
+// context of every sentence, straight from the stored embeddings (the
+// adapter is trained on the frozen towers, never on an adapted ranker).
+func answerVectors(e *rank.Engine) (dense.Vectors, []uint32, error) {
+	m := e.Meta().Dense
+	var vs [2]dense.Vectors
+	for i, name := range []string{"dense/sentences", "dense/contexts"} {
+		raw, err := e.Store().LargeBlob(name)
+		if err != nil {
+			return dense.Vectors{}, nil, err
+		}
+		if vs[i], err = dense.Decode(raw); err != nil {
+			return dense.Vectors{}, nil, fmt.Errorf("blob %s: %w: %w", name, store.ErrCorrupt, err)
+		}
+		if vs[i].Dim != m.Dim {
+			return dense.Vectors{}, nil, fmt.Errorf("blob %s: width %d, meta says %d: %w", name, vs[i].Dim, m.Dim, store.ErrCorrupt)
+		}
+	}
+	ss := e.Sentences()
+	if vs[0].Len() != len(ss) {
+		return dense.Vectors{}, nil, fmt.Errorf("embeddings cover %d sentences, index holds %d: %w", vs[0].Len(), len(ss), store.ErrCorrupt)
+	}
+	ctxOf := make([]uint32, len(ss))
+	for i, s := range ss {
+		ctxOf[i] = s.ContextID
+	}
+	v, err := dense.Combine(vs[0], vs[1], ctxOf, m.Lambda)
+	return v, ctxOf, err
+}
+
+// encodeQuestions embeds the questions with the index's encoder, unadapted.
+func encodeQuestions(ctx context.Context, e *rank.Engine, qs []rank.EvalQuestion, threads int) ([][]float32, error) {
+	m := e.Meta().Dense
+	onnx, err := e.Store().LargeBlob("dense/model.onnx")
+	if err != nil {
+		return nil, err
+	}
+	vocab, err := e.Store().LargeBlob("dense/vocab.json")
+	if err != nil {
+		return nil, err
+	}
+	enc, err := encoder.New(encoder.Spec{Name: m.Encoder, Kind: m.Kind, Dim: m.Dim, Hash: m.Hash}, onnx, vocab, encoder.Options{Threads: threads})
+	if err != nil {
+		return nil, err
+	}
+	defer enc.Close()
+	texts := make([]string, len(qs))
+	for i, q := range qs {
+		texts[i] = q.Text
+	}
+	return enc.Encode(ctx, texts, nil)
+}
+
+// tuneData pairs question vectors with their gold sentences.
+func tuneData(qs []rank.EvalQuestion, qvecs [][]float32, answers dense.Vectors, ctxOf []uint32) adapter.Data {
+	d := adapter.Data{Questions: qvecs, Answers: answers, Context: ctxOf, Gold: make([][]uint32, len(qs))}
+	for i, q := range qs {
+		d.Gold[i] = q.Gold
+	}
+	return d
+}
