@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -285,7 +286,9 @@ func (g *Graph) Add(vec []float32) (uint32, error) {
 
 	g.vecs = append(g.vecs, vec...)
 	g.levels = append(g.levels, uint8(level))
-	g.links0 = append(g.links0, make([]uint32, g.m0+1)...)
+	l0 := len(g.links0)
+	g.links0 = slices.Grow(g.links0, g.m0+1)[:l0+g.m0+1]
+	clear(g.links0[l0:])
 	var up []uint32
 	if level > 0 {
 		up = make([]uint32, level*(g.m+1))
