@@ -41,7 +41,7 @@ ORT_EMBED  := index/encoder/ortlib/lib/libonnxruntime.so.1
 
 ASSETS := $(WPM_JSON) $(SP_VOCAB) $(USE_MODEL_DIR)/.ok $(USE_JS_DIR)/.ok $(ORT_DIR)/.ok $(USE_ONNX) $(USE_VOCAB) $(ORT_EMBED)
 
-.PHONY: all build test demo bench assets fuzz clean
+.PHONY: all build test demo bench bench-hnswlib assets fuzz clean
 all: build
 
 assets: $(ASSETS)
@@ -75,6 +75,18 @@ demo: build
 # Benchmarks: see BENCHMARKS.md for the numbers and how they were taken.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+
+# hnswlib side by side with index/ann on the same synthetic vectors
+# (BENCHMARKS.md). Debian's python3-hnswlib, pinned; needs root and apt.
+HNSWLIB_VERSION := 0.6.2-2+deb12u1
+NUMPY_VERSION   := 1:1.24.2-1+deb12u1
+bench-hnswlib:
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	  python3-hnswlib=$(HNSWLIB_VERSION) python3-numpy=$(NUMPY_VERSION)
+	mkdir -p /tmp/annbench
+	REQA_ANN_DUMP=/tmp/annbench $(GO) test -count=1 -run TestWriteHnswlibData ./index/ann/
+	/usr/bin/python3 index/ann/testdata/hnswlib_bench.py /tmp/annbench
+	$(GO) test -run '^$$' -bench 'BenchmarkHNSW$$' -benchtime 2000x ./index/ann/
 
 # Each fuzz target briefly (FUZZTIME=5m for a real run).
 FUZZTIME ?= 20s

@@ -64,7 +64,7 @@ func TestBrowser(t *testing.T) {
 	page.eval(t, `Array.from(document.getElementById("ranker").options, o => o.value)`, &menu)
 	wantMenu := []string{"bm25-word", "bm25-wpm"}
 	if dense {
-		wantMenu = []string{"bm25-word", "bm25-wpm", "dense", "fusion-rrf"}
+		wantMenu = []string{"bm25-word", "bm25-wpm", "dense", "fusion-zscore", "fusion-rrf"}
 	}
 	if strings.Join(menu, ",") != strings.Join(wantMenu, ",") {
 		t.Fatalf("ranker menu %v, want %v", menu, wantMenu)
@@ -126,8 +126,8 @@ func TestBrowser(t *testing.T) {
 	}
 	if dense {
 		for i, a := range snap.Answers {
-			if strings.Join(a.Scores, ",") != "fusion-rrf,bm25-wpm,dense" {
-				t.Fatalf("answer %d shows scores %v, want fusion-rrf, bm25-wpm and dense", i+1, a.Scores)
+			if strings.Join(a.Scores, ",") != "fusion-zscore,bm25-word,bm25-wpm,dense" {
+				t.Fatalf("answer %d shows scores %v, want fusion-zscore, bm25-word, bm25-wpm and dense", i+1, a.Scores)
 			}
 		}
 	}

@@ -259,11 +259,10 @@ func resolveRanker(e *rank.Engine, name string, withContext bool, dopt rank.Dens
 		if e.Meta().Dense == nil {
 			return e.Ranker("bm25-wpm", withContext)
 		}
-		if len(stored) > 0 {
-			name = stored[0].Name
-		} else {
-			name = "fusion-rrf"
+		if len(stored) == 0 {
+			return e.Fused(rank.DefaultFusion(), withContext, dopt)
 		}
+		name = stored[0].Name
 	}
 	if name == "dense" {
 		return e.DenseRanker(withContext, dopt)
@@ -275,8 +274,13 @@ func resolveRanker(e *rank.Engine, name string, withContext bool, dopt rank.Dens
 				return e.Fused(p, withContext, dopt)
 			}
 		}
-		if name == "fusion-rrf" && e.Meta().Dense != nil {
-			return e.Fused(rank.DefaultRRF(), withContext, dopt)
+		if e.Meta().Dense != nil {
+			switch name {
+			case "fusion-rrf":
+				return e.Fused(rank.DefaultRRF(), withContext, dopt)
+			case "fusion-zscore":
+				return e.Fused(rank.DefaultFusion(), withContext, dopt)
+			}
 		}
 		return nil, fmt.Errorf("%w %q: the index holds no tuned parameters for it (run `reqa fuse --index FILE DATASET_DIR`)", rank.ErrUnknownRanker, name)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -32,7 +33,10 @@ func demoCommand() *cli.Command {
 		Name:  "demo",
 		Usage: "index the embedded guide to reqa and answer a few questions about it",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "ranker", Aliases: []string{"r"}, Value: "bm25-wpm", Usage: "ranker"},
+			&cli.StringFlag{Name: "ranker", Aliases: []string{"r"}, Usage: "ranker (default: fusion of BM25 and the dense encoder when the encoder is embedded, else bm25-wpm)"},
+			&cli.BoolFlag{Name: "dense", Value: true, Usage: "embed the guide with the dense encoder too"},
+			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per run (0: 1)"},
+			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense context weight"},
 			&cli.IntFlag{Name: "k", Value: 1, Usage: "answers per question"},
 		},
 		OnUsageError: onUsage,
@@ -61,20 +65,35 @@ func demoCommand() *cli.Command {
 				return err
 			}
 			out := filepath.Join(tmp, "demo.reqa")
-			meta, err := ingest.Build(c.Context, corpus, out, ingest.Options{Builder: builder()})
+			opt := ingest.Options{Builder: builder()}
+			if c.Bool("dense") {
+				if err := withEncoder(c, &opt); err != nil {
+					fmt.Fprintf(c.App.ErrWriter, "reqa: demo without the dense encoder: %v\n", err)
+				} else {
+					defer opt.Encoder.Close()
+				}
+			}
+			meta, err := ingest.Build(c.Context, corpus, out, opt)
 			if err != nil {
 				return err
 			}
 			w := c.App.Writer
-			fmt.Fprintf(w, "Indexed the embedded guide: %d sentences in %d paragraphs.\n\n", meta.Sentences, meta.Contexts)
+			fmt.Fprintf(w, "Indexed the embedded guide: %d sentences in %d paragraphs", meta.Sentences, meta.Contexts)
+			if meta.Dense != nil {
+				fmt.Fprintf(w, ", embedded with %s", meta.Dense.Encoder)
+			}
+			fmt.Fprint(w, ".\n\n")
 			e, err := rank.Open(out)
 			if err != nil {
 				return err
 			}
 			defer e.Close()
-			r, err := e.Ranker(c.String("ranker"), true)
-			if err != nil {
+			r, err := resolveRanker(e, c.String("ranker"), true, rank.DenseOptions{ANN: true, K: c.Int("k")})
+			if errors.Is(err, rank.ErrUnknownRanker) {
 				return usagef("demo: %v", err)
+			}
+			if err != nil {
+				return err
 			}
 			for _, q := range demoQuestions {
 				fmt.Fprintf(w, "Q: %s\n", q)

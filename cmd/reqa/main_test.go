@@ -69,7 +69,7 @@ func TestIndexAsk(t *testing.T) {
 	if len(rankers) == 3 {
 		// With embeddings, ask fuses by default and shows each input's score.
 		code, out, _ := reqa(t, "ask", "--index", idx, "--json", "ferry tickets")
-		if code != 0 || !strings.Contains(out, `"scores"`) || !strings.Contains(out, `"dense"`) || !strings.Contains(out, `"ranker": "fusion-rrf"`) {
+		if code != 0 || !strings.Contains(out, `"scores"`) || !strings.Contains(out, `"dense"`) || !strings.Contains(out, `"ranker": "fusion-zscore"`) {
 			t.Fatalf("default ask on a dense index: exit %d:\n%s", code, out)
 		}
 	}

@@ -232,8 +232,10 @@ func newServer(e *rank.Engine, opt serverOptions) (*server, error) {
 				s.rankers = append(s.rankers, p.Name)
 			}
 		}
-		if !seen["fusion-rrf"] {
-			s.rankers = append(s.rankers, "fusion-rrf")
+		for _, name := range []string{"fusion-zscore", "fusion-rrf"} {
+			if !seen[name] {
+				s.rankers = append(s.rankers, name)
+			}
 		}
 	}
 	err = fs.WalkDir(web, "web", func(p string, d fs.DirEntry, err error) error {

@@ -301,7 +301,7 @@ func TestServeDense(t *testing.T) {
 	if err := json.Unmarshal(body, &st); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"bm25-word", "bm25-wpm", "dense", "fusion-rrf"}; !reflect.DeepEqual(st.Rankers, want) || st.DefaultRanker != "fusion-rrf" {
+	if want := []string{"bm25-word", "bm25-wpm", "dense", "fusion-zscore", "fusion-rrf"}; !reflect.DeepEqual(st.Rankers, want) || st.DefaultRanker != "fusion-zscore" {
 		t.Fatalf("rankers %v default %s", st.Rankers, st.DefaultRanker)
 	}
 	tests := []struct {
@@ -309,7 +309,7 @@ func TestServeDense(t *testing.T) {
 		answers      int
 		scores       []string
 	}{
-		{"/v1/ask?q=When+does+the+ferry+return&k=3", "fusion-rrf", 3, []string{"bm25-wpm", "dense"}},
+		{"/v1/ask?q=When+does+the+ferry+return&k=3", "fusion-zscore", 3, []string{"bm25-word", "bm25-wpm", "dense"}},
 		{"/v1/ask?q=When+does+the+ferry+return&k=2&ranker=dense", "dense", 2, []string{"dense"}},
 		{"/v1/ask?q=When+does+the+ferry+return&k=7&ranker=dense", "dense", 7, []string{"dense"}},
 	}
