@@ -37,6 +37,7 @@ func tuneCommand() *cli.Command {
 			&cli.Float64Flag{Name: "val-fraction", Value: 0.1, Usage: "fraction of the questions held out for early stopping; 0: none"},
 			&cli.IntFlag{Name: "patience", Value: 3, Usage: "epochs without a better validation P@1 before stopping"},
 			&cli.BoolFlag{Name: "hard-negatives", Usage: "add the other sentences of the gold sentence's context as negatives"},
+			&cli.IntFlag{Name: "negatives", Usage: "extra random negatives from the whole candidate pool per batch"},
 			&cli.BoolFlag{Name: "all-golds", Usage: "draw each question's positive among all its gold sentences (default: the first)"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per run (0: 1)"},
 		},
@@ -112,7 +113,7 @@ func tuneCommand() *cli.Command {
 			opt := adapter.Options{
 				Kind: kind, Hidden: c.Int("hidden"), Epochs: c.Int("epochs"), Batch: c.Int("batch"),
 				Temperature: c.Float64("temperature"), LR: c.Float64("lr"), WeightDecay: wd, Seed: c.Uint64("seed"),
-				ValFraction: vf, Patience: c.Int("patience"), HardNegatives: c.Bool("hard-negatives"), AllGolds: c.Bool("all-golds"),
+				ValFraction: vf, Patience: c.Int("patience"), HardNegatives: c.Bool("hard-negatives"), Negatives: c.Int("negatives"), AllGolds: c.Bool("all-golds"),
 				EncoderHash: m.Hash,
 				Progress: func(p adapter.Progress) {
 					if p.EpochDone {
@@ -125,7 +126,7 @@ func tuneCommand() *cli.Command {
 				},
 			}
 			t1 := time.Now()
-			ad, rep, err := adapter.Train(c.Context, tuneData(eqs, qvecs, answers, ctxOf), opt)
+			ad, rep, err := adapter.Train(c.Context, tuneData(eqs, qvecs, answers, ctxOf, titleGroups(qs)), opt)
 			if err != nil {
 				return fmt.Errorf("tune: %w", err)
 			}
@@ -145,6 +146,26 @@ func tuneCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// titleGroups numbers each question's first article title, so validation
+// holds out whole articles.
+func titleGroups(qs []ingest.Question) []int {
+	ids := map[string]int{}
+	out := make([]int, len(qs))
+	for i, q := range qs {
+		t := ""
+		if len(q.Titles) > 0 {
+			t = q.Titles[0]
+		}
+		id, ok := ids[t]
+		if !ok {
+			id = len(ids)
+			ids[t] = id
+		}
+		out[i] = id
+	}
+	return out
 }
 
 func byteSize(n int) string {
@@ -211,8 +232,8 @@ func encodeQuestions(ctx context.Context, e *rank.Engine, qs []rank.EvalQuestion
 }
 
 // tuneData pairs question vectors with their gold sentences.
-func tuneData(qs []rank.EvalQuestion, qvecs [][]float32, answers dense.Vectors, ctxOf []uint32) adapter.Data {
-	d := adapter.Data{Questions: qvecs, Answers: answers, Context: ctxOf, Gold: make([][]uint32, len(qs))}
+func tuneData(qs []rank.EvalQuestion, qvecs [][]float32, answers dense.Vectors, ctxOf []uint32, groups []int) adapter.Data {
+	d := adapter.Data{Questions: qvecs, Answers: answers, Context: ctxOf, Gold: make([][]uint32, len(qs)), Group: groups}
 	for i, q := range qs {
 		d.Gold[i] = q.Gold
 	}

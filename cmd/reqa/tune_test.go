@@ -78,6 +78,7 @@ func TestTuneSquadExperiment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	groups := map[string][]int{}
 	split := func(name string) ([]rank.EvalQuestion, [][]float32) {
 		qs, err := ds.SplitQuestions(name)
 		if err != nil {
@@ -87,6 +88,7 @@ func TestTuneSquadExperiment(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		groups[name] = titleGroups(qs)
 		vs := make([][]float32, len(qs))
 		for i, q := range qs {
 			vs[i] = all[pos[q.ID]]
@@ -95,7 +97,7 @@ func TestTuneSquadExperiment(t *testing.T) {
 	}
 	tuneQs, tuneVs := split("tune")
 	testQs, testVs := split("test")
-	testGold := tuneData(testQs, testVs, answers, ctxOf).Gold
+	testGold := tuneData(testQs, testVs, answers, ctxOf, nil).Gold
 	p1, mrr := adapter.Evaluate(nil, testVs, testGold, answers, 0)
 	t.Logf("no adapter: test P@1 %.2f MRR %.2f (%d test, %d tune questions)", p1, mrr, len(testQs), len(tuneQs))
 	variants := []string{"linear", "linear+hard", "lowrank", "lowrank+hard", "mlp", "mlp+hard"}
@@ -109,12 +111,19 @@ func TestTuneSquadExperiment(t *testing.T) {
 			t.Fatal(err)
 		}
 		opt := adapter.Options{Kind: kind, Seed: 1, EncoderHash: e.Meta().Dense.Hash}
+		grp := groups["tune"]
 		for _, p := range parts[1:] {
 			switch {
 			case p == "hard":
 				opt.HardNegatives = true
 			case p == "all":
 				opt.AllGolds = true
+			case p == "qsplit":
+				grp = nil
+			case strings.HasPrefix(p, "neg"):
+				opt.Negatives = int(num(t, p[3:]))
+			case strings.HasPrefix(p, "p"):
+				opt.Patience = int(num(t, p[1:]))
 			case strings.HasPrefix(p, "t"):
 				opt.Temperature = num(t, p[1:])
 			case strings.HasPrefix(p, "lr"):
@@ -132,7 +141,7 @@ func TestTuneSquadExperiment(t *testing.T) {
 			}
 		}
 		t0 := time.Now()
-		ad, rep, err := adapter.Train(context.Background(), tuneData(tuneQs, tuneVs, answers, ctxOf), opt)
+		ad, rep, err := adapter.Train(context.Background(), tuneData(tuneQs, tuneVs, answers, ctxOf, grp), opt)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,6 +23,10 @@ type Data struct {
 	// Context maps every row of Answers to its context id; hard negatives
 	// need it (nil otherwise).
 	Context []uint32
+	// Group, if set, names a group (e.g. the article) for every question;
+	// the validation hold-out then takes whole groups, so that early
+	// stopping measures transfer to unseen topics as the test split does.
+	Group []int
 }
 
 // Options configure Train. Zero values take the defaults noted.
@@ -58,6 +62,9 @@ type Options struct {
 	HardNegatives bool
 	// MaxHard bounds the hard negatives per question (default 8).
 	MaxHard int
+	// Negatives adds this many answers drawn at random from all of Answers
+	// to every batch as extra shared negatives (0: in-batch only).
+	Negatives int
 	// AllGolds draws each question's positive among all its gold answers
 	// every epoch instead of always using the first.
 	AllGolds bool
@@ -183,13 +190,12 @@ func Train(ctx context.Context, data Data, opt Options) (*Adapter, Report, error
 	if len(usable) < 2 {
 		return nil, rep, fmt.Errorf("adapter: %d questions with gold answers, need at least 2", len(usable))
 	}
-	rng := rand.New(rand.NewPCG(opt.Seed, 0x5eed_ada9))
-	rng.Shuffle(len(usable), func(i, j int) { usable[i], usable[j] = usable[j], usable[i] })
-	nVal := int(math.Round(opt.ValFraction * float64(len(usable))))
-	if nVal >= len(usable) {
-		nVal = len(usable) - 1
+	if data.Group != nil && len(data.Group) != len(data.Questions) {
+		return nil, rep, fmt.Errorf("adapter: %d groups for %d questions", len(data.Group), len(data.Questions))
 	}
-	val, train := usable[:nVal], append([]int(nil), usable[nVal:]...)
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x5eed_ada9))
+	val, train := holdOut(rng, usable, data.Group, opt.ValFraction)
+	nVal := len(val)
 	rep.TrainQuestions, rep.ValQuestions = len(train), len(val)
 
 	// Initialise: the residual's output weights stay zero, so training
@@ -235,7 +241,7 @@ func Train(ctx context.Context, data Data, opt Options) (*Adapter, Report, error
 					pos[i] = randomGold(rng, data.Gold[r], data.Answers.Len())
 				}
 			}
-			lossSum += t.step(rows, pos)
+			lossSum += t.step(rng, rows, pos)
 			if opt.Progress != nil {
 				opt.Progress(Progress{Epoch: ep, Epochs: opt.Epochs, Batch: b + 1, Batches: batches, Loss: lossSum / float64(b+1)})
 			}
@@ -266,6 +272,38 @@ func Train(ctx context.Context, data Data, opt Options) (*Adapter, Report, error
 	}
 	copy(ad.p, best)
 	return ad, rep, nil
+}
+
+// holdOut splits the usable questions into validation and training sets:
+// a random fraction of the questions, or of the groups when groups are set
+// (whole groups go to validation until it holds the fraction).
+func holdOut(rng *rand.Rand, usable []int, group []int, frac float64) (val, train []int) {
+	want := int(math.Round(frac * float64(len(usable))))
+	want = min(want, len(usable)-1)
+	if group == nil {
+		rng.Shuffle(len(usable), func(i, j int) { usable[i], usable[j] = usable[j], usable[i] })
+		return usable[:want], append([]int(nil), usable[want:]...)
+	}
+	// Groups in order of first appearance, then shuffled.
+	var order []int
+	members := map[int][]int{}
+	for _, q := range usable {
+		g := group[q]
+		if _, ok := members[g]; !ok {
+			order = append(order, g)
+		}
+		members[g] = append(members[g], q)
+	}
+	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	for _, g := range order {
+		if len(val) < want && len(val)+len(members[g]) < len(usable) {
+			val = append(val, members[g]...)
+		} else {
+			train = append(train, members[g]...)
+		}
+	}
+	rng.Shuffle(len(train), func(i, j int) { train[i], train[j] = train[j], train[i] })
+	return val, train
 }
 
 func pick(qs [][]float32, idx []int) [][]float32 {
@@ -326,7 +364,7 @@ func newTrainer(ad *Adapter, opt Options, data Data, byCtx [][]uint32) *trainer 
 
 // step runs one batch: forward, in-batch softmax loss, backward, Adam. It
 // returns the batch's mean loss.
-func (t *trainer) step(rows []int, pos []uint32) float64 {
+func (t *trainer) step(rng *rand.Rand, rows []int, pos []uint32) float64 {
 	ad, dim, hd, W := t.ad, t.ad.Dim, t.ad.Hidden, t.opt.Workers
 	n := len(rows)
 	q := make([]float32, n*dim)
@@ -386,6 +424,9 @@ func (t *trainer) step(rows []int, pos []uint32) float64 {
 				taken++
 			}
 		}
+	}
+	for k := 0; k < t.opt.Negatives; k++ {
+		add(uint32(rng.IntN(t.data.Answers.Len())))
 	}
 	nc := len(cols)
 	cm := make([]float32, nc*dim)
