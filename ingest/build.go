@@ -287,7 +287,11 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 			if err != nil {
 				return err
 			}
-			return f.b.Write(fw)
+			if err := f.b.Write(fw); err != nil {
+				return err
+			}
+			f.meta.Digest, f.meta.DigestTerms = fw.Digest()
+			return nil
 		})
 		if err != nil {
 			return store.Meta{}, fmt.Errorf("build: write field %s: %w", f.meta.Name, err)

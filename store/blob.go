@@ -42,7 +42,7 @@ func (t *WriteTx) PutLargeBlob(name string, v []byte) error {
 // LargeBlob returns a copy of the chunked blob stored under name.
 func (r *Reader) LargeBlob(name string) ([]byte, error) {
 	var out []byte
-	err := r.db.View(func(tx *bolt.Tx) error {
+	err := r.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketBlobs)
 		hv := b.Get([]byte(name))
 		if hv == nil {
@@ -80,7 +80,7 @@ func (r *Reader) LargeBlob(name string) ([]byte, error) {
 // HasBlob reports whether a blob called name exists.
 func (r *Reader) HasBlob(name string) bool {
 	ok := false
-	r.db.View(func(tx *bolt.Tx) error {
+	r.view(func(tx *bolt.Tx) error {
 		ok = tx.Bucket(bucketBlobs).Get([]byte(name)) != nil
 		return nil
 	})

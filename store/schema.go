@@ -79,6 +79,10 @@ type FieldMeta struct {
 	AvgDL float64 `json:"avgdl"`
 	// MeanIDF is the mean raw idf over the vocabulary (gensim's floor base).
 	MeanIDF float64 `json:"mean_idf"`
+	// Digest and DigestTerms fingerprint the term dictionary (see
+	// FieldWriter.Digest and Reader.VerifyField).
+	Digest      uint32 `json:"digest"`
+	DigestTerms int    `json:"digest_terms"`
 }
 
 // Field returns the field named name and whether it exists.

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -240,18 +242,79 @@ func (t *WriteTx) Field(name string) (*FieldWriter, error) {
 		return nil, fmt.Errorf("field %s: %w", name, err)
 	}
 	p.FillPercent = 0.95
-	return &FieldWriter{b: b, p: p}, nil
+	return &FieldWriter{b: b, p: p, digest: crc32.New(castagnoli)}, nil
 }
 
 // FieldWriter writes one BM25 field's postings and document lengths.
-type FieldWriter struct{ b, p *bolt.Bucket }
+type FieldWriter struct {
+	b, p   *bolt.Bucket
+	digest hash.Hash32
+	terms  int
+}
 
-// PutPostings stores the encoded postings of term.
+// PutPostings stores the encoded postings of term. Terms must come in
+// strictly increasing byte order (the field digest depends on it).
 func (f *FieldWriter) PutPostings(term string, encoded []byte) error {
 	if term == "" {
 		return errors.New("empty term")
 	}
-	return f.p.Put([]byte(term), seal(encoded))
+	v := seal(encoded)
+	digestAdd(f.digest, []byte(term), v)
+	f.terms++
+	return f.p.Put([]byte(term), v)
+}
+
+// Digest returns the field's term-dictionary digest (CRC-32C over every term
+// and its record's checksum, in order) and its term count. Store them in
+// FieldMeta: a damaged term key — which no value checksum can catch, since a
+// lookup of the undamaged term then simply misses — fails VerifyField.
+func (f *FieldWriter) Digest() (uint32, int) { return f.digest.Sum32(), f.terms }
+
+func digestAdd(h hash.Hash32, key, sealed []byte) {
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], uint32(len(key)))
+	h.Write(n[:])
+	h.Write(key)
+	if len(sealed) >= 4 {
+		h.Write(sealed[len(sealed)-4:])
+	}
+}
+
+// VerifyField checks field name's term dictionary against the digest and
+// term count in its FieldMeta (fields written before digests existed, with
+// a zero count, are not checked).
+func (r *Reader) VerifyField(name string) error {
+	fm, ok := r.meta.Field(name)
+	if !ok {
+		return fmt.Errorf("field %s: %w", name, ErrNotFound)
+	}
+	if fm.DigestTerms == 0 {
+		return nil
+	}
+	h := crc32.New(castagnoli)
+	n := 0
+	err := r.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(fieldPrefix + name))
+		if b == nil {
+			return fmt.Errorf("field %s: bucket missing: %w", name, ErrCorrupt)
+		}
+		pb := b.Bucket(bucketPostings)
+		if pb == nil {
+			return fmt.Errorf("field %s: postings missing: %w", name, ErrCorrupt)
+		}
+		return pb.ForEach(func(k, v []byte) error {
+			digestAdd(h, k, v)
+			n++
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	if n != fm.DigestTerms || h.Sum32() != fm.Digest {
+		return fmt.Errorf("field %s: term dictionary damaged (%d terms, digest %08x; meta says %d, %08x): %w", name, n, h.Sum32(), fm.DigestTerms, fm.Digest, ErrCorrupt)
+	}
+	return nil
 }
 
 // PutDocLens stores the encoded document lengths.
@@ -286,7 +349,7 @@ func Open(path string) (*Reader, error) {
 		return nil, fmt.Errorf("open index %s: %w (%v)", path, ErrNotIndex, err)
 	}
 	r := &Reader{db: db, path: path}
-	err = db.View(func(tx *bolt.Tx) error {
+	err = r.view(func(tx *bolt.Tx) error {
 		mb := tx.Bucket(bucketMeta)
 		if mb == nil || !bytes.Equal(mb.Get(keyMagic), []byte(magic)) {
 			return ErrNotIndex
@@ -358,7 +421,7 @@ func (r *Reader) Sentence(id uint32) (Sentence, error) {
 // one decodes the checksummed record id of an id-keyed bucket.
 func one[T any](r *Reader, bucket []byte, what string, id uint32, decode func(*T, uint32, []byte) error) (T, error) {
 	var x T
-	err := r.db.View(func(tx *bolt.Tx) error {
+	err := r.view(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucket).Get(idKey(id))
 		if v == nil {
 			return fmt.Errorf("%s %d: %w", what, id, ErrNotFound)
@@ -385,7 +448,7 @@ func (r *Reader) Sentences() ([]Sentence, error) {
 // all decodes every checksummed record of an id-keyed bucket.
 func all[T any](r *Reader, bucket []byte, what string, decode func(*T, uint32, []byte) error) ([]T, error) {
 	var out []T
-	err := r.db.View(func(tx *bolt.Tx) error {
+	err := r.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucket).ForEach(func(k, v []byte) error {
 			if len(k) != 4 {
 				return fmt.Errorf("%s key %x: %w", what, k, ErrCorrupt)
@@ -409,7 +472,7 @@ func all[T any](r *Reader, bucket []byte, what string, decode func(*T, uint32, [
 // Blob returns a copy of the blob stored under name.
 func (r *Reader) Blob(name string) ([]byte, error) {
 	var out []byte
-	err := r.db.View(func(tx *bolt.Tx) error {
+	err := r.view(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketBlobs).Get([]byte(name))
 		if v == nil {
 			return fmt.Errorf("blob %s: %w", name, ErrNotFound)
@@ -427,7 +490,7 @@ func (r *Reader) Blob(name string) ([]byte, error) {
 // HasField reports whether the index holds the BM25 field name.
 func (r *Reader) HasField(name string) bool {
 	ok := false
-	r.db.View(func(tx *bolt.Tx) error {
+	r.view(func(tx *bolt.Tx) error {
 		ok = tx.Bucket([]byte(fieldPrefix+name)) != nil
 		return nil
 	})
@@ -437,7 +500,7 @@ func (r *Reader) HasField(name string) bool {
 // DocLens returns the encoded document lengths of field name.
 func (r *Reader) DocLens(name string) ([]byte, error) {
 	var out []byte
-	err := r.db.View(func(tx *bolt.Tx) error {
+	err := r.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(fieldPrefix + name))
 		if b == nil {
 			return fmt.Errorf("field %s: %w", name, ErrNotFound)
@@ -461,7 +524,7 @@ func (r *Reader) DocLens(name string) ([]byte, error) {
 func (r *Reader) Postings(name, term string) ([]byte, bool, error) {
 	var out []byte
 	found := false
-	err := r.db.View(func(tx *bolt.Tx) error {
+	err := r.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(fieldPrefix + name))
 		if b == nil {
 			return fmt.Errorf("field %s: %w", name, ErrNotFound)
@@ -488,7 +551,7 @@ func (r *Reader) Postings(name, term string) ([]byte, bool, error) {
 // ForEachPostings calls fn for every term of field name in byte order. The
 // slice passed to fn is only valid during the call.
 func (r *Reader) ForEachPostings(name string, fn func(term string, encoded []byte) error) error {
-	return r.db.View(func(tx *bolt.Tx) error {
+	return r.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(fieldPrefix + name))
 		if b == nil {
 			return fmt.Errorf("field %s: %w", name, ErrNotFound)
@@ -533,4 +596,18 @@ func umask() os.FileMode {
 	m := syscall.Umask(0)
 	syscall.Umask(m)
 	return os.FileMode(m)
+}
+
+// view runs fn in a read transaction, turning what a damaged file can do to
+// bbolt — a Go panic on inconsistent page data, or a memory fault on a page
+// pointer outside the mapping (made recoverable with SetPanicOnFault) — into
+// an ErrCorrupt error instead of a crash.
+func (r *Reader) view(fn func(tx *bolt.Tx) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("index %s: unreadable page (%v): %w", r.path, p, ErrCorrupt)
+		}
+	}()
+	return r.db.View(fn)
 }

@@ -249,6 +249,9 @@ func Open(r *store.Reader, name string) (*Field, error) {
 	if !ok {
 		return nil, fmt.Errorf("bm25 field %s: %w", name, store.ErrNotFound)
 	}
+	if err := r.VerifyField(name); err != nil {
+		return nil, err
+	}
 	raw, err := r.DocLens(name)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,78 @@
+package rank_test
+
+import (
+	"context"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/rank"
+)
+
+// TestDamagedIndexNeverPanics flips random bytes of a real index file and
+// checks that opening and querying it either works or fails with an error:
+// never a panic.
+func TestDamagedIndexNeverPanics(t *testing.T) {
+	c, err := ingest.ReadInputs([]string{"../ingest/testdata/corpus"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.reqa")
+	if _, err := ingest.Build(context.Background(), c, good, ingest.Options{Tokenizers: []string{"word"}}); err != nil {
+		t.Fatal(err)
+	}
+	orig, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func(p string) ([]rank.Answer, error) {
+		e, err := rank.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		defer e.Close()
+		r, err := e.Ranker("bm25-word", true)
+		if err != nil {
+			return nil, err
+		}
+		return e.Ask(r, "Who kept the Bell Rock light?", 3)
+	}
+	want, err := ask(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(1))
+	trials := 300
+	if testing.Short() {
+		trials = 30
+	}
+	errorsSeen := 0
+	for i := 0; i < trials; i++ {
+		b := append([]byte(nil), orig...)
+		for j := 0; j < 1+rng.Intn(8); j++ {
+			b[rng.Intn(len(b))] ^= byte(1 + rng.Intn(255))
+		}
+		p := filepath.Join(dir, "bad.reqa")
+		os.WriteFile(p, b, 0o644)
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("trial %d: panic on a damaged index: %v", i, r)
+				}
+			}()
+			got, err := ask(p)
+			if err != nil {
+				errorsSeen++
+				return
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("trial %d: a damaged index answered differently without an error:\n got %+v\nwant %+v", i, got, want)
+			}
+		}()
+	}
+	t.Logf("%d trials, %d reported an error, none panicked or answered wrongly", trials, errorsSeen)
+}
