@@ -32,7 +32,7 @@ func tuneCommand() *cli.Command {
 			&cli.IntFlag{Name: "batch", Value: 256, Usage: "questions per in-batch softmax"},
 			&cli.Float64Flag{Name: "temperature", Value: 0.05, Usage: "softmax temperature τ"},
 			&cli.Float64Flag{Name: "lr", Usage: "Adam learning rate (default 1e-3; 5e-4 for mlp)"},
-			&cli.Float64Flag{Name: "weight-decay", Value: 0.01, Usage: "decoupled weight decay (pull toward the identity); 0: none"},
+			&cli.Float64Flag{Name: "weight-decay", Value: 100, Usage: "decoupled weight decay: each step shrinks the adapter toward the identity by 1 − lr·decay; 0: none"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed for initialisation, hold-out and shuffles"},
 			&cli.Float64Flag{Name: "val-fraction", Value: 0.1, Usage: "fraction of the questions held out for early stopping; 0: none"},
 			&cli.IntFlag{Name: "patience", Value: 3, Usage: "epochs without a better validation P@1 before stopping"},

@@ -54,7 +54,7 @@ func TestTrainingLearnsSyntheticTask(t *testing.T) {
 	base1, _ := Evaluate(nil, data.Questions, data.Gold, data.Answers, 1)
 	for _, k := range kinds {
 		t.Run(k.name, func(t *testing.T) {
-			opt := Options{Kind: k.kind, Hidden: 16, Epochs: 30, Batch: 32, Temperature: 0.1, LR: 1e-2, ValFraction: -1, Seed: 3}
+			opt := Options{Kind: k.kind, Hidden: 16, Epochs: 30, Batch: 32, Temperature: 0.1, LR: 1e-2, WeightDecay: -1, ValFraction: -1, Seed: 3}
 			ad, rep, err := Train(context.Background(), data, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -124,6 +124,8 @@ func TestTrainBadInput(t *testing.T) {
 		{"question width", func(d *Data) { d.Questions[3] = d.Questions[3][:4] }, Options{}},
 		{"no gold", func(d *Data) { d.Gold = make([][]uint32, len(d.Questions)) }, Options{}},
 		{"hard without contexts", func(d *Data) { d.Context = nil }, Options{HardNegatives: true}},
+		{"decay wipes weights", func(d *Data) {}, Options{LR: 0.1, WeightDecay: 10}},
+		{"group count", func(d *Data) { d.Group = []int{1} }, Options{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := synthetic(1, 8, 20, 50)

@@ -45,9 +45,11 @@ type Options struct {
 	// LR is Adam's learning rate (default 1e-3 for Linear and LowRank,
 	// 5e-4 for MLP).
 	LR float64
-	// WeightDecay is the decoupled weight decay on the residual weights: for
-	// Linear it is the pull toward the identity. Negative means none;
-	// 0 takes the default 0.01.
+	// WeightDecay is the decoupled weight decay on the residual weights:
+	// every step shrinks them by the factor 1 − LR·WeightDecay, which for
+	// Linear is the pull toward the identity. On SQuAD a strong pull works
+	// best (see BENCHMARKS.md). Negative means none; 0 takes the default
+	// 100. LR·WeightDecay must stay below 1.
 	WeightDecay float64
 	// Seed fixes initialisation, the validation hold-out and every shuffle.
 	Seed uint64
@@ -131,7 +133,7 @@ func (o *Options) defaults() {
 	}
 	switch {
 	case o.WeightDecay == 0:
-		o.WeightDecay = 0.01
+		o.WeightDecay = 100
 	case o.WeightDecay < 0:
 		o.WeightDecay = 0
 	}
@@ -163,6 +165,9 @@ func Train(ctx context.Context, data Data, opt Options) (*Adapter, Report, error
 	}
 	if len(data.Gold) != len(data.Questions) {
 		return nil, rep, fmt.Errorf("adapter: %d gold lists for %d questions", len(data.Gold), len(data.Questions))
+	}
+	if opt.LR*opt.WeightDecay >= 1 {
+		return nil, rep, fmt.Errorf("adapter: learning rate %g × weight decay %g ≥ 1 would wipe the weights every step", opt.LR, opt.WeightDecay)
 	}
 	if opt.HardNegatives && len(data.Context) != data.Answers.Len() {
 		return nil, rep, fmt.Errorf("adapter: hard negatives need the context of all %d answers, got %d", data.Answers.Len(), len(data.Context))
