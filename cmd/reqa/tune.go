@@ -30,7 +30,7 @@ func tuneCommand() *cli.Command {
 			&cli.IntFlag{Name: "hidden", Usage: "rank of a lowrank adapter (default 64) or hidden width of an mlp (default 256)"},
 			&cli.IntFlag{Name: "epochs", Value: 10, Usage: "maximum passes over the training questions"},
 			&cli.IntFlag{Name: "batch", Value: 256, Usage: "questions per in-batch softmax"},
-			&cli.Float64Flag{Name: "temperature", Value: 0.05, Usage: "softmax temperature τ"},
+			&cli.Float64Flag{Name: "temperature", Value: 0.03, Usage: "softmax temperature τ"},
 			&cli.Float64Flag{Name: "lr", Usage: "Adam learning rate (default 1e-3; 5e-4 for mlp)"},
 			&cli.Float64Flag{Name: "weight-decay", Value: 100, Usage: "decoupled weight decay: each step shrinks the adapter toward the identity by 1 − lr·decay; 0: none"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed for initialisation, hold-out and shuffles"},

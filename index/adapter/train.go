@@ -40,7 +40,7 @@ type Options struct {
 	Epochs int
 	// Batch is the number of questions per in-batch softmax (default 256).
 	Batch int
-	// Temperature τ divides the dot products (default 0.05).
+	// Temperature τ divides the dot products (default 0.03).
 	Temperature float64
 	// LR is Adam's learning rate (default 1e-3 for Linear and LowRank,
 	// 5e-4 for MLP).
@@ -123,7 +123,7 @@ func (o *Options) defaults() {
 		o.Batch = 256
 	}
 	if o.Temperature <= 0 {
-		o.Temperature = 0.05
+		o.Temperature = 0.03
 	}
 	if o.LR <= 0 {
 		o.LR = 1e-3
