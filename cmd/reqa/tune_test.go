@@ -100,7 +100,7 @@ func TestTuneSquadExperiment(t *testing.T) {
 	testGold := tuneData(testQs, testVs, answers, ctxOf, nil).Gold
 	p1, mrr := adapter.Evaluate(nil, testVs, testGold, answers, 0)
 	t.Logf("no adapter: test P@1 %.2f MRR %.2f (%d test, %d tune questions)", p1, mrr, len(testQs), len(tuneQs))
-	variants := []string{"linear", "linear+hard", "lowrank", "lowrank+hard", "mlp", "mlp+hard"}
+	variants := []string{"linear", "linear+hard", "linear+hard+all", "lowrank+hard+all+h256", "mlp+hard+all"}
 	if v := os.Getenv("REQA_TUNE_VARIANTS"); v != "" {
 		variants = strings.Split(v, ",")
 	}
