@@ -2,9 +2,11 @@ package rank
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
+	"github.com/reqa/reqa/index/adapter"
 	"github.com/reqa/reqa/index/ann"
 	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/index/dense"
@@ -19,6 +21,8 @@ const (
 	blobDenseSent  = "dense/sentences"
 	blobDenseCtx   = "dense/contexts"
 	blobDenseGraph = "dense/graph"
+	// BlobAdapter holds the question adapter trained by `reqa tune`.
+	BlobAdapter = "dense/adapter"
 )
 
 // DenseOptions tune the dense ranker.
@@ -36,6 +40,10 @@ type DenseOptions struct {
 	// K is how many answers an ANN search returns; Ef its beam width (0:
 	// the graph's default).
 	K, Ef int
+	// NoAdapter ignores a question adapter stored in the index (the
+	// command line's --no-adapter): questions are scored with the raw
+	// encoder embedding.
+	NoAdapter bool
 }
 
 // DenseRanker ranks by the dot product of the question's embedding with
@@ -48,6 +56,9 @@ type DenseRanker struct {
 
 	graph *ann.Graph
 	k, ef int
+
+	// adapter, when set, maps every question embedding before scoring.
+	adapter *adapter.Adapter
 
 	st *denseState
 }
@@ -65,9 +76,16 @@ type denseState struct {
 	graphErr error
 	mu       sync.Mutex
 
-	// Question embeddings, shared by every dense ranker of the engine.
-	qmu    sync.RWMutex
-	qcache map[string][]float32
+	// Question embeddings, shared by every dense ranker of the engine;
+	// aqcache holds them adapted.
+	qmu     sync.RWMutex
+	qcache  map[string][]float32
+	aqcache map[string][]float32
+
+	// The stored question adapter (nil when the index has none).
+	adapterOnce sync.Once
+	adapter     *adapter.Adapter
+	adapterErr  error
 }
 
 func (e *Engine) loadDense(threads int) (*denseState, error) {
@@ -76,7 +94,7 @@ func (e *Engine) loadDense(threads int) (*denseState, error) {
 		return nil, fmt.Errorf("%w \"dense\": index %s has no embeddings (rebuild with `reqa index --dense`)", ErrUnknownRanker, e.r.Path())
 	}
 	e.denseOnce.Do(func() {
-		st := &denseState{combined: map[float64]dense.Vectors{}, qcache: map[string][]float32{}}
+		st := &denseState{combined: map[float64]dense.Vectors{}, qcache: map[string][]float32{}, aqcache: map[string][]float32{}}
 		e.dense = st
 		st.err = func() error {
 			onnx, err := e.r.LargeBlob(blobDenseModel)
@@ -123,6 +141,30 @@ func (e *Engine) loadDense(threads int) (*denseState, error) {
 	return e.dense, nil
 }
 
+// loadAdapter loads the index's question adapter once, refusing one trained
+// for another encoder.
+func (e *Engine) loadAdapter(st *denseState) (*adapter.Adapter, error) {
+	st.adapterOnce.Do(func() {
+		if !e.r.HasBlob(BlobAdapter) {
+			return
+		}
+		raw, err := e.r.Blob(BlobAdapter)
+		if err != nil {
+			st.adapterErr = fmt.Errorf("question adapter: %w", err)
+			return
+		}
+		m := e.r.Meta().Dense
+		st.adapter, err = adapter.Load(raw, m.Hash, m.Dim)
+		switch {
+		case errors.Is(err, adapter.ErrCorrupt):
+			st.adapterErr = fmt.Errorf("question adapter in %s: %w: %w", e.r.Path(), store.ErrCorrupt, err)
+		case err != nil:
+			st.adapterErr = fmt.Errorf("question adapter in %s: %w (or run with --no-adapter)", e.r.Path(), err)
+		}
+	})
+	return st.adapter, st.adapterErr
+}
+
 func (st *denseState) answers(lambda float64) (dense.Vectors, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -156,6 +198,11 @@ func (e *Engine) DenseRanker(withContext bool, opt DenseOptions) (*DenseRanker, 
 		return nil, err
 	}
 	d := &DenseRanker{name: "dense", enc: st.enc, answers: v, lambda: lambda, st: st, k: opt.K, ef: opt.Ef}
+	if !opt.NoAdapter {
+		if d.adapter, err = e.loadAdapter(st); err != nil {
+			return nil, fmt.Errorf("dense ranker: %w", err)
+		}
+	}
 	if m := e.r.Meta().Dense; opt.ANN && m.Graph && m.GraphLambda == lambda {
 		if d.graph, err = e.loadGraph(st, v); err != nil {
 			return nil, err
@@ -181,6 +228,10 @@ func (e *Engine) loadGraph(st *denseState, v dense.Vectors) (*ann.Graph, error) 
 	st.graphErr = err
 	return st.graph, err
 }
+
+// Adapted reports whether question embeddings pass through the index's
+// question adapter before scoring.
+func (d *DenseRanker) Adapted() bool { return d.adapter != nil }
 
 // UsesANN reports whether Score searches the ANN graph.
 func (d *DenseRanker) UsesANN() bool { return d.graph != nil }
@@ -214,29 +265,45 @@ func (d *DenseRanker) Prepare(ctx context.Context, questions []string, progress 
 	return nil
 }
 
-// SetQuestionVectors caches question embeddings (computed elsewhere, e.g.
-// loaded from a file by an experiment) for every dense ranker of the engine.
+// SetQuestionVectors caches raw (unadapted) question embeddings (computed
+// elsewhere, e.g. loaded from a file by an experiment) for every dense
+// ranker of the engine.
 func (d *DenseRanker) SetQuestionVectors(questions []string, vecs [][]float32) {
 	d.st.qmu.Lock()
 	for i, q := range questions {
 		d.st.qcache[q] = vecs[i]
+		delete(d.st.aqcache, q)
 	}
 	d.st.qmu.Unlock()
 }
 
-// QuestionVector returns the question's embedding.
+// QuestionVector returns the vector the ranker scores the question with:
+// its embedding, passed through the question adapter when one is in use.
 func (d *DenseRanker) QuestionVector(ctx context.Context, question string) ([]float32, error) {
 	d.st.qmu.RLock()
 	v, ok := d.st.qcache[question]
+	av, aok := d.st.aqcache[question]
 	d.st.qmu.RUnlock()
-	if ok {
+	if d.adapter != nil && aok {
+		return av, nil
+	}
+	if !ok {
+		vecs, err := d.enc.Encode(ctx, []string{question}, nil)
+		if err != nil {
+			return nil, err
+		}
+		v = vecs[0]
+	}
+	if d.adapter == nil {
 		return v, nil
 	}
-	vecs, err := d.enc.Encode(ctx, []string{question}, nil)
-	if err != nil {
-		return nil, err
+	av = d.adapter.Apply(v)
+	if ok {
+		d.st.qmu.Lock()
+		d.st.aqcache[question] = av
+		d.st.qmu.Unlock()
 	}
-	return vecs[0], nil
+	return av, nil
 }
 
 // Score implements Ranker: every candidate gets its dot product.

@@ -47,7 +47,7 @@ func experiment(t testing.TB) (*rank.Engine, map[string][]rank.EvalQuestion) {
 		}
 		splits[split] = out
 	}
-	dr, err := e.DenseRanker(true, rank.DenseOptions{})
+	dr, err := e.DenseRanker(true, rank.DenseOptions{NoAdapter: true})
 	if err != nil {
 		t.Fatal(err)
 	}

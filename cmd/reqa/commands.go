@@ -207,6 +207,7 @@ func askCommand() *cli.Command {
 			&cli.IntFlag{Name: "k", Value: 5, Usage: "number of answers"},
 			&cli.StringFlag{Name: "ranker", Aliases: []string{"r"}, Usage: "ranker: bm25-word, bm25-wpm, dense, fusion-rrf, fusion-minmax, fusion-zscore, fusion-adaptive (default: the index's best fusion when it has embeddings, else bm25-wpm)"},
 			&cli.BoolFlag{Name: "exact", Usage: "dense: score every candidate instead of searching the ANN graph"},
+			&cli.BoolFlag{Name: "no-adapter", Usage: "dense: ignore the question adapter stored by reqa tune"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per run (0: 1)"},
 			&cli.BoolFlag{Name: "no-context", Usage: "score the sentence alone, not sentence + context"},
 			&cli.BoolFlag{Name: "json", Usage: "print answers as JSON"},
@@ -226,7 +227,7 @@ func askCommand() *cli.Command {
 			}
 			defer e.Close()
 			r, err := resolveRanker(e, c.String("ranker"), !c.Bool("no-context"),
-				rank.DenseOptions{ANN: !c.Bool("exact"), K: c.Int("k"), Threads: c.Int("threads")})
+				rank.DenseOptions{ANN: !c.Bool("exact"), K: c.Int("k"), Threads: c.Int("threads"), NoAdapter: c.Bool("no-adapter")})
 			if errors.Is(err, rank.ErrUnknownRanker) {
 				return usagef("ask: %v", err)
 			}
@@ -354,6 +355,7 @@ func evalCommand() *cli.Command {
 			&cli.StringFlag{Name: "report", Usage: "also write the full report (report.md, report.json, sweep.svg: analyses, ablation, failures) into this directory"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense: context weight λ (default: the index's)"},
+			&cli.BoolFlag{Name: "no-adapter", Usage: "dense: ignore the question adapter stored by reqa tune"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
 		}, bm25Flags...),
 		OnUsageError: onUsage,

@@ -97,7 +97,7 @@ func evalAction(c *cli.Context) error {
 	if !withContext {
 		rep.Document = "sentence"
 	}
-	dopt := rank.DenseOptions{Lambda: c.Float64("lambda"), LambdaSet: c.IsSet("lambda"), Threads: c.Int("threads")}
+	dopt := rank.DenseOptions{Lambda: c.Float64("lambda"), LambdaSet: c.IsSet("lambda"), Threads: c.Int("threads"), NoAdapter: c.Bool("no-adapter")}
 	fusions, err := fusionParams(c, e, ds, rankers, indexPath, dopt)
 	if err != nil {
 		return err
