@@ -348,13 +348,13 @@ func randomGold(rng *rand.Rand, g []uint32, n int) uint32 {
 
 // trainer holds the optimiser state and scratch buffers.
 type trainer struct {
-	ad    *Adapter
-	opt   Options
-	data  Data
-	byCtx [][]uint32
-	grad  []float32
-	m, v  []float32
-	steps int
+	ad             *Adapter
+	opt            Options
+	data           Data
+	byCtx          [][]uint32
+	grad           []float32
+	m, v           []float32
+	steps          int
 	gd, ga, gb, gc []float32
 }
 
