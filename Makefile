@@ -41,7 +41,7 @@ ORT_EMBED  := index/encoder/ortlib/lib/libonnxruntime.so.1
 
 ASSETS := $(WPM_JSON) $(SP_VOCAB) $(USE_MODEL_DIR)/.ok $(USE_JS_DIR)/.ok $(ORT_DIR)/.ok $(USE_ONNX) $(USE_VOCAB) $(ORT_EMBED)
 
-.PHONY: all build test demo bench bench-hnswlib assets fuzz clean
+.PHONY: all build test demo bench bench-hnswlib bench-serve assets fuzz clean
 all: build
 
 assets: $(ASSETS)
@@ -87,6 +87,18 @@ bench-hnswlib:
 	REQA_ANN_DUMP=/tmp/annbench $(GO) test -count=1 -run TestWriteHnswlibData ./index/ann/
 	/usr/bin/python3 index/ann/testdata/hnswlib_bench.py /tmp/annbench
 	$(GO) test -run '^$$' -bench 'BenchmarkHNSW$$' -benchtime 2000x ./index/ann/
+
+# Load test of `reqa serve` from a second process (BENCHMARKS.md): Debian's
+# wrk, pinned; INDEX must name an index with embeddings.
+WRK_VERSION := 4.1.0-3+b2
+INDEX ?= squad.reqa
+bench-serve: build
+	dpkg-query -W wrk 2>/dev/null | grep -q "$(WRK_VERSION)" || (apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk=$(WRK_VERSION))
+	bin/reqa serve --index $(INDEX) --addr 127.0.0.1:18080 & pid=$$!; sleep 4; \
+	for r in bm25-wpm dense fusion-adaptive; do echo "== $$r"; \
+	  wrk -t2 -c8 -d30s --latency -s cmd/reqa/testdata/wrk-questions.lua http://127.0.0.1:18080 -- $$r; done; \
+	kill $$pid
 
 # Each fuzz target briefly (FUZZTIME=5m for a real run).
 FUZZTIME ?= 20s
