@@ -294,13 +294,9 @@ func (r *Reader) VerifyField(name string) error {
 	h := crc32.New(castagnoli)
 	n := 0
 	err := r.view(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte(fieldPrefix + name))
-		if b == nil {
-			return fmt.Errorf("field %s: bucket missing: %w", name, ErrCorrupt)
-		}
-		pb := b.Bucket(bucketPostings)
-		if pb == nil {
-			return fmt.Errorf("field %s: postings missing: %w", name, ErrCorrupt)
+		pb, err := postingsBucket(tx, name, ErrCorrupt)
+		if err != nil {
+			return err
 		}
 		return pb.ForEach(func(k, v []byte) error {
 			digestAdd(h, k, v)
@@ -525,13 +521,9 @@ func (r *Reader) Postings(name, term string) ([]byte, bool, error) {
 	var out []byte
 	found := false
 	err := r.view(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte(fieldPrefix + name))
-		if b == nil {
-			return fmt.Errorf("field %s: %w", name, ErrNotFound)
-		}
-		pb := b.Bucket(bucketPostings)
-		if pb == nil {
-			return fmt.Errorf("field %s: postings missing: %w", name, ErrCorrupt)
+		pb, err := postingsBucket(tx, name, ErrNotFound)
+		if err != nil {
+			return err
 		}
 		v := pb.Get([]byte(term))
 		if v == nil {
@@ -548,17 +540,28 @@ func (r *Reader) Postings(name, term string) ([]byte, bool, error) {
 	return out, found, err
 }
 
+// postingsBucket returns field name's postings bucket; a missing field is
+// reported wrapping ifMissing (ErrNotFound, or ErrCorrupt where meta says
+// the field exists).
+func postingsBucket(tx *bolt.Tx, name string, ifMissing error) (*bolt.Bucket, error) {
+	b := tx.Bucket([]byte(fieldPrefix + name))
+	if b == nil {
+		return nil, fmt.Errorf("field %s: %w", name, ifMissing)
+	}
+	pb := b.Bucket(bucketPostings)
+	if pb == nil {
+		return nil, fmt.Errorf("field %s: postings missing: %w", name, ErrCorrupt)
+	}
+	return pb, nil
+}
+
 // ForEachPostings calls fn for every term of field name in byte order. The
 // slice passed to fn is only valid during the call.
 func (r *Reader) ForEachPostings(name string, fn func(term string, encoded []byte) error) error {
 	return r.view(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte(fieldPrefix + name))
-		if b == nil {
-			return fmt.Errorf("field %s: %w", name, ErrNotFound)
-		}
-		pb := b.Bucket(bucketPostings)
-		if pb == nil {
-			return fmt.Errorf("field %s: postings missing: %w", name, ErrCorrupt)
+		pb, err := postingsBucket(tx, name, ErrNotFound)
+		if err != nil {
+			return err
 		}
 		return pb.ForEach(func(k, v []byte) error {
 			p, err := unseal(v, fmt.Sprintf("field %s postings of %q", name, k))
