@@ -500,22 +500,10 @@ func fuseCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usagef("fuse: want exactly one DATASET_DIR")
 			}
-			ds, err := ingest.ReadDataset(c.Args().First())
-			if err != nil {
-				return err
-			}
 			path := c.String("index")
-			e, err := rank.Open(path)
+			ds, e, err := openDenseDatasetIndex("fuse", c.Args().First(), path)
 			if err != nil {
 				return err
-			}
-			if e.Meta().DatasetDigest != ds.Corpus.Digest {
-				e.Close()
-				return fmt.Errorf("fuse: index %s was not built from dataset %s", path, ds.Dir)
-			}
-			if e.Meta().Dense == nil {
-				e.Close()
-				return fmt.Errorf("fuse: index %s has no embeddings; rebuild it with `reqa index --dense`", path)
 			}
 			methods := c.StringSlice("method")
 			if len(methods) == 0 {
@@ -583,4 +571,26 @@ func describeParams(p fuse.Params) string {
 		return fmt.Sprintf("margin bounds %.3g, weights %v", p.Bounds, p.BucketWeights)
 	}
 	return fmt.Sprintf("weights %v", p.Weights)
+}
+
+// openDenseDatasetIndex reads a dataset and opens the index built from it,
+// which must have embeddings (for fuse and tune).
+func openDenseDatasetIndex(cmd, dir, path string) (*ingest.Dataset, *rank.Engine, error) {
+	ds, err := ingest.ReadDataset(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := rank.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if e.Meta().DatasetDigest != ds.Corpus.Digest {
+		e.Close()
+		return nil, nil, fmt.Errorf("%s: index %s was not built from dataset %s", cmd, path, ds.Dir)
+	}
+	if e.Meta().Dense == nil {
+		e.Close()
+		return nil, nil, fmt.Errorf("%s: index %s has no embeddings; rebuild it with `reqa index --dense`", cmd, path)
+	}
+	return ds, e, nil
 }

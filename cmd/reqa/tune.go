@@ -66,23 +66,13 @@ func tuneCommand() *cli.Command {
 			case c.Int("hidden") < 0:
 				return usagef("tune: --hidden %d: want > 0", c.Int("hidden"))
 			}
-			ds, err := ingest.ReadDataset(c.Args().First())
-			if err != nil {
-				return err
-			}
 			path := c.String("index")
-			e, err := rank.Open(path)
+			ds, e, err := openDenseDatasetIndex("tune", c.Args().First(), path)
 			if err != nil {
 				return err
 			}
 			defer e.Close()
-			if e.Meta().DatasetDigest != ds.Corpus.Digest {
-				return fmt.Errorf("tune: index %s was not built from dataset %s", path, ds.Dir)
-			}
 			m := e.Meta().Dense
-			if m == nil {
-				return fmt.Errorf("tune: index %s has no embeddings; rebuild it with `reqa index --dense`", path)
-			}
 			qs, err := ds.SplitQuestions(c.String("split"))
 			if err != nil {
 				return err
