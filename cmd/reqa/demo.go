@@ -38,6 +38,7 @@ func demoCommand() *cli.Command {
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per run (0: 1)"},
 			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense context weight"},
 			&cli.IntFlag{Name: "k", Value: 1, Usage: "answers per question"},
+			&cli.BoolFlag{Name: "json", Usage: "print the index summary and each question's answers as JSON (each answer list shaped like ask --json)"},
 		},
 		OnUsageError: onUsage,
 		Action: func(c *cli.Context) error {
@@ -78,11 +79,14 @@ func demoCommand() *cli.Command {
 				return err
 			}
 			w := c.App.Writer
-			fmt.Fprintf(w, "Indexed the embedded guide: %d sentences in %d paragraphs", meta.Sentences, meta.Contexts)
-			if meta.Dense != nil {
-				fmt.Fprintf(w, ", embedded with %s", meta.Dense.Encoder)
+			asJSON := c.Bool("json")
+			if !asJSON {
+				fmt.Fprintf(w, "Indexed the embedded guide: %d sentences in %d paragraphs", meta.Sentences, meta.Contexts)
+				if meta.Dense != nil {
+					fmt.Fprintf(w, ", embedded with %s", meta.Dense.Encoder)
+				}
+				fmt.Fprint(w, ".\n\n")
 			}
-			fmt.Fprint(w, ".\n\n")
 			e, err := rank.Open(out)
 			if err != nil {
 				return err
@@ -95,18 +99,50 @@ func demoCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			res := demoResult{Sentences: meta.Sentences, Contexts: meta.Contexts, Questions: []demoAnswers{}}
+			if meta.Dense != nil {
+				res.Encoder = meta.Dense.Encoder
+			}
 			for _, q := range demoQuestions {
-				fmt.Fprintf(w, "Q: %s\n", q)
 				answers, err := e.Ask(r, q, c.Int("k"))
 				if err != nil {
 					return err
 				}
+				for i := range answers {
+					answers[i].Source = filepath.Base(answers[i].Source)
+				}
+				if asJSON {
+					if answers == nil {
+						answers = []rank.Answer{}
+					}
+					res.Questions = append(res.Questions, demoAnswers{Question: q, Ranker: r.Name(), Answers: answers})
+					continue
+				}
+				fmt.Fprintf(w, "Q: %s\n", q)
 				for _, a := range answers {
-					a.Source = filepath.Base(a.Source)
 					printAnswers(w, q, r.Name(), []rank.Answer{a})
 				}
+			}
+			if asJSON {
+				return writeJSON(w, res)
 			}
 			return nil
 		},
 	}
+}
+
+// demoResult is `reqa demo --json`'s output: what was indexed and, for each
+// question, the same object `reqa ask --json` prints.
+type demoResult struct {
+	Sentences int           `json:"sentences"`
+	Contexts  int           `json:"contexts"`
+	Encoder   string        `json:"encoder,omitempty"`
+	Questions []demoAnswers `json:"questions"`
+}
+
+// demoAnswers is one question's answers, shaped like `reqa ask --json`.
+type demoAnswers struct {
+	Question string        `json:"question"`
+	Ranker   string        `json:"ranker"`
+	Answers  []rank.Answer `json:"answers"`
 }

@@ -2,6 +2,10 @@
 // corpus into one file and answers questions with the sentence that answers
 // them, shown in its context.
 //
+// Every command takes --json: stdout then carries JSON only (one document;
+// for serve, one JSON object per line) and progress, warnings and errors go
+// to stderr.
+//
 // Exit codes: 0 success, 1 error (bad input, damaged index, …), 2 usage
 // error (unknown flag or command, missing argument), 3 `reqa convert` wrote
 // the dataset but skipped bad records (see its report), 130 interrupted.
@@ -76,9 +80,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
-		Name:            "reqa",
-		Usage:           "answer questions with the sentence that answers them",
-		Version:         version,
+		Name:    "reqa",
+		Usage:   "answer questions with the sentence that answers them",
+		Version: version,
+		Description: "Every command takes --json: stdout then holds JSON only (serve: one object per line), while\n" +
+			"progress, warnings and errors go to stderr.\n\n" +
+			"Exit codes: 0 success, 1 error (bad input, damaged or foreign index, …), 2 usage error (unknown\n" +
+			"flag or command, missing argument), 3 `reqa convert` wrote the dataset but skipped bad records,\n" +
+			"130 interrupted (Ctrl-C; an interrupted build leaves any existing index untouched).",
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,

@@ -75,6 +75,7 @@ func serveCommand() *cli.Command {
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8080", Usage: "address to listen on (host:port; port 0 picks a free one)"},
 			&cli.IntFlag{Name: "max-concurrent", Usage: "questions answered at once; more wait (0: one per core)"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per question embedding (0: 1)"},
+			&cli.BoolFlag{Name: "json", Usage: "print one JSON line on stdout when listening ({\"event\":\"listening\",\"addr\":…}) and one when shut down; the log stays on stderr"},
 		},
 		OnUsageError: onUsage,
 		Action: func(c *cli.Context) error {
@@ -109,13 +110,52 @@ func serveCommand() *cli.Command {
 			}
 			logger.Printf("serving %s (%d sentences, default ranker %s) on http://%s/", c.String("index"),
 				e.Meta().Sentences, s.defaultRanker, ln.Addr())
+			if c.Bool("json") {
+				err := writeJSONLine(c.App.Writer, serveEvent{Event: "listening", Addr: ln.Addr().String(),
+					URL: "http://" + ln.Addr().String() + "/", Index: c.String("index"), Sentences: e.Meta().Sentences,
+					DefaultRanker: s.defaultRanker, Rankers: s.rankers})
+				if err != nil {
+					ln.Close()
+					return fmt.Errorf("serve: %w", err)
+				}
+			}
 			if err := serveUntil(c.Context, ln, s.handler(), logger); err != nil {
 				return err
 			}
 			logger.Printf("shut down")
+			if c.Bool("json") {
+				return writeJSONLine(c.App.Writer, serveEvent{Event: "shutdown", Addr: ln.Addr().String(),
+					Index: c.String("index"), Answered: ptr(s.answered.Load())})
+			}
 			return nil
 		},
 	}
+}
+
+// serveEvent is one line of `reqa serve --json`: "listening" once the
+// socket is open (Addr is the real address, useful with port 0) and
+// "shutdown" after a graceful shutdown.
+type serveEvent struct {
+	Event         string   `json:"event"`
+	Addr          string   `json:"addr"`
+	URL           string   `json:"url,omitempty"`
+	Index         string   `json:"index"`
+	Sentences     int      `json:"sentences,omitempty"`
+	DefaultRanker string   `json:"default_ranker,omitempty"`
+	Rankers       []string `json:"rankers,omitempty"`
+	Answered      *int64   `json:"answered,omitempty"`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// writeJSONLine writes v as one line of JSON.
+func writeJSONLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 // newHTTPServer returns the server for h with reqa's timeouts and limits.

@@ -40,6 +40,7 @@ func tuneCommand() *cli.Command {
 			&cli.IntFlag{Name: "negatives", Usage: "extra random negatives from the whole candidate pool per batch"},
 			&cli.BoolFlag{Name: "all-golds", Value: true, Usage: "draw each question's positive among all its gold sentences (--all-golds=false: the first only)"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per run (0: 1)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the training result as JSON (progress stays on stderr)"},
 		},
 		OnUsageError: onUsage,
 		Action: func(c *cli.Context) error {
@@ -127,6 +128,19 @@ func tuneCommand() *cli.Command {
 				return fmt.Errorf("tune: storing the adapter: %w", err)
 			}
 			out := c.App.Writer
+			if c.Bool("json") {
+				res := tuneResult{Index: path, Dataset: ds.Name, Split: c.String("split"), Kind: ad.Kind.String(),
+					Weights: ad.Params(), Bytes: len(b), TrainQuestions: rep.TrainQuestions, Epochs: rep.Epochs,
+					BestEpoch: rep.BestEpoch, Losses: rep.Losses, Seconds: took.Seconds()}
+				if res.Losses == nil {
+					res.Losses = []float64{}
+				}
+				if rep.ValQuestions > 0 {
+					res.Validation = &tuneValidation{Questions: rep.ValQuestions, BaseP1: rep.BaseValP1, P1: rep.ValP1,
+						BaseMRR: rep.BaseValMRR, MRR: rep.ValMRR}
+				}
+				return writeJSON(out, res)
+			}
 			fmt.Fprintf(out, "trained a %s adapter (%d weights, %s) on %d questions of %s split %s in %v; stored in %s\n",
 				ad.Kind, ad.Params(), byteSize(len(b)), rep.TrainQuestions, ds.Name, c.String("split"), took.Round(time.Millisecond), path)
 			if rep.ValQuestions > 0 {
@@ -136,6 +150,32 @@ func tuneCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// tuneResult is `reqa tune --json`'s output.
+type tuneResult struct {
+	Index          string          `json:"index"`
+	Dataset        string          `json:"dataset"`
+	Split          string          `json:"split"`
+	Kind           string          `json:"kind"`
+	Weights        int             `json:"weights"`
+	Bytes          int             `json:"bytes"`
+	TrainQuestions int             `json:"train_questions"`
+	Epochs         int             `json:"epochs"`
+	BestEpoch      int             `json:"best_epoch"`
+	Losses         []float64       `json:"losses"`
+	Validation     *tuneValidation `json:"validation,omitempty"`
+	Seconds        float64         `json:"seconds"`
+}
+
+// tuneValidation is the held-out evaluation of a trained adapter (metrics
+// in percent; Base* without the adapter).
+type tuneValidation struct {
+	Questions int     `json:"questions"`
+	BaseP1    float64 `json:"base_p1"`
+	P1        float64 `json:"p1"`
+	BaseMRR   float64 `json:"base_mrr"`
+	MRR       float64 `json:"mrr"`
 }
 
 // titleGroups numbers each question's first article title, so validation
