@@ -94,6 +94,7 @@ func TestBadInput(t *testing.T) {
 		{"empty text", "a.txt", "", 0, "", "empty"},
 		{"blank text", "a.md", "\n\n   \n", 0, "", "empty"},
 		{"empty jsonl", "a.jsonl", "\n\n", 0, "", "empty"},
+		{"blank texts jsonl", "a.jsonl", "{\"text\": \"  \"}\n{\"text\": \"\\n\"}\n", 0, "", "empty file (no sentences)"},
 		{"squad not squad", "a.json", "{\"version\": \"1\"}", 0, "data", "missing"},
 		{"squad malformed", "a.json", "{\"data\": [\n{\"title\": 3}]}", 2, "data.title", "want string"},
 		{"bad gzip", "a.jsonl.gz", "not gzip", 0, "", "not a gzip file"},

@@ -104,7 +104,8 @@ func truncate(s string, n int) string {
 
 // readJSONL reads {"id","title","text"} lines: each line is a context.
 func readJSONL(c *Corpus, path string) error {
-	return jsonLines(path, func(line int, obj map[string]json.RawMessage) error {
+	before := len(c.Sentences)
+	err := jsonLines(path, func(line int, obj map[string]json.RawMessage) error {
 		id, err := idField(path, line, obj, "id", false)
 		if err != nil {
 			return err
@@ -120,4 +121,10 @@ func readJSONL(c *Corpus, path string) error {
 		c.AddSplitContext(store.Context{ExtID: id, Title: title, Text: text, Source: fmt.Sprintf("%s:%d", path, line)})
 		return nil
 	})
+	if err == nil && len(c.Sentences) == before {
+		// Every text was blank: as for a text file, say so here (a
+		// directory then skips the file with a warning).
+		return badInput(path, 0, "", "empty file (no sentences)")
+	}
+	return err
 }
