@@ -42,6 +42,12 @@ type Options struct {
 	NoGraph bool
 	// Graph configures the ANN graph (zero values: package ann defaults).
 	Graph ann.Config
+	// EncoderThreads is the ONNX Runtime thread count of the encoder Append
+	// loads from the index (0: one per core).
+	EncoderThreads int
+	// Waiting, if set, is called once when Append has to wait for another
+	// writer of the same index.
+	Waiting func()
 }
 
 // Blob names of the dense part of an index.

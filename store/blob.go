@@ -43,38 +43,44 @@ func (t *WriteTx) PutLargeBlob(name string, v []byte) error {
 func (r *Reader) LargeBlob(name string) ([]byte, error) {
 	var out []byte
 	err := r.view(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketBlobs)
-		hv := b.Get([]byte(name))
-		if hv == nil {
-			return fmt.Errorf("blob %s: %w", name, ErrNotFound)
-		}
-		p, err := unseal(hv, "blob "+name)
-		if err != nil {
-			return err
-		}
-		var h blobHeader
-		if err := json.Unmarshal(p, &h); err != nil || h.Size < 0 || h.Chunks < 0 || int64(h.Chunks) != (h.Size+chunkSize-1)/chunkSize {
-			return fmt.Errorf("blob %s: bad header: %w", name, ErrCorrupt)
-		}
-		out = make([]byte, 0, h.Size)
-		for i := 0; i < h.Chunks; i++ {
-			what := fmt.Sprintf("blob %s chunk %d", name, i)
-			v := b.Get(chunkKey(name, i))
-			if v == nil {
-				return fmt.Errorf("%s: missing: %w", what, ErrCorrupt)
-			}
-			p, err := unseal(v, what)
-			if err != nil {
-				return err
-			}
-			out = append(out, p...)
-		}
-		if int64(len(out)) != h.Size {
-			return fmt.Errorf("blob %s: %d bytes, header says %d: %w", name, len(out), h.Size, ErrCorrupt)
-		}
-		return nil
+		var err error
+		out, err = largeBlob(tx, name)
+		return err
 	})
 	return out, err
+}
+
+func largeBlob(tx *bolt.Tx, name string) ([]byte, error) {
+	b := tx.Bucket(bucketBlobs)
+	hv := b.Get([]byte(name))
+	if hv == nil {
+		return nil, fmt.Errorf("blob %s: %w", name, ErrNotFound)
+	}
+	p, err := unseal(hv, "blob "+name)
+	if err != nil {
+		return nil, err
+	}
+	var h blobHeader
+	if err := json.Unmarshal(p, &h); err != nil || h.Size < 0 || h.Chunks < 0 || int64(h.Chunks) != (h.Size+chunkSize-1)/chunkSize {
+		return nil, fmt.Errorf("blob %s: bad header: %w", name, ErrCorrupt)
+	}
+	out := make([]byte, 0, h.Size)
+	for i := 0; i < h.Chunks; i++ {
+		what := fmt.Sprintf("blob %s chunk %d", name, i)
+		v := b.Get(chunkKey(name, i))
+		if v == nil {
+			return nil, fmt.Errorf("%s: missing: %w", what, ErrCorrupt)
+		}
+		p, err := unseal(v, what)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p...)
+	}
+	if int64(len(out)) != h.Size {
+		return nil, fmt.Errorf("blob %s: %d bytes, header says %d: %w", name, len(out), h.Size, ErrCorrupt)
+	}
+	return out, nil
 }
 
 // HasBlob reports whether a blob called name exists.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -79,6 +80,9 @@ type Writer struct {
 	tmp    string
 	target string
 	done   bool
+	// lock is the target's writer lock: held from CreateFrom on, or taken
+	// by Commit just for the rename.
+	lock *writerLock
 }
 
 // tmpPattern is the glob of temporary build files for target.
@@ -186,11 +190,22 @@ func (w *Writer) Commit(m Meta) error {
 		return fmt.Errorf("commit index %s: %w", w.target, err)
 	}
 	w.done = true
+	defer w.lock.unlock()
 	// CreateTemp made the file private; an index is as readable as any
 	// file the user writes.
 	if err := os.Chmod(w.tmp, 0o644&^umask()); err != nil {
 		os.Remove(w.tmp)
 		return fmt.Errorf("commit index %s: %w", w.target, err)
+	}
+	if w.lock == nil {
+		// A rebuild replaces the index whole, but not in the middle of
+		// another writer's append: wait for its writer lock.
+		if w.lock, err = lockWriter(context.Background(), w.target, nil); errors.Is(err, os.ErrPermission) {
+			w.lock = nil // a read-only file is replaced, as rename allows
+		} else if err != nil {
+			os.Remove(w.tmp)
+			return fmt.Errorf("commit index %s: %w", w.target, err)
+		}
 	}
 	if err := os.Rename(w.tmp, w.target); err != nil {
 		os.Remove(w.tmp)
@@ -211,6 +226,7 @@ func (w *Writer) Abort() {
 	w.done = true
 	w.db.Close()
 	os.Remove(w.tmp)
+	w.lock.unlock()
 }
 
 // WriteTx is a write transaction on an index being built.
@@ -242,11 +258,12 @@ func (t *WriteTx) Field(name string) (*FieldWriter, error) {
 		return nil, fmt.Errorf("field %s: %w", name, err)
 	}
 	p.FillPercent = 0.95
-	return &FieldWriter{b: b, p: p, digest: crc32.New(castagnoli)}, nil
+	return &FieldWriter{name: name, b: b, p: p, digest: crc32.New(castagnoli)}, nil
 }
 
 // FieldWriter writes one BM25 field's postings and document lengths.
 type FieldWriter struct {
+	name   string
 	b, p   *bolt.Bucket
 	digest hash.Hash32
 	terms  int

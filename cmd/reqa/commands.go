@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -42,7 +43,10 @@ func progressPrinter(c *cli.Context) func(stage string, done, total int) {
 	start := time.Now()
 	last := time.Time{}
 	lastStage := ""
+	var mu sync.Mutex // tokenizer workers report concurrently
 	return func(stage string, done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
 		now := time.Now()
 		if stage != lastStage {
 			start, lastStage = now, stage
@@ -110,6 +114,7 @@ func indexCommand() *cli.Command {
 		ArgsUsage: "INPUT...",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "index file to write (replaced atomically)"},
+			&cli.BoolFlag{Name: "append", Aliases: []string{"a"}, Usage: "add INPUT to the existing index --out instead of replacing it (atomically; the index keeps its tokenizers, BM25 parameters, encoder and λ)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the index summary as JSON"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.BoolFlag{Name: "dense", Value: true, Usage: "also embed every sentence and context with the dense encoder (--dense=false: BM25 only)"},
@@ -125,6 +130,12 @@ func indexCommand() *cli.Command {
 			opt, err := buildOptions(c)
 			if err != nil {
 				return err
+			}
+			if c.Bool("append") {
+				if _, err := os.Stat(c.String("out")); err == nil {
+					return appendIndex(c, opt)
+				}
+				fmt.Fprintf(c.App.ErrWriter, "reqa: %s does not exist yet; building it\n", c.String("out"))
 			}
 			start := time.Now()
 			corpus, err := ingest.ReadInputs(c.Args().Slice())
@@ -161,6 +172,41 @@ func indexCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// appendIndex runs `reqa index --append` on an existing index.
+func appendIndex(c *cli.Context, opt ingest.Options) error {
+	for _, f := range []string{"model", "lambda", "tokenizer", "bm25", "k1", "b", "dense"} {
+		if c.IsSet(f) {
+			return usagef("index --append: --%s cannot be changed; the index keeps its own (rebuild without --append to change it)", f)
+		}
+	}
+	start := time.Now()
+	corpus, err := ingest.ReadInputs(c.Args().Slice())
+	if err != nil {
+		return err
+	}
+	for _, w := range corpus.Warnings {
+		fmt.Fprintln(c.App.ErrWriter, "reqa: warning:", w)
+	}
+	out := c.String("out")
+	opt.EncoderThreads = c.Int("threads")
+	opt.Waiting = func() {
+		fmt.Fprintf(c.App.ErrWriter, "reqa: waiting for another reqa writing %s…\n", out)
+	}
+	meta, err := ingest.Append(c.Context, corpus, out, opt)
+	if err != nil {
+		return err
+	}
+	secs := time.Since(start).Seconds()
+	if c.Bool("json") {
+		return writeJSON(c.App.Writer, map[string]any{"index": out, "appended_contexts": len(corpus.Contexts),
+			"appended_sentences": len(corpus.Sentences), "contexts": meta.Contexts, "sentences": meta.Sentences,
+			"fields": meta.Fields, "seconds": secs})
+	}
+	fmt.Fprintf(c.App.Writer, "appended %d sentences from %d contexts to %s in %.1fs (%.0f sentences/s); it now holds %d sentences from %d contexts\n",
+		len(corpus.Sentences), len(corpus.Contexts), out, secs, float64(len(corpus.Sentences))/secs, meta.Sentences, meta.Contexts)
+	return nil
 }
 
 // defaultLambda is the default context weight of the dense answer tower

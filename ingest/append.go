@@ -1,0 +1,313 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/reqa/reqa/index/ann"
+	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/index/dense"
+	"github.com/reqa/reqa/index/encoder"
+	"github.com/reqa/reqa/index/tokenize"
+	"github.com/reqa/reqa/store"
+)
+
+// ErrCannotAppend is wrapped by the errors of an append the index cannot
+// take (an index built from a ReQA dataset, an encoder that is not the
+// index's, …).
+var ErrCannotAppend = errors.New("cannot append")
+
+// Append adds the corpus c to the existing index at path without rebuilding
+// it: only the new texts are tokenized and embedded; the BM25 postings,
+// document lengths and statistics, the stored embeddings and the ANN graph
+// are extended, with the new contexts and sentences numbered after the
+// existing ones. The index keeps its tokenizers, BM25 parameters, encoder,
+// λ and graph settings (opt's are ignored, except Workers, Progress and
+// Encoder). Ranking the appended index gives the answers a build of all the
+// documents at once gives (see bm25.AppendTo for the last bits of the mean
+// idf).
+//
+// The append works on a copy and replaces path only when complete: a
+// failure, a cancelled ctx or a killed process leaves the index as it was,
+// and readers keep reading the last committed state meanwhile. Concurrent
+// appends to one index take turns (opt.Waiting is called when this one has
+// to wait).
+//
+// When the index has embeddings and opt.Encoder is nil, Append loads the
+// encoder stored in the index (opt.EncoderThreads threads). A given
+// opt.Encoder must be the index's (same hash).
+func Append(ctx context.Context, c *Corpus, path string, opt Options) (store.Meta, error) {
+	if len(c.Sentences) == 0 {
+		return store.Meta{}, errors.New("append: the corpus has no sentences")
+	}
+	if c.Dataset != "" {
+		return store.Meta{}, fmt.Errorf("append to %s: %w: the input is a ReQA dataset (%s); a dataset is indexed on its own", path, ErrCannotAppend, c.Dataset)
+	}
+	w, old, err := store.CreateFrom(ctx, path, opt.Waiting)
+	if err != nil {
+		return store.Meta{}, err
+	}
+	defer w.Abort()
+	if old.Dataset != "" {
+		return store.Meta{}, fmt.Errorf("append to %s: %w: the index was built from the ReQA dataset %s and evaluations check it holds exactly that dataset; rebuild it instead", path, ErrCannotAppend, old.Dataset)
+	}
+	progress := func(stage string) func(int, int) {
+		if opt.Progress == nil {
+			return nil
+		}
+		return func(d, t int) { opt.Progress(stage, d, t) }
+	}
+
+	// BM25: tokenize the new texts with each tokenizer the index holds.
+	type field struct {
+		old store.FieldMeta
+		b   *bm25.Builder
+	}
+	var fields []field
+	toks := map[string]*Tokenized{}
+	for _, fm := range old.Fields {
+		tz, ok := toks[fm.Tokenizer]
+		if !ok {
+			tok, err := tokenize.Get(fm.Tokenizer)
+			if err != nil {
+				return store.Meta{}, fmt.Errorf("append to %s: field %s: %w", path, fm.Name, err)
+			}
+			if tz, err = TokenizeCorpus(ctx, c, tok, opt.Workers, progress("tokenize "+fm.Tokenizer)); err != nil {
+				return store.Meta{}, fmt.Errorf("append: %w", err)
+			}
+			toks[fm.Tokenizer] = tz
+		}
+		wc, so := BuildFields(c, tz)
+		b := so
+		if fm.WithContext {
+			b = wc
+		}
+		fields = append(fields, field{fm, b})
+	}
+
+	// Dense: embed the new texts with the index's own encoder.
+	var sentVec, ctxVec dense.Vectors
+	if d := old.Dense; d != nil {
+		enc := opt.Encoder
+		if enc == nil {
+			if enc, err = storedEncoder(w, d, opt.EncoderThreads); err != nil {
+				return store.Meta{}, fmt.Errorf("append to %s: %w", path, err)
+			}
+			defer enc.Close()
+		} else if enc.Spec().Hash != d.Hash {
+			return store.Meta{}, fmt.Errorf("append to %s: %w: the index's embeddings come from encoder %s (hash %.12s), not %s (hash %.12s)",
+				path, ErrCannotAppend, d.Encoder, d.Hash, enc.Spec().Name, enc.Spec().Hash)
+		}
+		opt.Encoder = enc
+		if sentVec, ctxVec, err = embed(ctx, c, opt); err != nil {
+			return store.Meta{}, fmt.Errorf("append: %w", err)
+		}
+	}
+
+	baseCtx, baseSent := uint32(old.Contexts), uint32(old.Sentences)
+	meta := old
+	meta.Created = time.Now().UTC()
+	meta.Contexts += len(c.Contexts)
+	meta.Sentences += len(c.Sentences)
+	meta.Sources = append(append([]string(nil), old.Sources...), c.Sources...)
+	meta.Fields = nil
+	const batch = 20000
+	for lo := 0; lo < len(c.Contexts); lo += batch {
+		if err := ctx.Err(); err != nil {
+			return store.Meta{}, fmt.Errorf("append: %w", err)
+		}
+		err := w.Update(func(tx *store.WriteTx) error {
+			for _, x := range c.Contexts[lo:min(lo+batch, len(c.Contexts))] {
+				x.ID += baseCtx
+				if err := tx.PutContext(x); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return store.Meta{}, fmt.Errorf("append: write contexts: %w", err)
+		}
+	}
+	for lo := 0; lo < len(c.Sentences); lo += batch {
+		if err := ctx.Err(); err != nil {
+			return store.Meta{}, fmt.Errorf("append: %w", err)
+		}
+		err := w.Update(func(tx *store.WriteTx) error {
+			for _, x := range c.Sentences[lo:min(lo+batch, len(c.Sentences))] {
+				x.ID += baseSent
+				x.ContextID += baseCtx
+				if err := tx.PutSentence(x); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return store.Meta{}, fmt.Errorf("append: write sentences: %w", err)
+		}
+	}
+	for _, f := range fields {
+		if err := ctx.Err(); err != nil {
+			return store.Meta{}, fmt.Errorf("append: %w", err)
+		}
+		var fm store.FieldMeta
+		err := w.Update(func(tx *store.WriteTx) error {
+			fw, err := tx.Field(f.old.Name)
+			if err != nil {
+				return err
+			}
+			fm, err = bm25.AppendTo(fw, f.old, f.b)
+			return err
+		})
+		if err != nil {
+			return store.Meta{}, fmt.Errorf("append: field %s: %w", f.old.Name, err)
+		}
+		meta.Fields = append(meta.Fields, fm)
+		if opt.Progress != nil {
+			opt.Progress("merge postings", len(meta.Fields), len(fields))
+		}
+	}
+	if d := old.Dense; d != nil {
+		dm := *d
+		meta.Dense = &dm
+		if err := appendDense(ctx, w, c, old, sentVec, ctxVec, opt); err != nil {
+			return store.Meta{}, fmt.Errorf("append: %w", err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return store.Meta{}, fmt.Errorf("append: %w", err)
+	}
+	if err := w.Commit(meta); err != nil {
+		return store.Meta{}, err
+	}
+	return meta, nil
+}
+
+// storedEncoder loads the encoder whose model and vocabulary the index
+// stores.
+func storedEncoder(w *store.Writer, d *store.DenseMeta, threads int) (*encoder.Encoder, error) {
+	var onnx, vocab []byte
+	err := w.Update(func(tx *store.WriteTx) error {
+		var err error
+		if onnx, err = tx.LargeBlob(BlobDenseModel); err != nil {
+			return err
+		}
+		vocab, err = tx.LargeBlob(BlobDenseVocab)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return encoder.New(encoder.Spec{Name: d.Encoder, Kind: d.Kind, Dim: d.Dim, Hash: d.Hash}, onnx, vocab, encoder.Options{Threads: threads})
+}
+
+// appendDense extends the stored sentence and context vectors with the new
+// ones and inserts the new answer vectors into the stored ANN graph, in the
+// order a build of everything would have inserted them (node levels hash
+// the node id, so the graph is the one a full build makes).
+func appendDense(ctx context.Context, w *store.Writer, c *Corpus, old store.Meta, sentVec, ctxVec dense.Vectors, opt Options) error {
+	d := old.Dense
+	return w.Update(func(tx *store.WriteTx) error {
+		load := func(name string, n int) (dense.Vectors, error) {
+			raw, err := tx.LargeBlob(name)
+			if err != nil {
+				return dense.Vectors{}, err
+			}
+			v, err := dense.Decode(raw)
+			if err != nil {
+				return v, fmt.Errorf("blob %s: %w: %w", name, store.ErrCorrupt, err)
+			}
+			if v.Dim != d.Dim || v.Len() != n {
+				return v, fmt.Errorf("blob %s: %d×%d vectors, meta says %d×%d: %w", name, v.Len(), v.Dim, n, d.Dim, store.ErrCorrupt)
+			}
+			return v, nil
+		}
+		oldSent, err := load(BlobDenseSent, old.Sentences)
+		if err != nil {
+			return err
+		}
+		oldCtx, err := load(BlobDenseCtx, old.Contexts)
+		if err != nil {
+			return err
+		}
+		var graph []byte
+		if d.Graph {
+			if graph, err = extendGraph(ctx, tx, c, old, oldSent, oldCtx, sentVec, ctxVec, opt); err != nil {
+				return err
+			}
+		}
+		allSent := dense.Vectors{Dim: d.Dim, Data: append(oldSent.Data, sentVec.Data...)}
+		allCtx := dense.Vectors{Dim: d.Dim, Data: append(oldCtx.Data, ctxVec.Data...)}
+		for _, b := range []struct {
+			name string
+			v    []byte
+		}{{BlobDenseSent, allSent.Encode()}, {BlobDenseCtx, allCtx.Encode()}, {BlobDenseGraph, graph}} {
+			if b.v == nil {
+				continue
+			}
+			if err := tx.DeleteLargeBlob(b.name); err != nil {
+				return err
+			}
+			if err := tx.PutLargeBlob(b.name, b.v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// extendGraph loads the stored graph over the old answer vectors and adds
+// the new ones.
+func extendGraph(ctx context.Context, tx *store.WriteTx, c *Corpus, old store.Meta, oldSent, oldCtx, sentVec, ctxVec dense.Vectors, opt Options) ([]byte, error) {
+	d := old.Dense
+	ctxOf := make([]uint32, 0, old.Sentences)
+	err := tx.ForEachSentence(func(s store.Sentence) error {
+		ctxOf = append(ctxOf, s.ContextID)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ctxOf = ctxOf[:min(len(ctxOf), old.Sentences)]
+	oldAns, err := dense.Combine(oldSent, oldCtx, ctxOf, d.GraphLambda)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := tx.LargeBlob(BlobDenseGraph)
+	if err != nil {
+		return nil, err
+	}
+	g, err := ann.Load(raw, oldAns.Data, d.Dim)
+	if err != nil {
+		return nil, fmt.Errorf("blob %s: %w", BlobDenseGraph, err)
+	}
+	newCtxOf := make([]uint32, len(c.Sentences))
+	for i, s := range c.Sentences {
+		newCtxOf[i] = s.ContextID
+	}
+	ans, err := dense.Combine(sentVec, ctxVec, newCtxOf, d.GraphLambda)
+	if err != nil {
+		return nil, err
+	}
+	g.Grow(ans.Len())
+	for i := 0; i < ans.Len(); i++ {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if opt.Progress != nil {
+				opt.Progress("ann graph", i, ans.Len())
+			}
+		}
+		if _, err := g.Add(ans.Row(i)); err != nil {
+			return nil, fmt.Errorf("ann graph: %w", err)
+		}
+	}
+	if opt.Progress != nil {
+		opt.Progress("ann graph", ans.Len(), ans.Len())
+	}
+	return g.MarshalBinary()
+}
