@@ -41,7 +41,7 @@ ORT_EMBED  := index/encoder/ortlib/lib/libonnxruntime.so.1
 
 ASSETS := $(WPM_JSON) $(SP_VOCAB) $(USE_MODEL_DIR)/.ok $(USE_JS_DIR)/.ok $(ORT_DIR)/.ok $(USE_ONNX) $(USE_VOCAB) $(ORT_EMBED)
 
-.PHONY: all build test demo bench bench-hnswlib bench-serve assets fuzz clean
+.PHONY: all build test test-crash demo bench bench-hnswlib bench-serve assets fuzz clean
 all: build
 
 assets: $(ASSETS)
@@ -52,6 +52,13 @@ build: assets
 test: assets browser-deps
 	$(GO) vet ./...
 	$(GO) test ./...
+
+# Kill trials (RELIABILITY.md): SIGKILL `reqa index` and `reqa index --append`
+# at random moments, CRASH_TRIALS times each; the previous index must stay
+# byte-identical and answer as before. `make test` runs one of each.
+CRASH_TRIALS ?= 20
+test-crash: assets
+	REQA_CRASH_TRIALS=$(CRASH_TRIALS) $(GO) test -count=1 -timeout 60m -run '^TestKillTrials$$' -v ./cmd/reqa/
 
 # Headless Chromium (and a font) for the browser test, from Debian, pinned.
 # Installed only where apt-get exists and we run as root; when that is not

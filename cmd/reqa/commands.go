@@ -21,6 +21,7 @@ import (
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/rank/fuse"
 	"github.com/reqa/reqa/rank/report"
+	"github.com/reqa/reqa/store"
 )
 
 func onUsage(c *cli.Context, err error, _ bool) error {
@@ -190,6 +191,16 @@ func appendIndex(c *cli.Context, opt ingest.Options) error {
 		fmt.Fprintln(c.App.ErrWriter, "reqa: warning:", w)
 	}
 	out := c.String("out")
+	if r, err := store.Open(out); err == nil {
+		for _, old := range r.Meta().Sources {
+			for _, src := range corpus.Sources {
+				if old == src {
+					fmt.Fprintf(c.App.ErrWriter, "reqa: warning: %s is already in %s; its text is added again\n", src, out)
+				}
+			}
+		}
+		r.Close()
+	}
 	opt.EncoderThreads = c.Int("threads")
 	opt.Waiting = func() {
 		fmt.Fprintf(c.App.ErrWriter, "reqa: waiting for another reqa writing %s…\n", out)
