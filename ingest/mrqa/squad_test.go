@@ -110,9 +110,10 @@ func compareWithReference(t *testing.T, got, ref *ingest.Dataset) (textDiff, gol
 // SQuAD JSON has no MRQA question ids, so annotated contexts are matched by
 // text. In 27 annotated contexts the official boundaries belong to another
 // paragraph of the same length (they cut words in half in the paragraph
-// their ids name: "…novelist Philip R" | "th, Canadian-born…"); the shared
-// set, made through MRQA question ids, inherits that, while matching by
-// text gives those boundaries to the paragraph they fit. The test requires
+// their ids name); the shared set, made through MRQA question ids, inherits
+// that, while matching by text gives those boundaries to the paragraph they
+// fit. Nothing else in the inputs decides between the two (see the package
+// documentation and TestSQuADCrossAssignedContexts). The test requires
 // every candidate id and question, equal texts and gold sets everywhere
 // else, and that every difference lies in an annotated context whose
 // reference sentences do not fit its text. TestSQuADViaMRQAIDs shows the
