@@ -1,0 +1,350 @@
+package rank_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/reqa/reqa/index/encoder"
+	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/store"
+)
+
+// damageQuestion is asked of every damaged index; its terms ("Bell",
+// "Rock", "light") have postings in both BM25 fields.
+const damageQuestion = "Who kept the Bell Rock light?"
+
+// buildDamageIndex builds a real index of the ingest test corpus with both
+// BM25 fields and, when the encoder is embedded, embeddings and an ANN
+// graph. It reports whether the index is dense.
+func buildDamageIndex(t *testing.T, path string) bool {
+	t.Helper()
+	c, err := ingest.ReadInputs([]string{"../ingest/testdata/corpus"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := ingest.Options{Tokenizers: []string{"word", "wpm"}}
+	dense := uselite.Available()
+	if dense {
+		onnx, vocab, err := uselite.Model()
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, err := encoder.New(encoder.Spec{Name: uselite.Name, Kind: encoder.KindUSELite, Dim: uselite.Dim}, onnx, vocab, encoder.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer enc.Close()
+		opt.Encoder, opt.EncoderModel, opt.EncoderVocab, opt.Lambda = enc, onnx, vocab, 0.25
+	} else {
+		t.Log("the USE-Lite encoder is not embedded in this build (fetch it with make): only the BM25 parts of the index are damaged and checked")
+	}
+	if _, err := ingest.Build(context.Background(), c, path, opt); err != nil {
+		t.Fatal(err)
+	}
+	return dense
+}
+
+// damageRankers are the ways an index is asked: each BM25 field, dense
+// exact search, dense search over the ANN graph, and a fusion.
+func damageRankers(dense bool) []string {
+	rs := []string{"bm25-word", "bm25-wpm"}
+	if dense {
+		rs = append(rs, "dense", "dense-ann", "fusion-zscore")
+	}
+	return rs
+}
+
+// askDamaged opens path afresh and asks damageQuestion with ranker name; a
+// panic is returned as an error starting "PANIC".
+func askDamaged(path, name string) (answers []rank.Answer, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("PANIC: %v", p)
+		}
+	}()
+	e, err := rank.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	var r rank.Ranker
+	switch name {
+	case "dense-ann":
+		d, err := e.DenseRanker(true, rank.DenseOptions{ANN: true, K: 3})
+		if err != nil {
+			return nil, err
+		}
+		if !d.UsesANN() {
+			return nil, errors.New("dense-ann: the index's ANN graph is not used")
+		}
+		r = d
+	case "fusion-zscore":
+		r, err = e.Fused(rank.DefaultFusion(), true, rank.DenseOptions{})
+	default:
+		r, err = e.Ranker(name, true)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return e.Ask(r, damageQuestion, 3)
+}
+
+// checkDamaged asks the damaged index at path with every ranker: none may
+// panic; each either fails with an error wrapping store.ErrCorrupt or
+// store.ErrNotIndex, or answers exactly as the undamaged index did. The
+// rankers in mustFail must fail, with an error naming wantName. It returns
+// how many rankers reported an error.
+func checkDamaged(t *testing.T, what, path string, want map[string][]rank.Answer, mustFail []string, wantName string) int {
+	t.Helper()
+	failed := 0
+	for name, good := range want {
+		got, err := askDamaged(path, name)
+		switch {
+		case err != nil && strings.HasPrefix(err.Error(), "PANIC"):
+			t.Errorf("%s, %s: %v", what, name, err)
+		case err != nil:
+			failed++
+			if !errors.Is(err, store.ErrCorrupt) && !errors.Is(err, store.ErrNotIndex) {
+				t.Errorf("%s, %s: error does not say the index is damaged: %v", what, name, err)
+			}
+		case !reflect.DeepEqual(got, good):
+			t.Errorf("%s, %s: answered differently without an error:\n got %+v\nwant %+v", what, name, got, good)
+		}
+		for _, m := range mustFail {
+			if m != name {
+				continue
+			}
+			if err == nil {
+				t.Errorf("%s, %s: no error", what, name)
+			} else if !strings.Contains(err.Error(), wantName) {
+				t.Errorf("%s, %s: error does not name %q: %v", what, name, wantName, err)
+			}
+		}
+	}
+	return failed
+}
+
+// TestTruncatedIndex cuts a real index file at many points: asking never
+// panics and never answers wrongly; what is cut away is reported as damage.
+func TestTruncatedIndex(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.reqa")
+	dense := buildDamageIndex(t, good)
+	want := map[string][]rank.Answer{}
+	for _, name := range damageRankers(dense) {
+		a, err := askDamaged(good, name)
+		if err != nil || len(a) == 0 {
+			t.Fatalf("undamaged index, %s: %v (%d answers)", name, err, len(a))
+		}
+		want[name] = a
+	}
+	orig, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(len(orig))
+	cuts := []int64{0, 1, 100, 4095, 4096, 8191, 8192, 3 * 4096, n / 16, n / 8, n / 4, n / 3, n / 2, 2 * n / 3, 3 * n / 4, 7 * n / 8, n - 3*4096, n - 4096, n - 1}
+	for _, cut := range cuts {
+		if cut < 0 || cut >= n {
+			continue
+		}
+		p := filepath.Join(dir, "cut.reqa")
+		if err := os.WriteFile(p, orig[:cut], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		failed := checkDamaged(t, fmt.Sprintf("cut at %d of %d bytes", cut, n), p, want, nil, "")
+		t.Logf("cut at %9d of %d bytes: %d of %d rankers report damage, the rest answer as before", cut, n, failed, len(want))
+	}
+}
+
+// sealed returns payload with its CRC-32C appended, as package store seals
+// records (for damage that keeps checksums valid).
+func sealed(payload []byte) []byte {
+	return binary.BigEndian.AppendUint32(append([]byte(nil), payload...), crc32.Checksum(payload, crc32.MakeTable(crc32.Castagnoli)))
+}
+
+func chunkKey(name string, i uint32) []byte {
+	return binary.BigEndian.AppendUint32([]byte(name+"\x00"), i)
+}
+
+// rewrite changes one value of the index at path through bbolt, keeping
+// the file a valid bbolt database: bucket is a path of nested buckets,
+// edit returns the new value (nil deletes the key).
+func rewrite(t *testing.T, path string, bucket []string, key []byte, edit func(v []byte) []byte) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(bucket[0]))
+		for _, name := range bucket[1:] {
+			if b == nil {
+				break
+			}
+			b = b.Bucket([]byte(name))
+		}
+		if b == nil {
+			return fmt.Errorf("no bucket %q", bucket)
+		}
+		v := b.Get(key)
+		if v == nil {
+			return fmt.Errorf("no key %q in bucket %q", key, bucket)
+		}
+		nv := edit(append([]byte(nil), v...))
+		if nv == nil {
+			return b.Delete(key)
+		}
+		return b.Put(key, nv)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// flipAt returns an edit that flips the bits of one byte at off (negative:
+// from the end).
+func flipAt(off int) func([]byte) []byte {
+	return func(v []byte) []byte {
+		if off < 0 {
+			off += len(v)
+		}
+		v[min(off, len(v)-1)] ^= 0x5a
+		return v
+	}
+}
+
+// TestDamagedParts damages one named part of a real index at a time —
+// a postings record, the document lengths, a context, a sentence, the meta,
+// the ANN graph, the model, the vectors — keeping the bbolt structure valid,
+// and checks that asking reports the damage by name with an error wrapping
+// store.ErrCorrupt: never a panic, never a wrong answer.
+func TestDamagedParts(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.reqa")
+	dense := buildDamageIndex(t, good)
+	rankers := damageRankers(dense)
+	want := map[string][]rank.Answer{}
+	for _, name := range rankers {
+		a, err := askDamaged(good, name)
+		if err != nil || len(a) == 0 {
+			t.Fatalf("undamaged index, %s: %v (%d answers)", name, err, len(a))
+		}
+		want[name] = a
+	}
+	// The context of the top answer, whose record every ranker reads.
+	topCtx := uint32(0)
+	{
+		r, err := store.Open(good)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss, _ := r.Sentences()
+		topCtx = ss[want["bm25-word"][0].SentenceID].ContextID
+		r.Close()
+	}
+	idKey := func(id uint32) []byte { return binary.BigEndian.AppendUint32(nil, id) }
+	allBut := func(skip ...string) []string {
+		var out []string
+	next:
+		for _, r := range rankers {
+			for _, s := range skip {
+				if r == s {
+					continue next
+				}
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	type damage struct {
+		name     string
+		bucket   []string
+		key      []byte
+		edit     func([]byte) []byte
+		dense    bool
+		mustFail []string
+		wantName string
+	}
+	cases := []damage{
+		{"word postings of Bell, flipped payload byte", []string{"field/word/ctx", "postings"}, []byte("Bell"), flipAt(0), false,
+			[]string{"bm25-word"}, `field word/ctx postings of "Bell": checksum mismatch`},
+		{"wpm postings of bell, flipped checksum byte", []string{"field/wpm/ctx", "postings"}, []byte("bell"), flipAt(-1), false,
+			[]string{"bm25-wpm"}, "field wpm/ctx"},
+		{"word postings of Bell, deleted", []string{"field/word/ctx", "postings"}, []byte("Bell"), func([]byte) []byte { return nil }, false,
+			[]string{"bm25-word"}, "field word/ctx: term dictionary damaged"},
+		{"word postings of Bell, resealed garbage", []string{"field/word/ctx", "postings"}, []byte("Bell"),
+			func([]byte) []byte { return sealed([]byte{0xff, 0xff, 0xff}) }, false,
+			[]string{"bm25-word"}, "field word/ctx: term dictionary damaged"},
+		{"word document lengths", []string{"field/word/ctx"}, []byte("doclens"), flipAt(1), false,
+			[]string{"bm25-word"}, "field word/ctx document lengths: checksum mismatch"},
+		{"context of the top answer", []string{"contexts"}, idKey(topCtx), flipAt(2), false,
+			rankers, fmt.Sprintf("context %d: checksum mismatch", topCtx)},
+		{"a sentence record", []string{"sentences"}, idKey(0), flipAt(0), false,
+			rankers, "sentence 0: checksum mismatch"},
+		{"meta", []string{"meta"}, []byte("meta"), flipAt(10), false,
+			rankers, "meta: checksum mismatch"},
+		{"meta, resealed with another sentence count", []string{"meta"}, []byte("meta"), func(v []byte) []byte {
+			p := string(v[:len(v)-4])
+			i := strings.Index(p, `"sentences":`)
+			return sealed([]byte(p[:i] + `"sentences":1` + strings.TrimLeft(p[i+len(`"sentences":`):], "0123456789")))
+		}, false, rankers, "meta says 1"},
+		{"ANN graph chunk", []string{"blobs"}, chunkKey(ingest.BlobDenseGraph, 0), flipAt(100), true,
+			[]string{"dense-ann"}, "blob dense/graph chunk 0: checksum mismatch"},
+		{"ANN graph header", []string{"blobs"}, []byte(ingest.BlobDenseGraph), flipAt(3), true,
+			[]string{"dense-ann"}, "blob dense/graph: checksum mismatch"},
+		{"ANN graph, resealed garbage", []string{"blobs"}, chunkKey(ingest.BlobDenseGraph, 0), func(v []byte) []byte {
+			p := v[:len(v)-4]
+			for i := range p {
+				p[i] = byte(i * 7)
+			}
+			return sealed(p)
+		}, true, []string{"dense-ann"}, "ANN graph"},
+		{"model chunk 0", []string{"blobs"}, chunkKey(ingest.BlobDenseModel, 0), flipAt(1 << 20), true,
+			allBut("bm25-word", "bm25-wpm"), "blob dense/model.onnx chunk 0: checksum mismatch"},
+		{"model chunk 1, deleted", []string{"blobs"}, chunkKey(ingest.BlobDenseModel, 1), func([]byte) []byte { return nil }, true,
+			allBut("bm25-word", "bm25-wpm"), "blob dense/model.onnx chunk 1: missing"},
+		{"vocabulary", []string{"blobs"}, chunkKey(ingest.BlobDenseVocab, 0), flipAt(5000), true,
+			allBut("bm25-word", "bm25-wpm"), "blob dense/vocab.json chunk 0: checksum mismatch"},
+		{"sentence vectors", []string{"blobs"}, chunkKey(ingest.BlobDenseSent, 0), flipAt(64), true,
+			allBut("bm25-word", "bm25-wpm"), "blob dense/sentences chunk 0: checksum mismatch"},
+		{"context vectors", []string{"blobs"}, chunkKey(ingest.BlobDenseCtx, 0), flipAt(-9), true,
+			allBut("bm25-word", "bm25-wpm"), "blob dense/contexts chunk 0: checksum mismatch"},
+		{"sentence vectors, resealed one vector short", []string{"blobs"}, chunkKey(ingest.BlobDenseSent, 0), func(v []byte) []byte {
+			return sealed(v[:len(v)-4-4*uselite.Dim])
+		}, true, allBut("bm25-word", "bm25-wpm"), "dense/sentences"},
+	}
+	for _, tc := range cases {
+		if tc.dense && !dense {
+			t.Logf("%s: skipped (no embeddings in this build)", tc.name)
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "bad.reqa")
+			b, err := os.ReadFile(good)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rewrite(t, p, tc.bucket, tc.key, tc.edit)
+			failed := checkDamaged(t, tc.name, p, want, tc.mustFail, tc.wantName)
+			e, err := askDamaged(p, tc.mustFail[0])
+			t.Logf("%d of %d rankers report the damage, e.g. %v (%d answers)", failed, len(want), err, len(e))
+		})
+	}
+}
