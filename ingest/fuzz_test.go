@@ -7,8 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
+)
+
+var (
+	fuzzDirOnce sync.Once
+	fuzzDir     string
+	fuzzDirErr  error
 )
 
 // fuzzRead writes data to a file called name in a fresh directory, reads it
@@ -18,7 +25,13 @@ import (
 // every text valid UTF-8, every context with a file:line or file#path
 // source).
 func fuzzRead(t *testing.T, name string, data []byte, gz bool) {
-	dir := t.TempDir()
+	// One directory per process, reused by every input: a fresh t.TempDir
+	// per input costs more than reading it.
+	fuzzDirOnce.Do(func() { fuzzDir, fuzzDirErr = os.MkdirTemp("", "reqa-ingest-fuzz-") })
+	if fuzzDirErr != nil {
+		t.Fatal(fuzzDirErr)
+	}
+	dir := fuzzDir
 	if gz {
 		var b bytes.Buffer
 		z := gzip.NewWriter(&b)
@@ -134,4 +147,13 @@ func FuzzReadSQuAD(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, gz bool) {
 		fuzzRead(t, "in.json", data, gz)
 	})
+}
+
+// TestMain removes the fuzz targets' directory when the process ends.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fuzzDir != "" {
+		os.RemoveAll(fuzzDir)
+	}
+	os.Exit(code)
 }
