@@ -56,6 +56,9 @@ func TestJSONEveryCommand(t *testing.T) {
 	dir := t.TempDir()
 	idx := filepath.Join(dir, "tiny.reqa")
 	convOut := filepath.Join(dir, "converted")
+	notes := filepath.Join(dir, "notes.reqa")
+	first := writeFile(t, dir, "first.txt", "The ferry leaves at nine. It returns at noon.\n")
+	second := writeFile(t, dir, "second.txt", "Tickets cost five euros.\n")
 	tests := []struct {
 		name  string
 		args  []string
@@ -95,6 +98,14 @@ func TestJSONEveryCommand(t *testing.T) {
 			}},
 		{name: "ask after tune", args: []string{"ask", "--json", "--index", idx, "--ranker", "dense", "--k", "1", "What makes sourdough rise?"}, dense: true,
 			keys: []string{"question", "ranker", "answers"}},
+		{name: "index text", args: []string{"index", "--json", "--dense=false", "--out", notes, first}, keys: []string{"sentences"}},
+		{name: "index --append", args: []string{"index", "--append", "--json", "--out", notes, second},
+			keys: []string{"appended_sentences", "sentences"},
+			check: func(t *testing.T, m map[string]any) {
+				if m["appended_sentences"] != 1.0 || m["sentences"] != 3.0 {
+					t.Errorf("append summary %v: want 1 sentence appended, 3 in all", m)
+				}
+			}},
 		{name: "convert", args: []string{"convert", "--json", "--out", convOut, mrqaFixture("squad.jsonl")}},
 		{name: "convert stats", args: []string{"convert", "--json", "--stats", convOut}},
 		{name: "demo", args: []string{"demo", "--json"},
