@@ -233,7 +233,12 @@ func NewField(meta store.FieldMeta, params Params, docLens []uint32, src Source)
 			f.denom[i] = k1
 		}
 	}
-	f.eps = params.Epsilon * meta.MeanIDF
+	// gensim's floor ε·mean idf; on a corpus whose mean idf is negative
+	// gensim's floor is negative too, and matching a question term then
+	// LOWERS a sentence's score below one that matches nothing. reqa floors
+	// at ε·|mean idf| instead, which is gensim exactly whenever the mean
+	// idf is ≥ 0 (every real benchmark) — see the package doc.
+	f.eps = params.Epsilon * math.Abs(meta.MeanIDF)
 	return f, nil
 }
 

@@ -274,3 +274,39 @@ func TestTopKMatchesFullSort(t *testing.T) {
 		}
 	}
 }
+
+// TestNegativeMeanIDFFloor: on a corpus whose mean idf is negative (every
+// document repeats most terms), gensim's floor ε·mean idf is negative and a
+// match would lower a score; reqa floors at ε·|mean idf|, so every document
+// that matches a question term scores above zero, and documents keep
+// gensim's order among themselves.
+func TestNegativeMeanIDFFloor(t *testing.T) {
+	ctx := strings.Fields("the ferry leaves at nine it returns at noon")
+	corpus := [][]string{
+		append(strings.Fields("the ferry leaves at nine"), ctx...),
+		append(strings.Fields("it returns at noon"), ctx...),
+		strings.Fields("tickets cost five euros"),
+	}
+	b := NewBuilder()
+	for _, d := range corpus {
+		b.Add(d)
+	}
+	f := FromBuilder(b, "t", "test", true, Gensim())
+	if f.Meta().MeanIDF >= 0 {
+		t.Fatalf("fixture: mean idf %v, want negative", f.Meta().MeanIDF)
+	}
+	ref := newGensimReference(corpus)
+	acc := NewAccumulator(f.Docs())
+	q := strings.Fields("when does the ferry return at noon")
+	if err := f.Score(q, acc); err != nil {
+		t.Fatal(err)
+	}
+	for d := 0; d < 2; d++ {
+		if acc.Scores[d] <= 0 {
+			t.Errorf("doc %d matches the question but scores %v", d, acc.Scores[d])
+		}
+	}
+	if g0, g1 := ref.score(q, 0), ref.score(q, 1); g0 >= 0 && g1 >= 0 {
+		t.Errorf("fixture: gensim's scores %v, %v are not negative; the case is not exercised", g0, g1)
+	}
+}
