@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -69,12 +70,15 @@ func serveCommand() *cli.Command {
 		Description: "Serves one index until SIGINT or SIGTERM, then shuts down gracefully (requests in flight finish).\n" +
 			"GET /v1/ask?q=QUESTION&k=5&ranker=NAME answers a question; GET /v1/stats describes the index and\n" +
 			"its rankers; GET /healthz reports liveness. It listens on loopback by default and has no\n" +
-			"authentication: put it behind a proxy before exposing it.",
+			"authentication: put it behind a proxy before exposing it. When the index file is replaced\n" +
+			"(reqa index, reqa index --append) it switches to the new one; requests in flight finish on\n" +
+			"the old one, and a replacement that cannot be opened is logged and not served.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Required: true, Usage: "index file"},
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8080", Usage: "address to listen on (host:port; port 0 picks a free one)"},
 			&cli.IntFlag{Name: "max-concurrent", Usage: "questions answered at once; more wait (0: one per core)"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per question embedding (0: 1)"},
+			&cli.DurationFlag{Name: "reload-every", Value: 2 * time.Second, Usage: "check this often whether the index file was replaced (reqa index, reqa index --append) and switch to the new one without dropping a request (0: never)"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON line on stdout when listening ({\"event\":\"listening\",\"addr\":…}) and one when shut down; the log stays on stderr"},
 		},
 		OnUsageError: onUsage,
@@ -89,7 +93,6 @@ func serveCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			defer e.Close()
 			logger := log.New(c.App.ErrWriter, "reqa: ", log.LstdFlags)
 			s, err := newServer(e, serverOptions{
 				MaxConcurrent: c.Int("max-concurrent"),
@@ -97,8 +100,16 @@ func serveCommand() *cli.Command {
 				Log:           logger,
 			})
 			if err != nil {
+				e.Close()
 				return err
 			}
+			defer s.close()
+			if iv := c.Duration("reload-every"); iv > 0 {
+				wctx, cancel := context.WithCancel(c.Context)
+				defer cancel()
+				go s.watch(wctx, iv)
+			}
+			g := s.cur.Load()
 			ln, err := net.Listen("tcp", c.String("addr"))
 			if err != nil {
 				return fmt.Errorf("serve: %w", err)
@@ -109,11 +120,11 @@ func serveCommand() *cli.Command {
 				}
 			}
 			logger.Printf("serving %s (%d sentences, default ranker %s) on http://%s/", c.String("index"),
-				e.Meta().Sentences, s.defaultRanker, ln.Addr())
+				e.Meta().Sentences, g.defaultRanker, ln.Addr())
 			if c.Bool("json") {
 				err := writeJSONLine(c.App.Writer, serveEvent{Event: "listening", Addr: ln.Addr().String(),
 					URL: "http://" + ln.Addr().String() + "/", Index: c.String("index"), Sentences: e.Meta().Sentences,
-					DefaultRanker: s.defaultRanker, Rankers: s.rankers})
+					DefaultRanker: g.defaultRanker, Rankers: g.rankers})
 				if err != nil {
 					ln.Close()
 					return fmt.Errorf("serve: %w", err)
@@ -207,30 +218,154 @@ type serverOptions struct {
 	Log *log.Logger
 }
 
-// server answers questions over HTTP from one engine. It is safe for
-// concurrent use.
+// server answers questions over HTTP from one index, reopened when the
+// file is replaced (see watch). It is safe for concurrent use.
 type server struct {
-	e             *rank.Engine
-	index         string
-	rankers       []string
-	defaultRanker string
-	threads       int
-	log           *log.Logger
-	static        map[string]staticFile
+	// cur is the index generation new requests use.
+	cur     atomic.Pointer[servedIndex]
+	threads int
+	log     *log.Logger
+	static  map[string]staticFile
+	// reloads counts index generations loaded after the first.
+	reloads atomic.Int64
 
 	// slots bounds the questions answered at once; a question waits at
 	// most queueWait for one.
 	slots     chan struct{}
 	queueWait time.Duration
 
-	mu    sync.Mutex
-	cache map[string]rank.Ranker
-
 	// Counters, reported by /v1/stats.
 	answered  atomic.Int64 // questions answered
 	abandoned atomic.Int64 // requests whose client left before the answer
 	waiting   atomic.Int64 // requests waiting for a slot now
 	busy      atomic.Int64 // requests turned away after waiting queueWait
+}
+
+// servedIndex is one open generation of the served index: its engine, the
+// file it was opened from, and the rankers built over it. Requests hold
+// use shared while they work; a replaced generation is closed once they are
+// done.
+type servedIndex struct {
+	e             *rank.Engine
+	path          string
+	file          os.FileInfo
+	index         string
+	rankers       []string
+	defaultRanker string
+	threads       int
+
+	mu    sync.Mutex
+	cache map[string]rank.Ranker
+
+	use    sync.RWMutex
+	closed bool
+}
+
+// newServedIndex prepares a generation over e; it loads the default ranker
+// (and so the dense encoder, when the index has embeddings) so that a
+// broken model is reported now, not at the first question.
+func newServedIndex(e *rank.Engine, threads int) (*servedIndex, error) {
+	g := &servedIndex{e: e, path: e.Store().Path(), index: filepath.Base(e.Store().Path()), threads: threads, cache: map[string]rank.Ranker{}}
+	g.file, _ = os.Stat(g.path)
+	r, err := g.ranker("", defaultK)
+	if err != nil {
+		return nil, fmt.Errorf("serve: default ranker: %w", err)
+	}
+	g.defaultRanker = r.Name()
+	g.rankers = e.Rankers()
+	if e.Meta().Dense != nil {
+		stored, err := e.StoredFusions()
+		if err != nil {
+			return nil, fmt.Errorf("serve: %w", err)
+		}
+		seen := map[string]bool{}
+		for _, p := range stored {
+			if !seen[p.Name] {
+				seen[p.Name] = true
+				g.rankers = append(g.rankers, p.Name)
+			}
+		}
+		for _, name := range []string{"fusion-zscore", "fusion-rrf"} {
+			if !seen[name] {
+				g.rankers = append(g.rankers, name)
+			}
+		}
+	}
+	return g, nil
+}
+
+// acquire returns the current generation, held for use; call release.
+func (s *server) acquire() *servedIndex {
+	for {
+		g := s.cur.Load()
+		g.use.RLock()
+		if !g.closed {
+			return g
+		}
+		g.use.RUnlock() // retired under us: the new one is already in cur
+	}
+}
+
+func (g *servedIndex) release() { g.use.RUnlock() }
+
+// retire closes g once the requests using it are done.
+func (g *servedIndex) retire() {
+	g.use.Lock()
+	defer g.use.Unlock()
+	if !g.closed {
+		g.closed = true
+		g.e.Close()
+	}
+}
+
+// close closes the current generation (at shutdown).
+func (s *server) close() { s.cur.Load().retire() }
+
+// watch reopens the index when its file is replaced — by `reqa index` or
+// `reqa index --append`, which rename a complete new file into place — and
+// switches new requests to it; requests in flight finish on the old one,
+// which is then closed. A replacement that cannot be opened (damaged, a
+// model that fails to load) is logged and the previous index keeps
+// serving. It checks every interval until ctx is done.
+func (s *server) watch(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	var failed os.FileInfo // the replacement that failed to load, not retried
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		cur := s.cur.Load()
+		st, err := os.Stat(cur.path)
+		if err != nil || (cur.file != nil && os.SameFile(st, cur.file)) || (failed != nil && os.SameFile(st, failed)) {
+			continue
+		}
+		if err := s.reload(cur, st); err != nil {
+			failed = st
+			s.log.Printf("reload %s: %v; still serving the previous index", cur.path, err)
+		}
+	}
+}
+
+// reload opens the file now at cur.path (st) and makes it current.
+func (s *server) reload(cur *servedIndex, st os.FileInfo) error {
+	e, err := rank.Open(cur.path)
+	if err != nil {
+		return err
+	}
+	g, err := newServedIndex(e, s.threads)
+	if err != nil {
+		e.Close()
+		return err
+	}
+	g.file = st
+	s.cur.Store(g)
+	s.reloads.Add(1)
+	s.log.Printf("reloaded %s: %d sentences from %d contexts (was %d)", g.path, e.Meta().Sentences, e.Meta().Contexts, cur.e.Meta().Sentences)
+	go cur.retire()
+	return nil
 }
 
 // staticFile is one embedded UI file with its validator.
@@ -242,7 +377,8 @@ type staticFile struct {
 
 // newServer prepares a server over e; it loads the default ranker (and so
 // the dense encoder, when the index has embeddings) so that a broken model
-// is reported now, not at the first question.
+// is reported now, not at the first question. The caller keeps e until
+// the server replaces it (watch), after which the server closes it.
 func newServer(e *rank.Engine, opt serverOptions) (*server, error) {
 	n := opt.MaxConcurrent
 	if n <= 0 {
@@ -252,32 +388,13 @@ func newServer(e *rank.Engine, opt serverOptions) (*server, error) {
 	if logger == nil {
 		logger = log.New(io.Discard, "", 0)
 	}
-	s := &server{e: e, index: filepath.Base(e.Store().Path()), threads: opt.Threads, log: logger,
-		slots: make(chan struct{}, n), queueWait: queueWait, cache: map[string]rank.Ranker{}, static: map[string]staticFile{}}
-	r, err := s.ranker("", defaultK)
+	s := &server{threads: opt.Threads, log: logger,
+		slots: make(chan struct{}, n), queueWait: queueWait, static: map[string]staticFile{}}
+	g, err := newServedIndex(e, opt.Threads)
 	if err != nil {
-		return nil, fmt.Errorf("serve: default ranker: %w", err)
+		return nil, err
 	}
-	s.defaultRanker = r.Name()
-	s.rankers = e.Rankers()
-	if e.Meta().Dense != nil {
-		stored, err := e.StoredFusions()
-		if err != nil {
-			return nil, fmt.Errorf("serve: %w", err)
-		}
-		seen := map[string]bool{}
-		for _, p := range stored {
-			if !seen[p.Name] {
-				seen[p.Name] = true
-				s.rankers = append(s.rankers, p.Name)
-			}
-		}
-		for _, name := range []string{"fusion-zscore", "fusion-rrf"} {
-			if !seen[name] {
-				s.rankers = append(s.rankers, name)
-			}
-		}
-	}
+	s.cur.Store(g)
 	err = fs.WalkDir(web, "web", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -300,8 +417,9 @@ func newServer(e *rank.Engine, opt serverOptions) (*server, error) {
 }
 
 // ranker returns the ranker called name ("" for the default), built once
-// and shared: every rank.Ranker is safe for concurrent Score calls.
-func (s *server) ranker(name string, k int) (rank.Ranker, error) {
+// per generation and shared: every rank.Ranker is safe for concurrent Score
+// calls.
+func (s *servedIndex) ranker(name string, k int) (rank.Ranker, error) {
 	key := name
 	if name == "dense" {
 		// The ANN search returns exactly k answers.
@@ -453,9 +571,11 @@ func (s *server) handleAsk(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "%v", err)
 		return
 	}
-	rk, err := s.ranker(p.ranker, p.k)
+	g := s.acquire()
+	defer g.release()
+	rk, err := g.ranker(p.ranker, p.k)
 	if errors.Is(err, rank.ErrUnknownRanker) {
-		writeError(w, http.StatusBadRequest, "%v; this server offers: %s", err, strings.Join(s.rankers, ", "))
+		writeError(w, http.StatusBadRequest, "%v; this server offers: %s", err, strings.Join(g.rankers, ", "))
 		return
 	}
 	if err != nil {
@@ -483,7 +603,7 @@ func (s *server) handleAsk(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "busy: %d questions being answered, more waiting; try again", cap(s.slots))
 		return
 	}
-	answers, err := s.e.Ask(rk, p.question, p.k)
+	answers, err := g.e.Ask(rk, p.question, p.k)
 	<-s.slots
 	if err != nil {
 		s.log.Printf("ask %q with %s: %v", p.question, rk.Name(), err)
@@ -531,7 +651,9 @@ type statsResponse struct {
 
 // handleStats describes the index, its rankers and the server's counters.
 func (s *server) handleStats(w http.ResponseWriter, r *http.Request) {
-	m := s.e.Meta()
+	g := s.acquire()
+	defer g.release()
+	m := g.e.Meta()
 	dense, err := json.Marshal(m.Dense)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "stats: %v", err)
@@ -543,13 +665,13 @@ func (s *server) handleStats(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeAPI(w, http.StatusOK, statsResponse{
-		Index: s.index, FormatVersion: m.FormatVersion, Builder: m.Builder, Created: m.Created,
-		Contexts: m.Contexts, Sentences: m.Sentences, SizeBytes: s.e.Store().SizeBytes(), Dataset: m.Dataset,
-		Rankers: s.rankers, DefaultRanker: s.defaultRanker, Dense: dense, Fields: fields,
+		Index: g.index, FormatVersion: m.FormatVersion, Builder: m.Builder, Created: m.Created,
+		Contexts: m.Contexts, Sentences: m.Sentences, SizeBytes: g.e.Store().SizeBytes(), Dataset: m.Dataset,
+		Rankers: g.rankers, DefaultRanker: g.defaultRanker, Dense: dense, Fields: fields,
 		Limits: map[string]int{"max_question_chars": maxQuestionChars, "max_k": maxK, "default_k": defaultK,
 			"max_concurrent": cap(s.slots)},
 		Server: map[string]any{"version": version, "answered": s.answered.Load(), "abandoned": s.abandoned.Load(),
-			"waiting": s.waiting.Load(), "busy": s.busy.Load()},
+			"waiting": s.waiting.Load(), "busy": s.busy.Load(), "reloads": s.reloads.Load()},
 	})
 }
 
