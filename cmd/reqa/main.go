@@ -47,6 +47,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	unknown := ""
 	app.CommandNotFound = func(c *cli.Context, name string) { unknown = name }
+	args = flagsFirst(app, args)
 	err := app.RunContext(ctx, args)
 	if unknown != "" && len(args) > 1 && args[1] == unknown {
 		fmt.Fprintf(stderr, "reqa: unknown command %q (see reqa --help)\n", unknown)
@@ -107,4 +108,64 @@ func isFlagError(err error) bool {
 		}
 	}
 	return false
+}
+
+// flagsFirst moves the command's flags written after its arguments
+// (`reqa ask -i x.reqa "question" -k 3`) in front of them, where the flag
+// parser looks for them; without this the flags would silently become part
+// of the question. Only the command's own flag names move (with their
+// value); "--" ends the flags, and everything after it stays an argument.
+func flagsFirst(app *cli.App, args []string) []string {
+	if len(args) < 3 {
+		return args
+	}
+	var cmd *cli.Command
+	for _, c := range app.Commands {
+		if c.HasName(args[1]) {
+			cmd = c
+		}
+	}
+	if cmd == nil {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		tv := true
+		if v, ok := f.(interface{ TakesValue() bool }); ok {
+			tv = v.TakesValue()
+		}
+		for _, n := range f.Names() {
+			takesValue[n] = tv
+		}
+	}
+	takesValue["help"], takesValue["h"] = false, false
+	var flags, rest []string
+	seenArg := false
+	for i := 2; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		name := strings.TrimLeft(a, "-")
+		if eq := strings.IndexByte(name, '='); eq >= 0 {
+			name = name[:eq]
+		}
+		tv, known := takesValue[name]
+		if !strings.HasPrefix(a, "-") || a == "-" || !known {
+			rest = append(rest, a)
+			seenArg = true
+			continue
+		}
+		flags = append(flags, a)
+		if tv && !strings.Contains(a, "=") && i+1 < len(args) {
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	if !seenArg {
+		return args
+	}
+	out := append([]string{args[0], args[1]}, flags...)
+	return append(out, rest...)
 }

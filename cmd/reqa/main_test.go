@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,7 @@ func TestIndexAsk(t *testing.T) {
 	if code, _, errs := reqa(t, "index", "--out", idx, in); code != 0 {
 		t.Fatalf("index: exit %d: %s", code, errs)
 	}
-	code, out, errs := reqa(t, "ask", "--index", idx, "-r", "bm25-wpm", "--json", "--k", "2", "When does the ferry return?")
+	code, out, errs := reqa(t, "ask", "--index", idx, "-r", "bm25-wpm", "--json", "--k", "2", "What returns at noon?")
 	if code != 0 {
 		t.Fatalf("ask: exit %d: %s", code, errs)
 	}
@@ -157,5 +158,41 @@ func TestDemo(t *testing.T) {
 	code, out, errs := reqa(t, "demo")
 	if code != 0 || !strings.Contains(out, "Q: Where does the whole index live?") || !strings.Contains(out, "bbolt file") {
 		t.Fatalf("demo: exit %d: %s\n%s", code, errs, out)
+	}
+}
+
+func TestFlagsAfterArguments(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	for _, c := range []struct{ in, want string }{
+		{"reqa ask -i x.reqa when is it -k 3", "reqa ask -i x.reqa -k 3 when is it"},
+		{"reqa ask --index x.reqa what --json --k=2", "reqa ask --index x.reqa --json --k=2 what"},
+		{"reqa ask -i x.reqa -- -k 3", "reqa ask -i x.reqa -- -k 3"},
+		{"reqa ask -i x.reqa is -5 below zero", "reqa ask -i x.reqa is -5 below zero"},
+		{"reqa index a.txt b.txt --out x.reqa --append", "reqa index --out x.reqa --append a.txt b.txt"},
+		{"reqa nosuch a -k 3", "reqa nosuch a -k 3"},
+	} {
+		got := strings.Join(flagsFirst(app, strings.Fields(c.in)), " ")
+		if got != c.want {
+			t.Errorf("%q:\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+	// End to end: -k after the question limits the answers and is not
+	// part of the question.
+	dir := t.TempDir()
+	in := writeFile(t, dir, "notes.txt", "The ferry leaves at nine. It returns at noon.\n\nTickets cost five euros.\n")
+	idx := filepath.Join(dir, "n.reqa")
+	if code, _, errs := reqa(t, "index", "--quiet", "--dense=false", "--out", idx, in); code != 0 {
+		t.Fatalf("index: exit %d: %s", code, errs)
+	}
+	code, out, errs := reqa(t, "ask", "-i", idx, "When does the ferry return?", "--json", "-k", "1")
+	var res struct {
+		Question string
+		Answers  []struct{ Sentence string }
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+		t.Fatalf("ask: exit %d: %s %s", code, out, errs)
+	}
+	if res.Question != "When does the ferry return?" || len(res.Answers) != 1 {
+		t.Fatalf("question %q, %d answers", res.Question, len(res.Answers))
 	}
 }
