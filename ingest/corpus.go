@@ -77,19 +77,131 @@ func (c *Corpus) AddContext(ctx store.Context) uint32 {
 	return ctx.ID
 }
 
+// Bounds on what one context and one sentence of free text may hold.
+// Every sentence's BM25 document is the sentence followed by its whole
+// context, so indexing a context costs its sentence count times its length:
+// a long paragraph (a 100 MB single-line file is one) would take quadratic
+// time and memory. A longer passage is cut at sentence boundaries into
+// consecutive contexts of at most MaxContextBytes, and a sentence longer than
+// MaxSentenceBytes (text without sentence ends) into pieces at white space;
+// each cut is reported in Corpus.Warnings. SQuAD v1.1 paragraphs (at most
+// 4,065 bytes) are never cut. ReQA datasets, whose spans are given, are not
+// affected.
+const (
+	MaxContextBytes  = 4 << 10
+	MaxSentenceBytes = 2 << 10
+)
+
 // AddSplitContext appends a context and its sentences as found by the
 // English sentence splitter (sentence.English: Punkt with abbreviations, so
-// "Dr. Smith" stays whole; the MultiReQA boundaries come from datasets). A context with no sentence (only white space) is
-// dropped.
+// "Dr. Smith" stays whole; the MultiReQA boundaries come from datasets). A
+// context with no sentence (only white space) is dropped; a context or
+// sentence over the bounds above is cut.
 func (c *Corpus) AddSplitContext(ctx store.Context) {
 	spans := sentence.English.Split(ctx.Text)
 	if len(spans) == 0 {
 		return
 	}
+	spans, cutSentences := splitLongSentences(ctx.Text, spans, MaxSentenceBytes)
+	if cutSentences > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %d sentences over %d bytes cut at white space", ctx.Source, cutSentences, MaxSentenceBytes))
+	}
+	if len(ctx.Text) <= MaxContextBytes {
+		c.addSpans(ctx, spans, 0)
+		return
+	}
+	// Consecutive windows of whole sentences, each at most MaxContextBytes
+	// (a single longer sentence — only possible if MaxSentenceBytes were
+	// larger — gets a window of its own).
+	var windows [][]sentence.Span
+	for i := 0; i < len(spans); {
+		j := i + 1
+		for j < len(spans) && spans[j].End-spans[i].Start <= MaxContextBytes {
+			j++
+		}
+		windows = append(windows, spans[i:j])
+		i = j
+	}
+	if len(windows) == 1 {
+		c.addSpans(ctx, spans, 0)
+		return
+	}
+	c.Warnings = append(c.Warnings, fmt.Sprintf("%s: passage of %d bytes cut into %d contexts of at most %d bytes", ctx.Source, len(ctx.Text), len(windows), MaxContextBytes))
+	for n, w := range windows {
+		part := ctx
+		lo, hi := w[0].Start, w[len(w)-1].End
+		part.Text = ctx.Text[lo:hi]
+		part.Source = fmt.Sprintf("%s (part %d of %d)", ctx.Source, n+1, len(windows))
+		if ctx.ExtID != "" {
+			part.ExtID = fmt.Sprintf("%s#%d", ctx.ExtID, n+1)
+		}
+		c.addSpans(part, w, lo)
+	}
+}
+
+// addSpans appends ctx and its sentences, whose spans are offsets into a
+// text that ctx.Text starts at byte off of.
+func (c *Corpus) addSpans(ctx store.Context, spans []sentence.Span, off int) {
 	id := c.AddContext(ctx)
 	for _, sp := range spans {
-		c.Sentences = append(c.Sentences, store.Sentence{ID: uint32(len(c.Sentences)), ContextID: id, Start: sp.Start, End: sp.End})
+		c.Sentences = append(c.Sentences, store.Sentence{ID: uint32(len(c.Sentences)), ContextID: id, Start: sp.Start - off, End: sp.End - off})
 	}
+}
+
+// splitLongSentences cuts every span of text longer than max bytes into
+// pieces of at most max bytes, at the last white space before the limit
+// (at a character boundary when there is none), dropping blank pieces. It
+// returns the spans and how many were cut.
+func splitLongSentences(text string, spans []sentence.Span, max int) ([]sentence.Span, int) {
+	long := 0
+	for _, sp := range spans {
+		if sp.End-sp.Start > max {
+			long++
+		}
+	}
+	if long == 0 {
+		return spans, 0
+	}
+	out := make([]sentence.Span, 0, len(spans)+long)
+	for _, sp := range spans {
+		start := sp.Start
+		for start < sp.End {
+			for start < sp.End && isSpace(text[start]) {
+				start++
+			}
+			if start == sp.End {
+				break
+			}
+			end := sp.End
+			if end-start > max {
+				end = start + max
+				cut := strings.LastIndexAny(text[start:end], " \t\n\r\f\v")
+				if cut > 0 {
+					end = start + cut
+				} else {
+					for end > start && !utf8.RuneStart(text[end]) {
+						end--
+					}
+					if end == start { // cannot happen with valid UTF-8 and max ≥ 4
+						end = start + max
+					}
+				}
+			}
+			e := end
+			for e > start && isSpace(text[e-1]) {
+				e--
+			}
+			if e > start && strings.TrimSpace(text[start:e]) != "" {
+				out = append(out, sentence.Span{Start: start, End: e})
+			}
+			start = end
+		}
+	}
+	return out, long
+}
+
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' || b == '\v'
 }
 
 // ReadInputs reads every input path into one corpus, detecting each one's

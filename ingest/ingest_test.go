@@ -3,11 +3,16 @@ package ingest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/reqa/reqa/index/sentence"
 	"github.com/reqa/reqa/store"
 )
 
@@ -193,4 +198,92 @@ func TestBuildAndCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Close()
+}
+
+// TestLongPassageCut checks the bounds on free-text contexts and sentences:
+// a long paragraph becomes consecutive contexts of whole sentences, a
+// sentence without ends is cut at white space (or a character boundary),
+// nothing is lost and each cut is reported.
+func TestLongPassageCut(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 100_000; i++ {
+		fmt.Fprintf(&b, "Sentence number %d tells of ferry %d and its kiosk. ", i, i%97)
+	}
+	para := strings.TrimSpace(b.String())
+	words := strings.Repeat("word ", 2000)           // 10,000 bytes, no sentence end
+	runes := strings.Repeat("é", 3000)               // 6,000 bytes, no white space
+	short := "A short paragraph. It stays as it is." // untouched
+	dir := t.TempDir()
+	p := filepath.Join(dir, "long.txt")
+	os.WriteFile(p, []byte(para+"\n\n"+words+"\n\n"+runes+"\n\n"+short+"\n"), 0o644)
+	c, err := ReadInputs([]string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantSents []string
+	for _, sp := range sentence.English.Split(para) {
+		wantSents = append(wantSents, para[sp.Start:sp.End])
+	}
+	var got []string
+	var paraCtx, wordCtx, runeCtx []store.Context
+	var wordPieces, runePieces []string
+	for _, s := range c.Sentences {
+		ctx := c.Contexts[s.ContextID]
+		text := s.Text(ctx)
+		if text == "" || !utf8.ValidString(text) || len(text) > MaxSentenceBytes || len(ctx.Text) > MaxContextBytes {
+			t.Fatalf("sentence %d of %d bytes (%q…) in a context of %d bytes", s.ID, len(text), truncate(text, 20), len(ctx.Text))
+		}
+		switch {
+		case strings.HasPrefix(text, "Sentence number"):
+			got = append(got, text)
+			if len(paraCtx) == 0 || paraCtx[len(paraCtx)-1].ID != ctx.ID {
+				paraCtx = append(paraCtx, ctx)
+			}
+		case strings.HasPrefix(text, "word"):
+			wordPieces = append(wordPieces, text)
+			wordCtx = append(wordCtx, ctx)
+		case strings.HasPrefix(text, "é"):
+			runePieces = append(runePieces, text)
+			runeCtx = append(runeCtx, ctx)
+		}
+	}
+	if !reflect.DeepEqual(got, wantSents) {
+		t.Fatalf("the long paragraph's sentences changed: %d, want %d", len(got), len(wantSents))
+	}
+	if n := len(paraCtx); n < 100_000/MaxContextBytes || n > 2*100_000/MaxContextBytes+1 {
+		t.Fatalf("the long paragraph became %d contexts", n)
+	}
+	if !strings.HasSuffix(paraCtx[1].Source, "(part 2 of "+strconv.Itoa(len(paraCtx))+")") || !strings.HasPrefix(paraCtx[1].Source, p+":1 ") {
+		t.Fatalf("part source %q", paraCtx[1].Source)
+	}
+	if strings.Join(wordPieces, " ") != strings.TrimSpace(words) || len(wordPieces) != 5 {
+		t.Fatalf("a 10,000-byte sentence became %d pieces that do not join back", len(wordPieces))
+	}
+	if strings.Join(runePieces, "") != runes || len(runePieces) != 3 {
+		t.Fatalf("a 6,000-byte run of é became %d pieces that do not join back", len(runePieces))
+	}
+	// The 10,000- and 6,000-byte paragraphs are also over MaxContextBytes:
+	// their pieces fill consecutive contexts that join back into them.
+	joinCtx := func(cs []store.Context, sep string) string {
+		var texts []string
+		for i, x := range cs {
+			if i == 0 || x.ID != cs[i-1].ID {
+				texts = append(texts, x.Text)
+			}
+		}
+		return strings.Join(texts, sep)
+	}
+	if joinCtx(wordCtx, " ") != strings.TrimSpace(words) || joinCtx(runeCtx, "") != runes {
+		t.Fatal("the contexts of the pieces of long sentences do not join back into their paragraphs")
+	}
+	last := c.Sentences[len(c.Sentences)-1]
+	if last.Text(c.Contexts[last.ContextID]) != "It stays as it is." || c.Contexts[last.ContextID].Text != short {
+		t.Fatalf("short paragraph changed: %+v", c.Contexts[last.ContextID])
+	}
+	warnings := strings.Join(c.Warnings, "\n")
+	for _, w := range []string{"passage of 1000", "contexts of at most 4096 bytes", "1 sentences over 2048 bytes cut"} {
+		if !strings.Contains(warnings, w) {
+			t.Errorf("no warning %q in:\n%s", w, warnings)
+		}
+	}
 }
