@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -21,11 +23,12 @@ const blobAdapter = "dense/adapter"
 func tuneCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "tune",
-		Usage:     "fine-tune the question tower on a dataset split (an adapter on the frozen embeddings) and store it in the index",
-		ArgsUsage: "DATASET_DIR",
+		Usage:     "fine-tune the question tower on a dataset split or on question–answer pairs (an adapter on the frozen embeddings) and store it in the index",
+		ArgsUsage: "DATASET_DIR | --pairs FILE",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Required: true, Usage: "index built from DATASET_DIR, with embeddings"},
 			&cli.StringFlag{Name: "split", Value: "tune", Usage: "split whose questions train the adapter (all: every question)"},
+			&cli.StringFlag{Name: "pairs", Usage: "train on this JSONL of {\"question\", \"answer_id\" | \"answer_ids\" | \"answer\" | \"answers\", \"group\"} instead of a dataset: ids are candidate ids or the index's sentence ids (ask --json's sentence_id), answers are sentence texts; any index with embeddings"},
 			&cli.StringFlag{Name: "kind", Value: "linear", Usage: "adapter shape: linear, lowrank or mlp"},
 			&cli.IntFlag{Name: "hidden", Usage: "rank of a lowrank adapter (default 64) or hidden width of an mlp (default 256)"},
 			&cli.IntFlag{Name: "epochs", Value: 10, Usage: "maximum passes over the training questions"},
@@ -44,8 +47,14 @@ func tuneCommand() *cli.Command {
 		},
 		OnUsageError: onUsage,
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return usagef("tune: want exactly one DATASET_DIR")
+			pairs := c.String("pairs")
+			switch {
+			case pairs != "" && c.NArg() != 0:
+				return usagef("tune: give either DATASET_DIR or --pairs FILE, not both")
+			case pairs != "" && c.IsSet("split"):
+				return usagef("tune: --split applies to a dataset, not to --pairs")
+			case pairs == "" && c.NArg() != 1:
+				return usagef("tune: want exactly one DATASET_DIR (or --pairs FILE)")
 			}
 			kind, err := adapter.ParseKind(c.String("kind"))
 			if err != nil {
@@ -68,20 +77,33 @@ func tuneCommand() *cli.Command {
 				return usagef("tune: --hidden %d: want > 0", c.Int("hidden"))
 			}
 			path := c.String("index")
-			ds, e, err := openDenseDatasetIndex("tune", c.Args().First(), path)
-			if err != nil {
-				return err
+			var e *rank.Engine
+			var eqs []rank.EvalQuestion
+			var groups []int
+			source, split := pairs, "pairs"
+			if pairs != "" {
+				if e, eqs, groups, err = pairQuestions(path, pairs); err != nil {
+					return err
+				}
+			} else {
+				var ds *ingest.Dataset
+				if ds, e, err = openDenseDatasetIndex("tune", c.Args().First(), path); err != nil {
+					return err
+				}
+				qs, err := ds.SplitQuestions(c.String("split"))
+				if err != nil {
+					e.Close()
+					return err
+				}
+				if eqs, err = evalQuestions(e, qs, path); err != nil {
+					e.Close()
+					return err
+				}
+				groups = titleGroups(qs)
+				source, split = ds.Name, c.String("split")
 			}
 			defer e.Close()
 			m := e.Meta().Dense
-			qs, err := ds.SplitQuestions(c.String("split"))
-			if err != nil {
-				return err
-			}
-			eqs, err := evalQuestions(e, qs, path)
-			if err != nil {
-				return err
-			}
 			w := c.App.ErrWriter
 			t0 := time.Now()
 			answers, ctxOf, err := answerVectors(e)
@@ -117,7 +139,7 @@ func tuneCommand() *cli.Command {
 				},
 			}
 			t1 := time.Now()
-			ad, rep, err := adapter.Train(c.Context, tuneData(eqs, qvecs, answers, ctxOf, titleGroups(qs)), opt)
+			ad, rep, err := adapter.Train(c.Context, tuneData(eqs, qvecs, answers, ctxOf, groups), opt)
 			if err != nil {
 				return fmt.Errorf("tune: %w", err)
 			}
@@ -129,7 +151,7 @@ func tuneCommand() *cli.Command {
 			}
 			out := c.App.Writer
 			if c.Bool("json") {
-				res := tuneResult{Index: path, Dataset: ds.Name, Split: c.String("split"), Kind: ad.Kind.String(),
+				res := tuneResult{Index: path, Dataset: source, Split: split, Kind: ad.Kind.String(),
 					Weights: ad.Params(), Bytes: len(b), TrainQuestions: rep.TrainQuestions, Epochs: rep.Epochs,
 					BestEpoch: rep.BestEpoch, Losses: rep.Losses, Seconds: took.Seconds()}
 				if res.Losses == nil {
@@ -142,7 +164,7 @@ func tuneCommand() *cli.Command {
 				return writeJSON(out, res)
 			}
 			fmt.Fprintf(out, "trained a %s adapter (%d weights, %s) on %d questions of %s split %s in %v; stored in %s\n",
-				ad.Kind, ad.Params(), byteSize(len(b)), rep.TrainQuestions, ds.Name, c.String("split"), took.Round(time.Millisecond), path)
+				ad.Kind, ad.Params(), byteSize(len(b)), rep.TrainQuestions, source, split, took.Round(time.Millisecond), path)
 			if rep.ValQuestions > 0 {
 				fmt.Fprintf(out, "  validation (%d held-out questions): P@1 %.2f → %.2f, MRR %.2f → %.2f (epoch %d of %d)\n",
 					rep.ValQuestions, rep.BaseValP1, rep.ValP1, rep.BaseValMRR, rep.ValMRR, rep.BestEpoch, rep.Epochs)
@@ -176,6 +198,101 @@ type tuneValidation struct {
 	P1        float64 `json:"p1"`
 	BaseMRR   float64 `json:"base_mrr"`
 	MRR       float64 `json:"mrr"`
+}
+
+// pairQuestions opens the dense index at path and resolves the training
+// pairs of the JSONL file pairsPath against its sentences: the questions,
+// their gold sentence ids and their groups (nil when no pair names one).
+func pairQuestions(path, pairsPath string) (*rank.Engine, []rank.EvalQuestion, []int, error) {
+	ps, err := ingest.ReadPairs(pairsPath)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	e, err := rank.Open(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	fail := func(err error) (*rank.Engine, []rank.EvalQuestion, []int, error) {
+		e.Close()
+		return nil, nil, nil, err
+	}
+	if e.Meta().Dense == nil {
+		return fail(fmt.Errorf("tune: index %s has no embeddings; rebuild it with `reqa index --dense`", path))
+	}
+	ss := e.Sentences()
+	byText := map[string][]uint32{}
+	if needsText(ps) {
+		ctxs, err := e.Store().Contexts()
+		if err != nil {
+			return fail(err)
+		}
+		for _, s := range ss {
+			if int(s.ContextID) < len(ctxs) {
+				t := strings.TrimSpace(s.Text(ctxs[s.ContextID]))
+				byText[t] = append(byText[t], s.ID)
+			}
+		}
+	}
+	eqs := make([]rank.EvalQuestion, len(ps))
+	groupIDs := map[string]int{}
+	groups := make([]int, len(ps))
+	named := false
+	for i, p := range ps {
+		q := rank.EvalQuestion{ID: fmt.Sprintf("%s:%d", pairsPath, p.Line), Text: p.Question}
+		for _, id := range p.AnswerIDs {
+			sid, ok := e.SentenceByExtID(id)
+			if !ok {
+				n, err := strconv.ParseUint(id, 10, 32)
+				if err != nil || n >= uint64(len(ss)) {
+					return fail(&ingest.InputError{File: pairsPath, Line: p.Line, Field: "answer_id",
+						Msg: fmt.Sprintf("%q is neither a candidate id nor a sentence id of index %s (%d sentences)", id, path, len(ss))})
+				}
+				sid = uint32(n)
+			}
+			q.Gold = append(q.Gold, sid)
+		}
+		for _, t := range p.AnswerTexts {
+			ids, ok := byText[t]
+			if !ok {
+				return fail(&ingest.InputError{File: pairsPath, Line: p.Line, Field: "answer",
+					Msg: fmt.Sprintf("no sentence of index %s has the text %q", path, truncateText(t, 60))})
+			}
+			q.Gold = append(q.Gold, ids...)
+		}
+		eqs[i] = q
+		g := p.Group
+		if g != "" {
+			named = true
+		} else {
+			g = "\x00" + q.ID // its own group
+		}
+		id, ok := groupIDs[g]
+		if !ok {
+			id = len(groupIDs)
+			groupIDs[g] = id
+		}
+		groups[i] = id
+	}
+	if !named {
+		groups = nil
+	}
+	return e, eqs, groups, nil
+}
+
+func needsText(ps []ingest.Pair) bool {
+	for _, p := range ps {
+		if len(p.AnswerTexts) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func truncateText(s string, n int) string {
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
 }
 
 // titleGroups numbers each question's first article title, so validation
