@@ -292,22 +292,8 @@ func extendGraph(ctx context.Context, tx *store.WriteTx, c *Corpus, old store.Me
 	if err != nil {
 		return nil, err
 	}
-	g.Grow(ans.Len())
-	for i := 0; i < ans.Len(); i++ {
-		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if opt.Progress != nil {
-				opt.Progress("ann graph", i, ans.Len())
-			}
-		}
-		if _, err := g.Add(ans.Row(i)); err != nil {
-			return nil, fmt.Errorf("ann graph: %w", err)
-		}
-	}
-	if opt.Progress != nil {
-		opt.Progress("ann graph", ans.Len(), ans.Len())
+	if err := addToGraph(ctx, g, ans, opt.Progress); err != nil {
+		return nil, err
 	}
 	return g.MarshalBinary()
 }

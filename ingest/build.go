@@ -70,24 +70,33 @@ func buildGraph(ctx context.Context, c *Corpus, sent, ctxv dense.Vectors, opt Op
 		return nil, err
 	}
 	g := ann.New(answers.Dim, opt.Graph)
+	if err := addToGraph(ctx, g, answers, opt.Progress); err != nil {
+		return nil, err
+	}
+	return g.MarshalBinary()
+}
+
+// addToGraph inserts every answer vector into g in order, reporting
+// progress and stopping when ctx is cancelled.
+func addToGraph(ctx context.Context, g *ann.Graph, answers dense.Vectors, progress func(string, int, int)) error {
 	g.Grow(answers.Len())
 	for i := 0; i < answers.Len(); i++ {
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
-			if opt.Progress != nil {
-				opt.Progress("ann graph", i, answers.Len())
+			if progress != nil {
+				progress("ann graph", i, answers.Len())
 			}
 		}
 		if _, err := g.Add(answers.Row(i)); err != nil {
-			return nil, fmt.Errorf("ann graph: %w", err)
+			return fmt.Errorf("ann graph: %w", err)
 		}
 	}
-	if opt.Progress != nil {
-		opt.Progress("ann graph", answers.Len(), answers.Len())
+	if progress != nil {
+		progress("ann graph", answers.Len(), answers.Len())
 	}
-	return g.MarshalBinary()
+	return nil
 }
 
 // embed encodes every sentence and context of c.

@@ -139,12 +139,9 @@ func indexCommand() *cli.Command {
 				fmt.Fprintf(c.App.ErrWriter, "reqa: %s does not exist yet; building it\n", c.String("out"))
 			}
 			start := time.Now()
-			corpus, err := ingest.ReadInputs(c.Args().Slice())
+			corpus, err := readInputs(c)
 			if err != nil {
 				return err
-			}
-			for _, w := range corpus.Warnings {
-				fmt.Fprintln(c.App.ErrWriter, "reqa: warning:", w)
 			}
 			if c.IsSet("model") && !c.Bool("dense") {
 				return usagef("index: --model needs --dense")
@@ -175,6 +172,19 @@ func indexCommand() *cli.Command {
 	}
 }
 
+// readInputs reads the command's INPUT arguments into a corpus, printing
+// its warnings on stderr.
+func readInputs(c *cli.Context) (*ingest.Corpus, error) {
+	corpus, err := ingest.ReadInputs(c.Args().Slice())
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range corpus.Warnings {
+		fmt.Fprintln(c.App.ErrWriter, "reqa: warning:", w)
+	}
+	return corpus, nil
+}
+
 // appendIndex runs `reqa index --append` on an existing index.
 func appendIndex(c *cli.Context, opt ingest.Options) error {
 	for _, f := range []string{"model", "lambda", "tokenizer", "bm25", "k1", "b", "dense"} {
@@ -183,12 +193,9 @@ func appendIndex(c *cli.Context, opt ingest.Options) error {
 		}
 	}
 	start := time.Now()
-	corpus, err := ingest.ReadInputs(c.Args().Slice())
+	corpus, err := readInputs(c)
 	if err != nil {
 		return err
-	}
-	for _, w := range corpus.Warnings {
-		fmt.Fprintln(c.App.ErrWriter, "reqa: warning:", w)
 	}
 	out := c.String("out")
 	if r, err := store.Open(out); err == nil {
