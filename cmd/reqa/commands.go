@@ -179,7 +179,12 @@ func readInputs(c *cli.Context) (*ingest.Corpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range corpus.Warnings {
+	const shown = 10
+	for i, w := range corpus.Warnings {
+		if i == shown {
+			fmt.Fprintf(c.App.ErrWriter, "reqa: warning: … and %d more like these\n", len(corpus.Warnings)-shown)
+			break
+		}
 		fmt.Fprintln(c.App.ErrWriter, "reqa: warning:", w)
 	}
 	return corpus, nil
