@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
-	"math/rand"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,122 +16,209 @@ import (
 	"time"
 )
 
-// TestKillIndexBuild kills `reqa index` with SIGKILL at random moments while
-// it rebuilds an existing index from other input: after every kill the
-// previous index is byte-identical and answers exactly as before, and the
-// next successful build leaves no temporary file behind. REQA_CRASH_TRIALS
-// sets the number of builds killed (default 4).
-func TestKillIndexBuild(t *testing.T) {
+// synthCorpus writes n paragraphs of generated prose (seeded, so every run
+// writes the same text) to path.
+func synthCorpus(t *testing.T, path string, n int, seed uint64) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 7))
+	pick := func(xs []string) string { return xs[r.IntN(len(xs))] }
+	adj := []string{"quiet", "northern", "copper", "ancient", "narrow", "bright", "hollow", "frozen", "busy", "green"}
+	noun := []string{"harbour", "mill", "orchard", "bridge", "tower", "market", "valley", "canal", "forge", "garden"}
+	verb := []string{"supplies", "overlooks", "replaced", "feeds", "guards", "connects", "shelters", "outlived"}
+	place := []string{"river", "station", "square", "cliffs", "abbey", "quarry", "lake", "border"}
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		for j := 0; j < 3+r.IntN(3); j++ {
+			fmt.Fprintf(&b, "The %s %s %s the %s %s near the %s in %d. ", pick(adj), pick(noun), pick(verb), pick(adj), pick(noun), pick(place), 1700+r.IntN(300))
+		}
+		b.WriteString("\n\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// crashQuestions are asked after every kill.
+var crashQuestions = []string{"which copper mill feeds the harbour", "what guards the frozen bridge near the abbey", "the narrow canal in 1850"}
+
+// answersOf returns the JSON answers of every crash question through every
+// ranker the index has: the index's observable state.
+func answersOf(t *testing.T, idx string, dense bool) string {
+	t.Helper()
+	var all strings.Builder
+	rankers := []string{"bm25-word", "bm25-wpm"}
+	if dense {
+		rankers = append(rankers, "dense")
+	}
+	for _, r := range rankers {
+		for _, q := range crashQuestions {
+			code, out, errs := reqa(t, "ask", "--index", idx, "-r", r, "--exact", "--json", "--k", "5", q)
+			if code != 0 {
+				t.Fatalf("ask %s %q on %s: exit %d: %s", r, q, idx, code, errs)
+			}
+			all.WriteString(out)
+		}
+	}
+	return all.String()
+}
+
+func fileHash(t *testing.T, path string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(b)
+}
+
+func copyIndexFile(t *testing.T, dst, src string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestKillTrials kills `reqa index` and `reqa index --append` with SIGKILL
+// at random moments. After every kill the previous index must be
+// byte-identical and answer exactly as before (or, when the kill came after
+// the commit, be the complete new index, answering as a clean run does), and the next successful run must
+// leave no temporary file behind. REQA_CRASH_TRIALS sets the number of
+// trials of each kind (default 1; `make test-crash` runs 20 of each).
+func TestKillTrials(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kill trials skipped in -short mode")
 	}
-	trials := 4
+	trials := 1
 	if s := os.Getenv("REQA_CRASH_TRIALS"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			t.Fatalf("REQA_CRASH_TRIALS=%q", s)
+		if err != nil || n < 0 {
+			t.Fatalf("REQA_CRASH_TRIALS=%q: want a count", s)
 		}
 		trials = n
 	}
 	dir := t.TempDir()
-	idx, dense := serveIndex(t, true)
-	// Keep the index in a directory of its own, as a user would.
-	target := filepath.Join(dir, "notes.reqa")
-	orig, err := os.ReadFile(idx)
-	if err != nil {
-		t.Fatal(err)
+	base, extra := filepath.Join(dir, "base.txt"), filepath.Join(dir, "extra.txt")
+	synthCorpus(t, base, 60, 1)
+	synthCorpus(t, extra, 90, 2)
+	golden := filepath.Join(dir, "golden.reqa")
+	if code, _, errs := reqa(t, "index", "--out", golden, base); code != 0 {
+		t.Fatalf("index: exit %d: %s", code, errs)
 	}
-	if err := os.WriteFile(target, orig, 0o644); err != nil {
-		t.Fatal(err)
+	var stats struct {
+		Meta struct {
+			Dense *struct{} `json:"dense"`
+		} `json:"meta"`
 	}
-	rankers := []string{"bm25-wpm", "bm25-word"}
-	if dense {
-		rankers = append(rankers, "dense", "fusion-zscore")
+	if _, st, _ := reqa(t, "stats", "--json", golden); json.Unmarshal([]byte(st), &stats) != nil {
+		t.Fatalf("stats --json: %s", st)
 	}
-	askAll := func() string {
-		var b strings.Builder
-		for _, r := range rankers {
-			code, out, errs := reqa(t, "ask", "--index", target, "--ranker", r, "--json", "--k", "3", "When does the ferry return?")
-			fmt.Fprintf(&b, "%s %d %s %s\n", r, code, out, errs)
-		}
-		return b.String()
+	dense := stats.Meta.Dense != nil
+	if !dense {
+		t.Log("the dense encoder is not embedded in this build: BM25-only trials")
 	}
-	want := askAll()
-	if strings.Count(want, `"sentence"`) < 3*len(rankers) {
-		t.Fatalf("the index does not answer:\n%s", want)
-	}
+	before := answersOf(t, golden, dense)
+	beforeHash := fileHash(t, golden)
 
-	// Other input, large enough that the build takes a while.
-	var in strings.Builder
-	for i := range 120 {
-		fmt.Fprintf(&in, "Paragraph %d tells of the ferry %d. It leaves at %d and returns at noon. Tickets cost %d euros.\n\n", i, i%37, i%12+1, i%9+2)
+	// The states a finished run reaches, for runs that beat the kill.
+	rebuilt := filepath.Join(dir, "rebuilt.reqa")
+	t0 := time.Now()
+	if code, _, errs := reqa(t, "index", "--out", rebuilt, base, extra); code != 0 {
+		t.Fatalf("index: exit %d: %s", code, errs)
 	}
-	src := writeFile(t, dir, "other.txt", in.String())
-	build := func(out string) *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "index", "--quiet", "--out", out, src)
-		cmd.Env = append(os.Environ(), "REQA_RUN_MAIN=1")
-		return cmd
-	}
-	// How long a whole build takes, to kill within it.
+	rebuildTime := time.Since(t0)
+	afterRebuild := answersOf(t, rebuilt, dense)
+	appended := filepath.Join(dir, "appended.reqa")
+	copyIndexFile(t, appended, golden)
 	start := time.Now()
-	if out, err := build(filepath.Join(t.TempDir(), "timing.reqa")).CombinedOutput(); err != nil {
-		t.Fatalf("a full build failed: %v\n%s", err, out)
+	if code, _, errs := reqa(t, "index", "--append", "--out", appended, extra); code != 0 {
+		t.Fatalf("append: exit %d: %s", code, errs)
 	}
-	full := time.Since(start)
+	runTime := time.Since(start)
+	afterAppend := answersOf(t, appended, dense)
+	if afterAppend != afterRebuild {
+		t.Fatal("append and rebuild answer differently")
+	}
 
-	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
-	killed, finished, staleSeen := 0, 0, 0
-	// Count only builds actually killed; one that finishes first shortens
-	// the estimate of a build's length.
-	for i := 0; killed < trials; i++ {
-		if i >= 4*trials {
-			t.Fatalf("only %d of %d attempts were killed before finishing", killed, i)
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	idx := filepath.Join(dir, "trial.reqa")
+	killedMidway, committed, finished := 0, 0, 0
+	for i := 0; i < 2*trials; i++ {
+		kind := "index"
+		args := []string{"index", "--quiet", "--out", idx, base, extra}
+		if i%2 == 1 {
+			kind = "append"
+			args = []string{"index", "--quiet", "--append", "--out", idx, extra}
 		}
-		cmd := build(target)
-		began := time.Now()
+		copyIndexFile(t, idx, golden)
+		// Half the kills anywhere from process start to a little past a
+		// whole run (the subprocess also pays its start-up), half near the
+		// end of a run, where the file is written, synced and renamed.
+		span := runTime
+		if kind == "index" {
+			span = rebuildTime
+		}
+		delay := time.Duration(r.Int64N(int64(span*3/2) + int64(50*time.Millisecond)))
+		if (i/2)%2 == 1 {
+			delay = span*7/10 + time.Duration(r.Int64N(int64(span*5/10)))
+		}
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "REQA_RUN_MAIN=1")
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Half the kills anywhere in the build, half near its end, where
-		// the index file is written and committed.
-		delay := time.Duration(rng.Int63n(int64(full) * 11 / 10))
-		if i%2 == 1 {
-			delay = full*7/10 + time.Duration(rng.Int63n(int64(full)*4/10))
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var werr error
+		select {
+		case werr = <-done:
+		case <-time.After(delay):
+			cmd.Process.Signal(syscall.SIGKILL)
+			werr = <-done
 		}
-		time.Sleep(delay)
-		cmd.Process.Signal(syscall.SIGKILL)
-		err := cmd.Wait()
-		if err == nil {
-			// The build finished first: put the old index back.
+		outcome := ""
+		if werr == nil {
 			finished++
-			full = min(full, time.Since(began))
-			if err := os.WriteFile(target+".restore", orig, 0o644); err != nil {
-				t.Fatal(err)
+			outcome = "finished first"
+			if got := answersOf(t, idx, dense); got != afterRebuild {
+				t.Fatalf("trial %d (%s): finished run answers differently from a clean one", i, kind)
 			}
-			if err := os.Rename(target+".restore", target); err != nil {
-				t.Fatal(err)
+		} else {
+			if ee, ok := werr.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+				t.Fatalf("trial %d (%s): %v\n%s", i, kind, werr, errb.String())
 			}
-			continue
+			// The rename is atomic: the index is either the old file,
+			// byte for byte, or — when the kill came after the commit but
+			// before the process exited — the complete new index.
+			if fileHash(t, idx) == beforeHash {
+				killedMidway++
+				outcome = "killed; index unchanged"
+				if got := answersOf(t, idx, dense); got != before {
+					t.Fatalf("trial %d (%s) killed after %v: the index answers differently", i, kind, delay)
+				}
+			} else {
+				committed++
+				outcome = "killed after the commit; index complete"
+				if got := answersOf(t, idx, dense); got != afterRebuild {
+					t.Fatalf("trial %d (%s) killed after %v: the index changed and is not the complete new index", i, kind, delay)
+				}
+			}
 		}
-		killed++
-		got, err := os.ReadFile(target)
-		if err != nil || !bytes.Equal(got, orig) {
-			t.Fatalf("trial %d (killed after %v of ~%v): the previous index changed (%v)", i, delay, full, err)
+		t.Logf("trial %d: %-6s kill at %-8v → %s", i, kind, delay.Round(time.Millisecond), outcome)
+		// The next successful run leaves no temporary file behind.
+		copyIndexFile(t, idx, golden)
+		if code, _, errs := reqa(t, "index", "--quiet", "--append", "--out", idx, extra); code != 0 {
+			t.Fatalf("append after trial %d: exit %d: %s", i, code, errs)
 		}
-		if after := askAll(); after != want {
-			t.Fatalf("trial %d (killed after %v): the previous index answers differently:\n%s\nwant\n%s", i, delay, after, want)
-		}
-		if m, _ := filepath.Glob(filepath.Join(dir, ".notes.reqa.reqa-build-*")); len(m) > 0 {
-			staleSeen++
+		if m, _ := filepath.Glob(filepath.Join(dir, ".trial.reqa.*")); len(m) != 0 {
+			t.Fatalf("after trial %d and a successful append: temporary files left: %v", i, m)
 		}
 	}
-	// The next successful build clears what the killed ones left.
-	if code, _, errs := reqa(t, "index", "--quiet", "--dense=false", "--out", target, src); code != 0 {
-		t.Fatalf("build after the kills: exit %d: %s", code, errs)
-	}
-	if m, _ := filepath.Glob(filepath.Join(dir, ".*")); len(m) != 0 {
-		t.Fatalf("temporary files left after a successful build: %v", m)
-	}
-	t.Logf("%d builds killed at random moments (a full build takes about %v), %d finished first; %d kills left a temporary file, removed by the next build",
-		killed, full.Round(time.Millisecond), finished, staleSeen)
+	t.Logf("%d trials: %d killed mid-run (index byte-identical every time), %d killed between commit and exit (index complete), %d finished before the kill; append run time %v",
+		2*trials, killedMidway, committed, finished, runTime.Round(time.Millisecond))
 }
