@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ const BlobFusion = "fusion/params"
 type FusedRanker struct {
 	params fuse.Params
 	inputs []Ranker
+	corpus *fuse.Corpus // every candidate's context, position, length ("rerank")
 	pool   sync.Pool
 }
 
@@ -94,7 +96,7 @@ func (f *FusedRanker) Score(question string, acc *bm25.Accumulator) error {
 		return err
 	}
 	acc.Reset()
-	if err := fuse.Fuse(f.params, s.inputs, acc.Scores); err != nil {
+	if err := fuse.FuseContext(f.params, s.inputs, f.corpus, acc.Scores); err != nil {
 		return err
 	}
 	acc.TouchAll()
@@ -117,7 +119,7 @@ func (f *FusedRanker) ScoreAll(question string) (inputs [][]float64, fused []flo
 		}
 	}
 	fused = make([]float64, f.Docs())
-	if err := fuse.Fuse(f.params, s.inputs, fused); err != nil {
+	if err := fuse.FuseContext(f.params, s.inputs, f.corpus, fused); err != nil {
 		return nil, nil, false, err
 	}
 	for _, in := range s.inputs {
@@ -154,7 +156,7 @@ func (f *FusedRanker) ScoreBatch(questions []string, accs []*bm25.Accumulator) e
 			inputs[i] = per[i][j].Scores
 		}
 		accs[j].Reset()
-		if err := fuse.Fuse(f.params, inputs, accs[j].Scores); err != nil {
+		if err := fuse.FuseContext(f.params, inputs, f.corpus, accs[j].Scores); err != nil {
 			return err
 		}
 		accs[j].TouchAll()
@@ -222,7 +224,25 @@ func (e *Engine) Fused(params fuse.Params, withContext bool, dopt DenseOptions) 
 		}
 		inputs = append(inputs, r)
 	}
-	return NewFusedRanker(params, inputs)
+	f, err := NewFusedRanker(params, inputs)
+	if err != nil {
+		return nil, err
+	}
+	f.corpus = e.corpus()
+	return f, nil
+}
+
+// corpus describes every candidate for fusion features.
+func (e *Engine) corpus() *fuse.Corpus {
+	c := &fuse.Corpus{Ctx: make([]uint32, len(e.sentences)), Pos: make([]int, len(e.sentences)), Len: make([]int, len(e.sentences))}
+	seen := map[uint32]int{}
+	for i, s := range e.sentences {
+		c.Ctx[i] = s.ContextID
+		c.Pos[i] = seen[s.ContextID]
+		seen[s.ContextID]++
+		c.Len[i] = s.End - s.Start
+	}
+	return c
 }
 
 // input returns the ranker a fusion input name stands for; the result's
@@ -256,6 +276,12 @@ func (e *Engine) input(name string, withContext bool, dopt DenseOptions) (Ranker
 // TuningExamples scores qs with every input and reduces each question to a
 // fuse.Example (pool depth 50 per input). Runs on GOMAXPROCS workers.
 func TuningExamples(ctx context.Context, inputs []Ranker, qs []EvalQuestion) ([]fuse.Example, error) {
+	return tuningExamples(ctx, inputs, qs, nil, false)
+}
+
+// tuningExamples is TuningExamples; with rerank each example also carries
+// ranks, context maxima and sentence positions and lengths for the "rerank" method.
+func tuningExamples(ctx context.Context, inputs []Ranker, qs []EvalQuestion, corpus *fuse.Corpus, rerank bool) ([]fuse.Example, error) {
 	texts := make([]string, len(qs))
 	for i, q := range qs {
 		texts[i] = q.Text
@@ -293,7 +319,11 @@ func TuningExamples(ctx context.Context, inputs []Ranker, qs []EvalQuestion) ([]
 						return
 					}
 				}
-				out[i] = fuse.NewExample(scores, qs[i].Gold, 50)
+				if rerank {
+					out[i] = fuse.NewExampleContext(scores, qs[i].Gold, 50, corpus)
+				} else {
+					out[i] = fuse.NewExample(scores, qs[i].Gold, 50)
+				}
 			}
 		}()
 	}
@@ -307,7 +337,13 @@ func TuningExamples(ctx context.Context, inputs []Ranker, qs []EvalQuestion) ([]
 }
 
 // FusionMethods lists the fusion methods in canonical order.
-var FusionMethods = []string{"rrf", "minmax", "zscore", "adaptive", "learned"}
+var FusionMethods = []string{"rrf", "minmax", "zscore", "adaptive", "learned", "rerank"}
+
+// RerankInputs are the inputs the "rerank" method fuses when asked for the
+// default inputs: both BM25 tokenizations and the dense ranker, each on
+// sentence+context and on the sentence alone (its features are chosen for
+// this set, see fuse.DefaultReranker).
+var RerankInputs = []string{"bm25-wpm", "bm25-word", "bm25-wpm/sent", "bm25-word/sent", "dense", "dense/sent"}
 
 // DefaultFusionInputs are the rankers fused by default: both BM25
 // tokenizations and the dense ranker. On the SQuAD tune half this set beat
@@ -324,27 +360,52 @@ type TuneResult struct {
 // tuning questions) and returns them best first (by P@1 on tune). label
 // records what tune was.
 func (e *Engine) TuneFusions(ctx context.Context, methods, inputs []string, tune []EvalQuestion, withContext bool, dopt DenseOptions, label string) ([]TuneResult, error) {
-	var rs []Ranker
-	for _, n := range inputs {
-		r, err := e.input(n, withContext, dopt)
-		if err != nil {
+	type inputSet struct {
+		names []string
+		rs    []Ranker
+		exs   []fuse.Example
+	}
+	sets := map[string]*inputSet{}
+	get := func(names []string, rerank bool) (*inputSet, error) {
+		key := strings.Join(names, "\x00")
+		if rerank {
+			key += "\x00rerank"
+		}
+		if s, ok := sets[key]; ok {
+			return s, nil
+		}
+		s := &inputSet{names: names}
+		for _, n := range names {
+			r, err := e.input(n, withContext, dopt)
+			if err != nil {
+				return nil, err
+			}
+			s.rs = append(s.rs, r)
+		}
+		var err error
+		if s.exs, err = tuningExamples(ctx, s.rs, tune, e.corpus(), rerank); err != nil {
 			return nil, err
 		}
-		rs = append(rs, r)
-	}
-	exs, err := TuningExamples(ctx, rs, tune)
-	if err != nil {
-		return nil, err
+		sets[key] = s
+		return s, nil
 	}
 	var out []TuneResult
 	for _, m := range methods {
-		p, sweep, err := fuse.Tune(m, inputs, exs, fuse.TuneOptions{Label: label})
+		names := inputs
+		if m == "rerank" && slices.Equal(inputs, DefaultFusionInputs) {
+			names = RerankInputs
+		}
+		set, err := get(names, m == "rerank")
+		if err != nil {
+			return nil, err
+		}
+		p, sweep, err := fuse.Tune(m, names, set.exs, fuse.TuneOptions{Label: label})
 		if err != nil {
 			return nil, err
 		}
 		if m == "rrf" {
 			// RRF's k is not tuned; score it on the tuning set for ordering.
-			fr, err := NewFusedRanker(p, rs)
+			fr, err := NewFusedRanker(p, set.rs)
 			if err != nil {
 				return nil, err
 			}

@@ -14,7 +14,10 @@
 //     bucket, each bucket has its own weights (a confident BM25 keeps its
 //     weight, an unsure one defers to the others);
 //   - "learned": z-score combination with weights a_r + b_r·margin learned
-//     with the paper's listwise softmax objective (see learned.go).
+//     with the paper's listwise softmax objective (see learned.go);
+//   - "rerank": a learned bilinear re-ranker over a pool of each input's
+//     best candidates, with candidate features (z-scores, ranks, context
+//     evidence) whose weights depend on question features (see rerank.go).
 //
 // Weights are learned on a tuning set by [Tune] (grid search maximising P@1,
 // then MRR) and stored as [Params] in the index.
@@ -35,7 +38,8 @@ const RRFDepth = 1000
 type Params struct {
 	// Name is the fused ranker's name (e.g. "fusion-adaptive").
 	Name string `json:"name"`
-	// Method is "rrf", "minmax", "zscore" or "adaptive".
+	// Method is "rrf", "minmax", "zscore", "adaptive", "learned" or
+	// "rerank".
 	Method string `json:"method"`
 	// Inputs names the input rankers, in order.
 	Inputs []string `json:"inputs"`
@@ -49,8 +53,10 @@ type Params struct {
 	BucketWeights [][]float64 `json:"bucket_weights,omitempty"`
 	// TunedOn says what the parameters were learned on, with the score
 	// reached there.
-	TunedOn string  `json:"tuned_on,omitempty"`
-	TuneP1  float64 `json:"tune_p_at_1,omitempty"`
+	// Rerank holds the "rerank" method's model.
+	Rerank  *Reranker `json:"rerank,omitempty"`
+	TunedOn string    `json:"tuned_on,omitempty"`
+	TuneP1  float64   `json:"tune_p_at_1,omitempty"`
 }
 
 // Validate checks that p is usable.
@@ -81,8 +87,12 @@ func (p Params) Validate() error {
 				return fmt.Errorf("fusion %s: bucket with %d weights for %d inputs", p.Name, len(w), n)
 			}
 		}
+	case "rerank":
+		if err := p.Rerank.validate(p.Inputs); err != nil {
+			return fmt.Errorf("fusion %s: %w", p.Name, err)
+		}
 	default:
-		return fmt.Errorf("fusion %s: unknown method %q (want rrf, minmax, zscore, adaptive or learned)", p.Name, p.Method)
+		return fmt.Errorf("fusion %s: unknown method %q (want rrf, minmax, zscore, adaptive, learned or rerank)", p.Name, p.Method)
 	}
 	return nil
 }
@@ -171,7 +181,15 @@ func (p Params) WeightsFor(first Stats) []float64 {
 
 // Fuse writes the fused score of every candidate into out. inputs[r][d] is
 // input ranker r's score of candidate d; every input covers all candidates.
+// A "rerank" fusion with context features needs FuseContext.
 func Fuse(p Params, inputs [][]float64, out []float64) error {
+	return FuseContext(p, inputs, nil, out)
+}
+
+// FuseContext is Fuse with the description of every candidate (context,
+// position, length), which the "rerank" method's features read; other
+// methods ignore it.
+func FuseContext(p Params, inputs [][]float64, corpus *Corpus, out []float64) error {
 	if len(inputs) != len(p.Inputs) {
 		return fmt.Errorf("fusion %s: %d inputs, want %d", p.Name, len(inputs), len(p.Inputs))
 	}
@@ -181,6 +199,9 @@ func Fuse(p Params, inputs [][]float64, out []float64) error {
 		}
 	}
 	clear(out)
+	if p.Method == "rerank" {
+		return fuseRerank(p, inputs, corpus, out)
+	}
 	if p.Method == "rrf" {
 		for _, in := range inputs {
 			for rank, d := range topIndices(in, RRFDepth) {

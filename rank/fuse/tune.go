@@ -18,6 +18,51 @@ type Example struct {
 	Stats []Stats
 	// Gold[i] tells whether Pool[i] is a gold candidate.
 	Gold []bool
+	// Set by NewExampleContext, for the "rerank" method: Ranks[r][i] is
+	// Pool[i]'s 1-based rank among all candidates by input r (1 + how many
+	// score higher); Pos[r][i] its position in input r's order (ties by
+	// lower id) when among the first depth, else −1; CtxMax[r][i] the best
+	// score input r gives a candidate of Pool[i]'s context (nil without
+	// context ids).
+	Ranks  [][]int
+	Pos    [][]int
+	CtxMax [][]float64
+	// SentPos[i] and SentLen[i] are Pool[i]'s position in its context and
+	// length in bytes (nil without a corpus description).
+	SentPos, SentLen []int
+}
+
+// NewExampleContext is NewExample with what the "rerank" method needs too:
+// ranks, positions and, when corpus describes every candidate (not
+// nil, context maxima and sentence positions and lengths.
+func NewExampleContext(inputs [][]float64, gold []uint32, depth int, corpus *Corpus) Example {
+	ex := NewExample(inputs, gold, depth)
+	ok := corpus.covers(len(inputs[0]))
+	if ok {
+		for _, d := range ex.Pool {
+			ex.SentPos = append(ex.SentPos, corpus.Pos[d])
+			ex.SentLen = append(ex.SentLen, corpus.Len[d])
+		}
+	}
+	for r, in := range inputs {
+		ex.Ranks = append(ex.Ranks, ranksOf(in, ex.Scores[r]))
+		pos := make([]int, len(ex.Pool))
+		at := map[uint32]int{}
+		for i, d := range topIndices(in, depth) {
+			at[uint32(d)] = i
+		}
+		for i, d := range ex.Pool {
+			pos[i] = -1
+			if k, ok := at[d]; ok {
+				pos[i] = k
+			}
+		}
+		ex.Pos = append(ex.Pos, pos)
+		if ok {
+			ex.CtxMax = append(ex.CtxMax, ctxMaxOf(in, corpus.Ctx, ex.Pool))
+		}
+	}
+	return ex
 }
 
 // NewExample builds an example from full score vectors (inputs[r][d]), the
@@ -172,6 +217,9 @@ type TuneOptions struct {
 	Buckets int
 	// Label records what the examples were (e.g. "squad tune split").
 	Label string
+	// Rerank is the "rerank" method's template (pool, features, training
+	// settings); nil: DefaultReranker.
+	Rerank *Reranker
 }
 
 // Tune learns the parameters of method over inputs from examples and
@@ -238,6 +286,18 @@ func Tune(method string, inputs []string, exs []Example, opt TuneOptions) (Param
 		return p, sweep, p.Validate()
 	case "rrf":
 		p.K = 60
+		return p, nil, p.Validate()
+	case "rerank":
+		spec := DefaultReranker()
+		if opt.Rerank != nil {
+			spec = *opt.Rerank
+		}
+		rr, err := trainRerank(spec, inputs, exs)
+		if err != nil {
+			return Params{}, nil, fmt.Errorf("tune rerank: %w", err)
+		}
+		p.Rerank = &rr
+		p.TuneP1 = p.rerankP1(exs)
 		return p, nil, p.Validate()
 	case "learned":
 		p.Weights = trainLearned(len(inputs), exs)
