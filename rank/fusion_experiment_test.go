@@ -223,6 +223,21 @@ func TestANNSQuAD(t *testing.T) {
 func BenchmarkFusionOverhead(b *testing.B) {
 	e, splits := experiment(b)
 	p := fuse.Params{Name: "fusion-zscore", Method: "zscore", Inputs: rank.DefaultFusionInputs, Weights: []float64{0.45, 0.1, 0.45}}
+	if name := os.Getenv("REQA_FUSION_BENCH"); name != "" { // a fusion stored in the index, e.g. fusion-rerank
+		stored, err := e.StoredFusions()
+		if err != nil {
+			b.Fatal(err)
+		}
+		found := false
+		for _, sp := range stored {
+			if sp.Name == name {
+				p, found = sp, true
+			}
+		}
+		if !found {
+			b.Fatalf("index has no fusion %s", name)
+		}
+	}
 	fr, err := e.Fused(p, true, rank.DenseOptions{})
 	if err != nil {
 		b.Fatal(err)

@@ -383,19 +383,22 @@ func ranksOf(all, vals []float64) []int {
 
 // ctxMaxOf returns the best score of each pool candidate's context.
 func ctxMaxOf(all []float64, ctxOf []uint32, pool []uint32) []float64 {
-	want := map[uint32]float64{}
-	for _, d := range pool {
-		want[ctxOf[d]] = math.Inf(-1)
+	var nctx uint32
+	for _, c := range ctxOf {
+		nctx = max(nctx, c+1)
+	}
+	best := make([]float64, nctx)
+	for i := range best {
+		best[i] = math.Inf(-1)
 	}
 	for d, x := range all {
-		c := ctxOf[d]
-		if m, ok := want[c]; ok && x > m {
-			want[c] = x
+		if c := ctxOf[d]; x > best[c] {
+			best[c] = x
 		}
 	}
 	out := make([]float64, len(pool))
 	for p, d := range pool {
-		out[p] = want[ctxOf[d]]
+		out[p] = best[ctxOf[d]]
 	}
 	return out
 }
@@ -421,11 +424,16 @@ func fuseRerank(p Params, inputs [][]float64, corpus *Corpus, out []float64) err
 		stats[r] = Describe(in)
 	}
 	// Outside the pool: the sum of z-scores, squashed below the pool.
-	for d := range out {
-		z := 0.0
-		for r, in := range inputs {
-			z += stats[r].Z(in[d])
+	for r, in := range inputs {
+		if st := stats[r]; st.Std > 0 {
+			a := 1 / st.Std
+			c := -st.Mean * a
+			for d, x := range in {
+				out[d] += a*x + c
+			}
 		}
+	}
+	for d, z := range out {
 		out[d] = math.Atan(z) / math.Pi // in (−0.5, 0.5)
 	}
 	pool := poolOf(inputs, pi, rr.Depth)
