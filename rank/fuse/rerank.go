@@ -556,6 +556,43 @@ func DefaultReranker() Reranker {
 	}
 }
 
+// RerankerFor returns the re-ranker template for inputs: DefaultReranker
+// when inputs hold every input it reads, else a generic one — for every
+// input its z-score, context best and gap to it, rank and first place; the
+// sentence's position and length; question features 1 and the first
+// input's margin; the pool from the inputs that are not sentence-only.
+func RerankerFor(inputs []string) Reranker {
+	def := DefaultReranker()
+	if def.validateNames(inputs) == nil {
+		return def
+	}
+	rr := Reranker{Depth: def.Depth, L2: def.L2, Iters: def.Iters, QFeatures: []string{"1", "m:" + inputs[0]}}
+	for _, in := range inputs {
+		rr.Features = append(rr.Features, "z:"+in, "cmz:"+in, "crel:"+in, "lr:"+in, "top:"+in)
+		if !strings.HasSuffix(in, "/sent") {
+			rr.PoolInputs = append(rr.PoolInputs, in)
+		}
+	}
+	if len(rr.PoolInputs) == 0 {
+		rr.PoolInputs = inputs
+	}
+	rr.Features = append(rr.Features, "pos0", "slen")
+	return rr
+}
+
+// validateNames checks that every feature and pool input names one of
+// inputs.
+func (rr *Reranker) validateNames(inputs []string) error {
+	if _, err := compile(rr.Features, inputs, false); err != nil {
+		return err
+	}
+	if _, err := compile(rr.QFeatures, inputs, true); err != nil {
+		return err
+	}
+	_, err := compile(prefixAll("z:", rr.PoolInputs), inputs, false)
+	return err
+}
+
 // trainRerank fits spec's weights on exs (which must carry ranks, and
 // context maxima when features need them).
 func trainRerank(spec Reranker, inputs []string, exs []Example) (Reranker, error) {

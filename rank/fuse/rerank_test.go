@@ -201,3 +201,25 @@ func TestRanksAndTopK(t *testing.T) {
 		}
 	}
 }
+
+// TestRerankerFor: the default template for its own inputs, a generic one
+// that trains on any other set.
+func TestRerankerFor(t *testing.T) {
+	def := DefaultReranker()
+	if got := RerankerFor([]string{"bm25-wpm", "bm25-word", "bm25-wpm/sent", "bm25-word/sent", "dense", "dense/sent", "x"}); !reflect.DeepEqual(got, def) {
+		t.Fatalf("RerankerFor(a superset of the default inputs) = %+v, want the default", got)
+	}
+	ins, golds, corpus := synthRerank(1, 200)
+	var exs []Example
+	for i := range ins {
+		exs = append(exs, NewExampleContext(ins[i], golds[i], 20, corpus))
+	}
+	p, _, err := Tune("rerank", []string{"ctx", "sent/sent"}, exs, TuneOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p.Rerank.PoolInputs, []string{"ctx"}) || len(p.Rerank.Features) != 12 {
+		t.Fatalf("generic template: pool %v, %d features", p.Rerank.PoolInputs, len(p.Rerank.Features))
+	}
+	t.Logf("generic template on the synthetic set: tune P@1 %.1f", p.TuneP1)
+}

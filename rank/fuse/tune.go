@@ -218,7 +218,7 @@ type TuneOptions struct {
 	// Label records what the examples were (e.g. "squad tune split").
 	Label string
 	// Rerank is the "rerank" method's template (pool, features, training
-	// settings); nil: DefaultReranker.
+	// settings); nil: RerankerFor(inputs).
 	Rerank *Reranker
 }
 
@@ -288,7 +288,7 @@ func Tune(method string, inputs []string, exs []Example, opt TuneOptions) (Param
 		p.K = 60
 		return p, nil, p.Validate()
 	case "rerank":
-		spec := DefaultReranker()
+		spec := RerankerFor(inputs)
 		if opt.Rerank != nil {
 			spec = *opt.Rerank
 		}
