@@ -274,7 +274,7 @@ func askCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Required: true, Usage: "index file"},
 			&cli.IntFlag{Name: "k", Value: 5, Usage: "number of answers"},
-			&cli.StringFlag{Name: "ranker", Aliases: []string{"r"}, Usage: "ranker: bm25-word, bm25-wpm, dense, fusion-rrf, fusion-minmax, fusion-zscore, fusion-adaptive (default: the index's best fusion when it has embeddings, else bm25-wpm)"},
+			&cli.StringFlag{Name: "ranker", Aliases: []string{"r"}, Usage: "ranker: bm25-word, bm25-wpm, dense, fusion-rrf, fusion-minmax, fusion-zscore, fusion-adaptive, fusion-learned, fusion-rerank (default: the index's best fusion when it has embeddings, else bm25-wpm)"},
 			&cli.BoolFlag{Name: "exact", Usage: "dense: score every candidate instead of searching the ANN graph"},
 			&cli.BoolFlag{Name: "no-adapter", Usage: "dense: ignore the question adapter stored by reqa tune"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per run (0: 1)"},
@@ -470,7 +470,7 @@ func fusionParams(c *cli.Context, e *rank.Engine, ds *ingest.Dataset, rankers []
 			continue
 		}
 		if !slices.Contains(rank.FusionMethods, m) {
-			return nil, usagef("eval: unknown fusion %q (known: fusion-rrf, fusion-minmax, fusion-zscore, fusion-adaptive, fusion-learned)", name)
+			return nil, usagef("eval: unknown fusion %q (known: fusion-rrf, fusion-minmax, fusion-zscore, fusion-adaptive, fusion-learned, fusion-rerank)", name)
 		}
 		if e.Meta().Dense == nil {
 			return nil, usagef("eval: %s needs an index with embeddings (the dense ranker)", name)
@@ -558,7 +558,7 @@ func fuseCommand() *cli.Command {
 		ArgsUsage: "DATASET_DIR",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Required: true, Usage: "index built from DATASET_DIR, with embeddings"},
-			&cli.StringSliceFlag{Name: "method", Usage: "fusion methods (rrf, minmax, zscore, adaptive, learned); default all"},
+			&cli.StringSliceFlag{Name: "method", Usage: "fusion methods (rrf, minmax, zscore, adaptive, learned, rerank); default all"},
 			&cli.StringSliceFlag{Name: "input", Usage: "rankers to fuse (also NAME/sent for the sentence-only form, ctxmax:NAME, ctxrel:NAME); default bm25-wpm, bm25-word and dense"},
 			&cli.Float64Flag{Name: "rrf-k", Value: 60, Usage: "reciprocal-rank fusion's k"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per run (0: 1)"},
@@ -581,7 +581,7 @@ func fuseCommand() *cli.Command {
 			for _, m := range methods {
 				if !slices.Contains(rank.FusionMethods, m) {
 					e.Close()
-					return usagef("fuse: unknown method %q (rrf, minmax, zscore, adaptive, learned)", m)
+					return usagef("fuse: unknown method %q (rrf, minmax, zscore, adaptive, learned, rerank)", m)
 				}
 			}
 			inputs := c.StringSlice("input")
@@ -638,6 +638,11 @@ func describeParams(p fuse.Params) string {
 		return fmt.Sprintf("k=%g", p.K)
 	case "adaptive":
 		return fmt.Sprintf("margin bounds %.3g, weights %v", p.Bounds, p.BucketWeights)
+	case "rerank":
+		if p.Rerank != nil {
+			return fmt.Sprintf("re-ranker: %d candidate × %d question features over the top %d of %s",
+				len(p.Rerank.Features), len(p.Rerank.QFeatures), p.Rerank.Depth, strings.Join(p.Rerank.PoolInputs, ", "))
+		}
 	}
 	return fmt.Sprintf("weights %v", p.Weights)
 }

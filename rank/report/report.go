@@ -267,6 +267,11 @@ func (r Report) Markdown(svgName string) []byte {
 				fmt.Fprintf(&b, ", k = %g", p.K)
 			case "adaptive":
 				fmt.Fprintf(&b, ", margin bounds %v, bucket weights %v", p.Bounds, p.BucketWeights)
+			case "rerank":
+				if p.Rerank != nil {
+					fmt.Fprintf(&b, ", a bilinear re-ranker of %d candidate × %d question features over the top %d of %s",
+						len(p.Rerank.Features), len(p.Rerank.QFeatures), p.Rerank.Depth, strings.Join(p.Rerank.PoolInputs, ", "))
+				}
 			default:
 				fmt.Fprintf(&b, ", weights %v", p.Weights)
 			}
