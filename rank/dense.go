@@ -81,6 +81,11 @@ type denseState struct {
 	qmu     sync.RWMutex
 	qcache  map[string][]float32
 	aqcache map[string][]float32
+	// recent holds the last questions embedded on demand (bounded, for
+	// ask and serve: the dense inputs of one fused question share one
+	// embedding) and inflight the ones being embedded now.
+	recent   map[string][]float32
+	inflight map[string]*questionCall
 
 	// The stored question adapter (nil when the index has none).
 	adapterOnce sync.Once
@@ -94,7 +99,8 @@ func (e *Engine) loadDense(threads int) (*denseState, error) {
 		return nil, fmt.Errorf("%w \"dense\": index %s has no embeddings (rebuild with `reqa index --dense`)", ErrUnknownRanker, e.r.Path())
 	}
 	e.denseOnce.Do(func() {
-		st := &denseState{combined: map[float64]dense.Vectors{}, qcache: map[string][]float32{}, aqcache: map[string][]float32{}}
+		st := &denseState{combined: map[float64]dense.Vectors{}, qcache: map[string][]float32{}, aqcache: map[string][]float32{},
+			recent: map[string][]float32{}, inflight: map[string]*questionCall{}}
 		e.dense = st
 		st.err = func() error {
 			onnx, err := e.r.LargeBlob(blobDenseModel)
@@ -288,11 +294,10 @@ func (d *DenseRanker) QuestionVector(ctx context.Context, question string) ([]fl
 		return av, nil
 	}
 	if !ok {
-		vecs, err := d.enc.Encode(ctx, []string{question}, nil)
-		if err != nil {
+		var err error
+		if v, err = d.st.embedOnce(ctx, d.enc, question); err != nil {
 			return nil, err
 		}
-		v = vecs[0]
 	}
 	if d.adapter == nil {
 		return v, nil
@@ -304,6 +309,51 @@ func (d *DenseRanker) QuestionVector(ctx context.Context, question string) ([]fl
 		d.st.qmu.Unlock()
 	}
 	return av, nil
+}
+
+// recentCap bounds denseState.recent.
+const recentCap = 256
+
+// questionCall is one on-demand question embedding in progress.
+type questionCall struct {
+	done chan struct{}
+	v    []float32
+	err  error
+}
+
+// embedOnce embeds question once for every dense ranker asking for it at
+// about the same time (the dense inputs of a fused ranker run in parallel)
+// and keeps the last recentCap embeddings.
+func (st *denseState) embedOnce(ctx context.Context, enc *encoder.Encoder, question string) ([]float32, error) {
+	st.qmu.Lock()
+	if v, ok := st.recent[question]; ok {
+		st.qmu.Unlock()
+		return v, nil
+	}
+	if c, ok := st.inflight[question]; ok {
+		st.qmu.Unlock()
+		<-c.done
+		return c.v, c.err
+	}
+	c := &questionCall{done: make(chan struct{})}
+	st.inflight[question] = c
+	st.qmu.Unlock()
+	vecs, err := enc.Encode(ctx, []string{question}, nil)
+	if err == nil {
+		c.v = vecs[0]
+	}
+	c.err = err
+	st.qmu.Lock()
+	delete(st.inflight, question)
+	if err == nil {
+		if len(st.recent) >= recentCap {
+			clear(st.recent)
+		}
+		st.recent[question] = c.v
+	}
+	st.qmu.Unlock()
+	close(c.done)
+	return c.v, c.err
 }
 
 // Score implements Ranker: every candidate gets its dot product.
