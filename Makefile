@@ -96,14 +96,16 @@ bench-hnswlib:
 	$(GO) test -run '^$$' -bench 'BenchmarkHNSW$$' -benchtime 2000x ./index/ann/
 
 # Load test of `reqa serve` from a second process (BENCHMARKS.md): Debian's
-# wrk, pinned; INDEX must name an index with embeddings.
+# wrk, pinned; INDEX must name an index with embeddings; RANKERS lists the
+# rankers to load (add fusion-rerank etc. when the index stores them).
 WRK_VERSION := 4.1.0-3+b2
 INDEX ?= squad.reqa
+RANKERS ?= bm25-wpm dense fusion-zscore
 bench-serve: build
 	dpkg-query -W wrk 2>/dev/null | grep -q "$(WRK_VERSION)" || (apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk=$(WRK_VERSION))
 	bin/reqa serve --index $(INDEX) --addr 127.0.0.1:18080 & pid=$$!; sleep 4; \
-	for r in bm25-wpm dense fusion-adaptive; do echo "== $$r"; \
+	for r in $(RANKERS); do echo "== $$r"; \
 	  wrk -t2 -c8 -d30s --latency -s cmd/reqa/testdata/wrk-questions.lua http://127.0.0.1:18080 -- $$r; done; \
 	kill $$pid
 
