@@ -79,7 +79,10 @@ func Append(ctx context.Context, c *Corpus, path string, opt Options) (store.Met
 			}
 			toks[fm.Tokenizer] = tz
 		}
-		wc, so := BuildFields(c, tz)
+		wc, so, err := BuildFields(ctx, c, tz)
+		if err != nil {
+			return store.Meta{}, fmt.Errorf("append: %w", err)
+		}
 		b := so
 		if fm.WithContext {
 			b = wc

@@ -190,17 +190,23 @@ func TokenizeCorpus(ctx context.Context, c *Corpus, tok tokenize.Tokenizer, work
 }
 
 // BuildFields fills the BM25 builders of one tokenizer: the sentence +
-// context form and the sentence-only form.
-func BuildFields(c *Corpus, t *Tokenized) (withCtx, sentOnly *bm25.Builder) {
+// context form and the sentence-only form. It stops early with ctx's error
+// when ctx is cancelled.
+func BuildFields(ctx context.Context, c *Corpus, t *Tokenized) (withCtx, sentOnly *bm25.Builder, err error) {
 	withCtx, sentOnly = bm25.NewBuilder(), bm25.NewBuilder()
 	var doc []string
 	for i, s := range c.Sentences {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
 		doc = append(doc[:0], t.Sentences[i]...)
 		doc = append(doc, t.Contexts[s.ContextID]...)
 		withCtx.Add(doc)
 		sentOnly.Add(t.Sentences[i])
 	}
-	return withCtx, sentOnly
+	return withCtx, sentOnly, nil
 }
 
 // Build indexes c into a new index file at out, replacing any index there
@@ -236,7 +242,10 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 		if err != nil {
 			return store.Meta{}, fmt.Errorf("build: %w", err)
 		}
-		wc, so := BuildFields(c, tz)
+		wc, so, err := BuildFields(ctx, c, tz)
+		if err != nil {
+			return store.Meta{}, fmt.Errorf("build: %w", err)
+		}
 		fields = append(fields,
 			field{wc.Stats(FieldName(name, true), name, true), wc},
 			field{so.Stats(FieldName(name, false), name, false), so})
@@ -302,7 +311,7 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 			if err != nil {
 				return err
 			}
-			if err := f.b.Write(fw); err != nil {
+			if err := f.b.Write(ctx, fw); err != nil {
 				return err
 			}
 			f.meta.Digest, f.meta.DigestTerms = fw.Digest()

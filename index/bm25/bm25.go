@@ -1,6 +1,7 @@
 package bm25
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -177,11 +178,17 @@ func (b *Builder) Stats(name, tokenizer string, withContext bool) store.FieldMet
 	return fm
 }
 
-// Write stores the field's postings (in term byte order) and document lengths.
-func (b *Builder) Write(fw *store.FieldWriter) error {
+// Write stores the field's postings (in term byte order) and document
+// lengths. It stops early with ctx's error when ctx is cancelled.
+func (b *Builder) Write(ctx context.Context, fw *store.FieldWriter) error {
 	sorted := append([]string(nil), b.order...)
 	sort.Strings(sorted)
-	for _, t := range sorted {
+	for i, t := range sorted {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if err := fw.PutPostings(t, EncodePostings(b.postings[b.terms[t]])); err != nil {
 			return fmt.Errorf("write postings of %q: %w", t, err)
 		}
