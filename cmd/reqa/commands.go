@@ -122,6 +122,7 @@ func indexCommand() *cli.Command {
 			&cli.StringFlag{Name: "model", Usage: "dense encoder: a Hugging Face–layout directory (model.onnx + tokenizer.json) instead of the embedded USE-Lite"},
 			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense answer tower: weight of the context in normalize(e_sentence + λ·e_context)"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
+			memoryLimitFlag,
 		}, bm25Flags...),
 		OnUsageError: onUsage,
 		Action: func(c *cli.Context) error {
@@ -145,6 +146,9 @@ func indexCommand() *cli.Command {
 			}
 			if c.IsSet("model") && !c.Bool("dense") {
 				return usagef("index: --model needs --dense")
+			}
+			if err := checkBuildMemory(c, corpus, c.Bool("dense"), 0); err != nil {
+				return err
 			}
 			if c.Bool("dense") {
 				if err := withEncoder(c, &opt); err != nil {
@@ -204,6 +208,15 @@ func appendIndex(c *cli.Context, opt ingest.Options) error {
 	}
 	out := c.String("out")
 	if r, err := store.Open(out); err == nil {
+		m := r.Meta()
+		var held int64 // the index's vectors and graph, loaded to be extended
+		if m.Dense != nil {
+			held = int64(m.Sentences) * 4500
+		}
+		if err := checkBuildMemory(c, corpus, m.Dense != nil, held); err != nil {
+			r.Close()
+			return err
+		}
 		for _, old := range r.Meta().Sources {
 			for _, src := range corpus.Sources {
 				if old == src {
