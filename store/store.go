@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -352,6 +353,9 @@ func Open(path string) (*Reader, error) {
 		return nil, fmt.Errorf("open index %s: is a directory: %w", path, ErrNotIndex)
 	}
 	if st.Size() < 4096 {
+		if hasBoltMagic(path) {
+			return nil, fmt.Errorf("open index %s: truncated to %d bytes: %w", path, st.Size(), ErrCorrupt)
+		}
 		return nil, fmt.Errorf("open index %s: file too small (%d bytes): %w", path, st.Size(), ErrNotIndex)
 	}
 	db, err := openBolt(path)
@@ -391,6 +395,22 @@ func Open(path string) (*Reader, error) {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
 	return r, nil
+}
+
+// hasBoltMagic reports whether path begins with a bbolt meta page (its
+// magic number after the 16-byte page header): a short file that does is a
+// damaged index rather than some other file.
+func hasBoltMagic(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [20]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		return false
+	}
+	return binary.LittleEndian.Uint32(b[16:]) == 0xED0CDAED
 }
 
 // openBolt opens a bolt file read-only, turning bolt's panics on garbage

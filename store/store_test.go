@@ -244,3 +244,26 @@ func TestLargeBlob(t *testing.T) {
 		t.Fatalf("damaged chunk: %v", err)
 	}
 }
+
+// TestTruncatedBelowTwoPages: an index cut below bbolt's first pages is
+// reported as damaged (it starts like one), other short files as not an
+// index.
+func TestTruncatedBelowTwoPages(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.reqa")
+	build(t, path, "T")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.reqa")
+	os.WriteFile(cut, b[:1000], 0o644)
+	if _, err := Open(cut); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "truncated to 1000 bytes") {
+		t.Errorf("truncated index: %v", err)
+	}
+	other := filepath.Join(dir, "other.reqa")
+	os.WriteFile(other, []byte(strings.Repeat("x", 1000)), 0o644)
+	if _, err := Open(other); !errors.Is(err, ErrNotIndex) {
+		t.Errorf("short non-index: %v", err)
+	}
+}
