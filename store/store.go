@@ -363,6 +363,9 @@ func Open(path string) (*Reader, error) {
 		if errors.Is(err, bolt.ErrTimeout) {
 			return nil, fmt.Errorf("open index %s: another process is writing it (file locked): %w", path, err)
 		}
+		if hasBoltMagic(path) {
+			return nil, fmt.Errorf("open index %s: unreadable (%v): %w", path, err, ErrCorrupt)
+		}
 		return nil, fmt.Errorf("open index %s: %w (%v)", path, ErrNotIndex, err)
 	}
 	r := &Reader{db: db, path: path}
