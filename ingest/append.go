@@ -116,41 +116,8 @@ func Append(ctx context.Context, c *Corpus, path string, opt Options) (store.Met
 	meta.Sentences += len(c.Sentences)
 	meta.Sources = append(append([]string(nil), old.Sources...), c.Sources...)
 	meta.Fields = nil
-	const batch = 20000
-	for lo := 0; lo < len(c.Contexts); lo += batch {
-		if err := ctx.Err(); err != nil {
-			return store.Meta{}, fmt.Errorf("append: %w", err)
-		}
-		err := w.Update(func(tx *store.WriteTx) error {
-			for _, x := range c.Contexts[lo:min(lo+batch, len(c.Contexts))] {
-				x.ID += baseCtx
-				if err := tx.PutContext(x); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return store.Meta{}, fmt.Errorf("append: write contexts: %w", err)
-		}
-	}
-	for lo := 0; lo < len(c.Sentences); lo += batch {
-		if err := ctx.Err(); err != nil {
-			return store.Meta{}, fmt.Errorf("append: %w", err)
-		}
-		err := w.Update(func(tx *store.WriteTx) error {
-			for _, x := range c.Sentences[lo:min(lo+batch, len(c.Sentences))] {
-				x.ID += baseSent
-				x.ContextID += baseCtx
-				if err := tx.PutSentence(x); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return store.Meta{}, fmt.Errorf("append: write sentences: %w", err)
-		}
+	if err := writeRecords(ctx, w, c, baseCtx, baseSent, opt.Progress); err != nil {
+		return store.Meta{}, fmt.Errorf("append: %w", err)
 	}
 	for _, f := range fields {
 		if err := ctx.Err(); err != nil {

@@ -132,6 +132,52 @@ func embed(ctx context.Context, c *Corpus, opt Options) (sent, ctxv dense.Vector
 	return sent, ctxv, err
 }
 
+// writeRecords stores c's contexts and sentences, numbered from baseCtx
+// and baseSent (non-zero when appending), in transactions of a bounded
+// size.
+func writeRecords(ctx context.Context, w *store.Writer, c *Corpus, baseCtx, baseSent uint32, progress func(string, int, int)) error {
+	const batch = 20000
+	for lo := 0; lo < len(c.Contexts); lo += batch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := w.Update(func(tx *store.WriteTx) error {
+			for _, x := range c.Contexts[lo:min(lo+batch, len(c.Contexts))] {
+				x.ID += baseCtx
+				if err := tx.PutContext(x); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("write contexts: %w", err)
+		}
+	}
+	for lo := 0; lo < len(c.Sentences); lo += batch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := w.Update(func(tx *store.WriteTx) error {
+			for _, x := range c.Sentences[lo:min(lo+batch, len(c.Sentences))] {
+				x.ID += baseSent
+				x.ContextID += baseCtx
+				if err := tx.PutSentence(x); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("write sentences: %w", err)
+		}
+		if progress != nil {
+			progress("write", min(lo+batch, len(c.Sentences)), len(c.Sentences))
+		}
+	}
+	return nil
+}
+
 // FieldName is the store field of a tokenizer and document form.
 func FieldName(tokenizer string, withContext bool) string {
 	if withContext {
@@ -262,41 +308,8 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 		return store.Meta{}, err
 	}
 	defer w.Abort()
-	const batch = 20000
-	for lo := 0; lo < len(c.Contexts); lo += batch {
-		if err := ctx.Err(); err != nil {
-			return store.Meta{}, fmt.Errorf("build: %w", err)
-		}
-		err := w.Update(func(tx *store.WriteTx) error {
-			for _, x := range c.Contexts[lo:min(lo+batch, len(c.Contexts))] {
-				if err := tx.PutContext(x); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return store.Meta{}, fmt.Errorf("build: write contexts: %w", err)
-		}
-	}
-	for lo := 0; lo < len(c.Sentences); lo += batch {
-		if err := ctx.Err(); err != nil {
-			return store.Meta{}, fmt.Errorf("build: %w", err)
-		}
-		err := w.Update(func(tx *store.WriteTx) error {
-			for _, x := range c.Sentences[lo:min(lo+batch, len(c.Sentences))] {
-				if err := tx.PutSentence(x); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return store.Meta{}, fmt.Errorf("build: write sentences: %w", err)
-		}
-		if opt.Progress != nil {
-			opt.Progress("write", min(lo+batch, len(c.Sentences)), len(c.Sentences))
-		}
+	if err := writeRecords(ctx, w, c, 0, 0, opt.Progress); err != nil {
+		return store.Meta{}, fmt.Errorf("build: %w", err)
 	}
 	meta := store.Meta{
 		Builder: opt.Builder, Contexts: len(c.Contexts), Sentences: len(c.Sentences),
