@@ -53,12 +53,7 @@ func Append(ctx context.Context, c *Corpus, path string, opt Options) (store.Met
 	if old.Dataset != "" {
 		return store.Meta{}, fmt.Errorf("append to %s: %w: the index was built from the ReQA dataset %s and evaluations check it holds exactly that dataset; rebuild it instead", path, ErrCannotAppend, old.Dataset)
 	}
-	progress := func(stage string) func(int, int) {
-		if opt.Progress == nil {
-			return nil
-		}
-		return func(d, t int) { opt.Progress(stage, d, t) }
-	}
+	progress := opt.stageProgress
 
 	// BM25: tokenize the new texts with each tokenizer the index holds.
 	type field struct {

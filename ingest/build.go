@@ -50,6 +50,14 @@ type Options struct {
 	Waiting func()
 }
 
+// stageProgress returns opt.Progress bound to one stage, or nil.
+func (opt Options) stageProgress(stage string) func(done, total int) {
+	if opt.Progress == nil {
+		return nil
+	}
+	return func(d, t int) { opt.Progress(stage, d, t) }
+}
+
 // Blob names of the dense part of an index.
 const (
 	BlobDenseModel = "dense/model.onnx"
@@ -106,11 +114,7 @@ func embed(ctx context.Context, c *Corpus, opt Options) (sent, ctxv dense.Vector
 	for i, s := range c.Sentences {
 		texts[i] = s.Text(c.Contexts[s.ContextID])
 	}
-	var pf func(int, int)
-	if opt.Progress != nil {
-		pf = func(d, t int) { opt.Progress("embed sentences", d, t) }
-	}
-	rows, err := e.Encode(ctx, texts, pf)
+	rows, err := e.Encode(ctx, texts, opt.stageProgress("embed sentences"))
 	if err != nil {
 		return sent, ctxv, fmt.Errorf("embed sentences: %w", err)
 	}
@@ -121,10 +125,7 @@ func embed(ctx context.Context, c *Corpus, opt Options) (sent, ctxv dense.Vector
 	for _, x := range c.Contexts {
 		texts = append(texts, x.Text)
 	}
-	if opt.Progress != nil {
-		pf = func(d, t int) { opt.Progress("embed contexts", d, t) }
-	}
-	rows, err = e.Encode(ctx, texts, pf)
+	rows, err = e.Encode(ctx, texts, opt.stageProgress("embed contexts"))
 	if err != nil {
 		return sent, ctxv, fmt.Errorf("embed contexts: %w", err)
 	}
@@ -268,12 +269,7 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 	if len(c.Sentences) == 0 {
 		return store.Meta{}, errors.New("build: the corpus has no sentences")
 	}
-	progress := func(stage string) func(int, int) {
-		if opt.Progress == nil {
-			return nil
-		}
-		return func(d, t int) { opt.Progress(stage, d, t) }
-	}
+	progress := opt.stageProgress
 	type field struct {
 		meta store.FieldMeta
 		b    *bm25.Builder
