@@ -166,3 +166,25 @@ func TestCreateFromMissing(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestRebuildReleasesLock: replacing an existing index takes its writer
+// lock only for the rename and then releases it (no descriptor, and so no
+// unlinked old file, is kept open).
+func TestRebuildReleasesLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.reqa")
+	build(t, path, "T0")
+	fds := func() int {
+		es, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skipf("no /proc/self/fd: %v", err)
+		}
+		return len(es)
+	}
+	before := fds()
+	for i := 0; i < 5; i++ {
+		build(t, path, "T")
+	}
+	if after := fds(); after > before {
+		t.Fatalf("%d open descriptors after 5 rebuilds, %d before", after, before)
+	}
+}

@@ -191,7 +191,7 @@ func (w *Writer) Commit(m Meta) error {
 		return fmt.Errorf("commit index %s: %w", w.target, err)
 	}
 	w.done = true
-	defer w.lock.unlock()
+	defer func() { w.lock.unlock() }() // w.lock may be taken below
 	// CreateTemp made the file private; an index is as readable as any
 	// file the user writes.
 	if err := os.Chmod(w.tmp, 0o644&^umask()); err != nil {
