@@ -39,22 +39,7 @@ func TestServeDefaultAddrLoopback(t *testing.T) {
 	idx, _ := serveIndex(t, false)
 	cmd := exec.Command(os.Args[0], "serve", "--index", idx, "--addr", "0.0.0.0:0")
 	cmd.Env = append(os.Environ(), "REQA_RUN_MAIN=1")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(stderr)
-	var head strings.Builder
-	for lines.Scan() {
-		head.WriteString(lines.Text() + "\n")
-		if strings.Contains(lines.Text(), "serving ") {
-			break
-		}
-	}
+	_, head, _ := startServe(t, cmd)
 	cmd.Process.Kill()
 	cmd.Wait()
 	if !strings.Contains(head.String(), "beyond loopback; reqa has no authentication") {
@@ -105,26 +90,7 @@ func TestServeWritesNoFiles(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "serve", "--index", idx, "--addr", "127.0.0.1:0")
 	cmd.Dir = dirs["cwd"]
 	cmd.Env = []string{"REQA_RUN_MAIN=1", "HOME=" + dirs["home"], "XDG_CACHE_HOME=" + dirs["cache"], "TMPDIR=" + dirs["tmp"], "PATH=" + os.Getenv("PATH")}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(stderr)
-	var base string
-	var head strings.Builder
-	for base == "" && lines.Scan() {
-		head.WriteString(lines.Text() + "\n")
-		if m := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)/`).FindStringSubmatch(lines.Text()); m != nil {
-			base = m[1]
-		}
-	}
-	if base == "" {
-		t.Fatalf("serve did not say where it listens:\n%s", head.String())
-	}
+	base, _, lines := startServe(t, cmd)
 	go io.Copy(io.Discard, stderrRest(lines))
 	paths := []string{
 		"/", "/app.js", "/style.css", "/healthz", "/v1/stats",

@@ -630,12 +630,12 @@ func TestServeUntilGraceful(t *testing.T) {
 	}
 }
 
-// TestServeCommand runs `reqa serve` as its own process, asks it a
-// question, and stops it with SIGTERM: it must shut down and exit 0.
-func TestServeCommand(t *testing.T) {
-	idx, _ := serveIndex(t, false)
-	cmd := exec.Command(os.Args[0], "serve", "--index", idx, "--addr", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "REQA_RUN_MAIN=1")
+// startServe starts cmd, a `reqa serve` process, and reads its stderr up
+// to the line saying where it listens: it returns that base URL, the lines
+// read so far and the scanner over the rest. The process is killed when the
+// test ends.
+func startServe(t *testing.T, cmd *exec.Cmd) (string, *strings.Builder, *bufio.Scanner) {
+	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -643,19 +643,30 @@ func TestServeCommand(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
+	t.Cleanup(func() { cmd.Process.Kill() })
 	lines := bufio.NewScanner(stderr)
 	var base string
-	var head strings.Builder
+	head := &strings.Builder{}
+	listening := regexp.MustCompile(`serving .* on (http://[^/ ]+)/`)
 	for base == "" && lines.Scan() {
 		head.WriteString(lines.Text() + "\n")
-		if m := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)/`).FindStringSubmatch(lines.Text()); m != nil {
+		if m := listening.FindStringSubmatch(lines.Text()); m != nil {
 			base = m[1]
 		}
 	}
 	if base == "" {
 		t.Fatalf("serve did not say where it listens:\n%s", head.String())
 	}
+	return base, head, lines
+}
+
+// TestServeCommand runs `reqa serve` as its own process, asks it a
+// question, and stops it with SIGTERM: it must shut down and exit 0.
+func TestServeCommand(t *testing.T) {
+	idx, _ := serveIndex(t, false)
+	cmd := exec.Command(os.Args[0], "serve", "--index", idx, "--addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "REQA_RUN_MAIN=1")
+	base, head, lines := startServe(t, cmd)
 	rest := make(chan string, 1)
 	go func() {
 		var b strings.Builder
