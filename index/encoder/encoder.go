@@ -114,13 +114,11 @@ func (u *useLite) dim() int                                  { return 0 }
 func (u *useLite) close() error                              { return u.sess.Close() }
 
 // initRuntime loads the ONNX Runtime library (embedded, or REQA_ORT_LIB)
-// once per process.
+// once per process. ortlib.Load retries with the library extracted to a
+// file when the loader refuses the in-memory copy.
 func initRuntime() error {
-	lib, err := ortlib.Path()
-	if err != nil {
-		return err
-	}
-	return ort.Init(lib)
+	_, err := ortlib.Load(ort.Init)
+	return err
 }
 
 // New builds an encoder from a model and its vocabulary. spec.Kind selects
