@@ -61,26 +61,23 @@ func Append(ctx context.Context, c *Corpus, path string, opt Options) (store.Met
 		b   *bm25.Builder
 	}
 	var fields []field
-	toks := map[string]*Tokenized{}
+	type forms struct{ withCtx, sentOnly *bm25.Builder }
+	built := map[string]forms{}
 	for _, fm := range old.Fields {
-		tz, ok := toks[fm.Tokenizer]
+		f, ok := built[fm.Tokenizer]
 		if !ok {
 			tok, err := tokenize.Get(fm.Tokenizer)
 			if err != nil {
 				return store.Meta{}, fmt.Errorf("append to %s: field %s: %w", path, fm.Name, err)
 			}
-			if tz, err = TokenizeCorpus(ctx, c, tok, opt.Workers, progress("tokenize "+fm.Tokenizer)); err != nil {
+			if f.withCtx, f.sentOnly, err = IndexFields(ctx, c, tok, opt.Workers, progress("tokenize "+fm.Tokenizer)); err != nil {
 				return store.Meta{}, fmt.Errorf("append: %w", err)
 			}
-			toks[fm.Tokenizer] = tz
+			built[fm.Tokenizer] = f
 		}
-		wc, so, err := BuildFields(ctx, c, tz)
-		if err != nil {
-			return store.Meta{}, fmt.Errorf("append: %w", err)
-		}
-		b := so
+		b := f.sentOnly
 		if fm.WithContext {
-			b = wc
+			b = f.withCtx
 		}
 		fields = append(fields, field{fm, b})
 	}

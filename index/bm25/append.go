@@ -34,7 +34,7 @@ func AppendTo(fw *store.FieldWriter, old store.FieldMeta, b *Builder) (store.Fie
 	sorted := append([]string(nil), b.order...)
 	sort.Strings(sorted)
 	for _, t := range sorted {
-		add := b.postings[b.terms[t]]
+		add := b.lists[b.terms[t]].decoded()
 		var merged []Posting
 		if enc, ok, err := fw.Postings(t); err != nil {
 			return old, err

@@ -1,9 +1,11 @@
 package bm25
 
 import (
+	"bytes"
 	"math"
 	"math/rand"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -308,5 +310,65 @@ func TestNegativeMeanIDFFloor(t *testing.T) {
 	}
 	if g0, g1 := ref.score(q, 0), ref.score(q, 1); g0 >= 0 && g1 >= 0 {
 		t.Errorf("fixture: gensim's scores %v, %v are not negative; the case is not exercised", g0, g1)
+	}
+}
+
+// TestBuilderPostings checks the builder's compact postings against a
+// plain count: Postings returns every (document, tf) in document order,
+// AddParts equals Add of the concatenation, and the encoded form Write
+// stores is EncodePostings of those postings.
+func TestBuilderPostings(t *testing.T) {
+	rng := rand.New(rand.NewSource(34))
+	vocab := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"}
+	plain, parts := NewBuilder(), NewBuilder()
+	want := map[string][]Posting{}
+	for doc := 0; doc < 3000; doc++ {
+		n := rng.Intn(40)
+		if doc%500 == 7 {
+			n = 5000 // large term frequencies and gaps
+		}
+		toks := make([]string, n)
+		count := map[string]uint32{}
+		var order []string
+		for i := range toks {
+			w := vocab[rng.Intn(len(vocab))]
+			if rng.Intn(10) == 0 {
+				w = vocab[rng.Intn(2)]
+			}
+			if doc%97 == 0 {
+				w = "rare" // gaps of 97 documents
+			}
+			toks[i] = w
+			if count[w] == 0 {
+				order = append(order, w)
+			}
+			count[w]++
+		}
+		for _, w := range order {
+			want[w] = append(want[w], Posting{Doc: uint32(doc), TF: count[w]})
+		}
+		plain.Add(toks)
+		cut := rng.Intn(len(toks) + 1)
+		parts.AddParts(toks[:cut], toks[cut:])
+	}
+	for term, ps := range want {
+		for name, b := range map[string]*Builder{"Add": plain, "AddParts": parts} {
+			got, ok, err := b.Postings(term)
+			if err != nil || !ok {
+				t.Fatalf("%s: postings of %q: %v %v", name, term, ok, err)
+			}
+			if !slices.Equal(got, ps) {
+				t.Fatalf("%s: postings of %q differ: %d vs %d", name, term, len(got), len(ps))
+			}
+			if enc := b.lists[b.terms[term]].encoded(); !bytes.Equal(enc, EncodePostings(ps)) {
+				t.Fatalf("%s: encoded postings of %q differ from EncodePostings", name, term)
+			}
+		}
+	}
+	if _, ok, _ := plain.Postings("absent"); ok {
+		t.Fatal("absent term found")
+	}
+	if plain.Stats("f", "word", false) != parts.Stats("f", "word", false) {
+		t.Fatalf("stats differ: %+v vs %+v", plain.Stats("f", "word", false), parts.Stats("f", "word", false))
 	}
 }
