@@ -61,6 +61,9 @@ var (
 
 	loadMu sync.Mutex
 	loaded string // the path Load's function accepted
+
+	// makeMem makes the memory file; tests replace it to make it fail.
+	makeMem = memPath
 )
 
 // Embedded reports whether the binary carries the library.
@@ -142,7 +145,7 @@ func resolve() (p string, inMem bool, err error) {
 	}
 	var memErr error
 	if os.Getenv("REQA_ORT_EXTRACT") != "1" {
-		if p, memErr = memPath(); memErr == nil {
+		if p, memErr = makeMem(); memErr == nil {
 			return p, true, nil
 		}
 	}

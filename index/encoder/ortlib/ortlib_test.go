@@ -2,6 +2,7 @@ package ortlib
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -102,6 +103,33 @@ func TestOrtlibExtractForced(t *testing.T) {
 	}
 	if ok, err := fileHash(p, sum); !ok {
 		t.Fatalf("the damaged copy was not replaced (%v)", err)
+	}
+}
+
+// TestOrtlibMemfdFailsExtracts: when the memory file cannot be made
+// (memfd_create refused: an old kernel, seccomp, vm.memfd_noexec=2), the
+// library is extracted to a file instead; when that fails too, both
+// reasons are reported.
+func TestOrtlibMemfdFailsExtracts(t *testing.T) {
+	sum := embeddedHash(t)
+	cache, tmp := isolate(t)
+	refused := errors.New("memfd_create: permission denied")
+	defer func(f func() (string, error)) { makeMem = f }(makeMem)
+	makeMem = func() (string, error) { return "", refused }
+	p, inMem, err := resolve()
+	if want := filepath.Join(cache, "reqa", "ort-"+sum[:16], libName); err != nil || p != want || inMem {
+		t.Fatalf("resolve without a memory file = %q (in memory %v), %v; want the file %s", p, inMem, err, want)
+	}
+	if err := os.RemoveAll(filepath.Join(cache, "reqa")); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{filepath.Join(cache, "reqa"), filepath.Join(tmp, fmt.Sprintf("reqa-%d", os.Getuid()))} {
+		if err := os.WriteFile(d, nil, 0o600); err != nil { // MkdirAll fails, even for root
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := resolve(); !errors.Is(err, refused) || !strings.Contains(err.Error(), "extract ONNX Runtime library") {
+		t.Fatalf("neither memory file nor extraction: %v, want both reasons", err)
 	}
 }
 
