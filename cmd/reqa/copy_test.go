@@ -43,8 +43,12 @@ var ortSource = filepath.Join("..", "..", "index", "encoder", "ortlib", "lib", "
 // index with embeddings, copied alone into an empty directory, must answer
 // with `ask`, `eval` and `serve` and build a new index with `index`, run
 // from that directory with no network (unshare -n), an empty HOME (the
-// directory itself) and an empty environment. The ONNX Runtime library must
-// be extracted into that HOME's cache, and nowhere else.
+// directory itself) and an empty environment. No file may be written
+// besides the test's own: the ONNX Runtime library is loaded from a memory
+// file (memfd), which the server's /proc/PID/maps must show, with the
+// embedded library's bytes. With HOME and TMPDIR on read-only, noexec file
+// systems `ask -r dense` must still answer (and the old extraction to a
+// file, forced with REQA_ORT_EXTRACT=1, must fail there).
 //
 // The binary is built from this tree (so it is current); REQA_BIN names a
 // prebuilt one instead (e.g. REQA_BIN=$PWD/bin/reqa after make build).
@@ -147,12 +151,22 @@ func TestCopiedBinary(t *testing.T) {
 		if _, ok := a.Answers[0].Scores["dense"]; !ok {
 			t.Fatalf("/v1/ask: no dense score: %s", rep.AskBody)
 		}
-		if !strings.HasPrefix(rep.MappedORT, filepath.Join(empty, ".cache")+"/") {
-			t.Fatalf("serve loaded ONNX Runtime from %q, want a file under %s/.cache", rep.MappedORT, empty)
+		if rep.MappedORT != memfdORT {
+			t.Fatalf("serve loaded ONNX Runtime from %q, want the memory file %q", rep.MappedORT, memfdORT)
+		}
+		if rep.MappedSHA256 == "" {
+			t.Fatalf("could not read the memory file serve mapped: %s", rep.Error)
+		}
+		if os.Getenv("REQA_BIN") == "" && rep.MappedSHA256 != fileSHA256(t, ortSource) {
+			t.Fatalf("the memory file serve mapped hashes to %s, %s to %s", rep.MappedSHA256, ortSource, fileSHA256(t, ortSource))
 		}
 		if rep.ExitError != "" {
 			t.Fatalf("serve after SIGTERM: %s\n%s", rep.ExitError, rep.ServerStderr)
 		}
+	})
+
+	t.Run("read-only noexec HOME and TMPDIR", func(t *testing.T) {
+		readOnlyAsk(t, unshare, empty)
 	})
 
 	t.Run("index", func(t *testing.T) {
@@ -181,52 +195,88 @@ func TestCopiedBinary(t *testing.T) {
 		}
 	})
 
-	// The library was extracted into the empty HOME's cache and nowhere
-	// else: the directory holds exactly what was copied, what the test
-	// wrote and that one library; the fallback location and the test
-	// user's own cache are untouched.
-	var files []string
-	var lib string
+	// Nothing was written: the directory, which was HOME, holds exactly
+	// what was copied and what the test wrote, and no other file or
+	// directory (no .cache); the fallback location and the test user's
+	// own cache are untouched.
+	var entries []string
 	filepath.WalkDir(empty, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			t.Error(err)
 			return nil
 		}
-		if !d.IsDir() {
+		if p != empty {
 			rel, _ := filepath.Rel(empty, p)
-			files = append(files, rel)
-			if d.Name() == "libonnxruntime.so.1" {
-				lib = p
-			}
+			entries = append(entries, rel)
 		}
 		return nil
 	})
-	sort.Strings(files)
-	var want []string
-	if lib != "" {
-		rel, _ := filepath.Rel(empty, lib)
-		want = append(want, rel)
-	}
-	want = append(want, "notes.reqa", "notes.txt", "reqa", "tiny.reqa")
-	sort.Strings(want)
-	if lib == "" || strings.Join(files, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("the directory holds %q; want the copied binary and index, the test's notes, its index and one ONNX Runtime library", files)
-	}
-	dir := filepath.Dir(lib)
-	if filepath.Dir(dir) != filepath.Join(empty, ".cache", "reqa") || !strings.HasPrefix(filepath.Base(dir), "ort-") {
-		t.Fatalf("library extracted to %s, want %s/.cache/reqa/ort-HASH/", lib, empty)
-	}
-	sum := fileSHA256(t, lib)
-	if !strings.HasPrefix(sum, strings.TrimPrefix(filepath.Base(dir), "ort-")) {
-		t.Fatalf("extracted library hashes to %s, its directory names %s", sum, filepath.Base(dir))
-	}
-	if os.Getenv("REQA_BIN") == "" && sum != fileSHA256(t, ortSource) {
-		t.Fatalf("extracted library differs from %s", ortSource)
+	sort.Strings(entries)
+	want := []string{"notes.reqa", "notes.txt", "reqa", "tiny.reqa"}
+	if strings.Join(entries, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("the directory holds %q; want only the copied binary and index, the test's notes and its index (no ONNX Runtime file)", entries)
 	}
 	if after := snapshot(elsewhere); after != before {
 		t.Fatalf("ONNX Runtime files outside the empty HOME changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
-	t.Logf("binary %s (%.1f MiB); library extracted to %s", bin, float64(fileSize(t, bin))/(1<<20), lib)
+	t.Logf("binary %s (%.1f MiB); library loaded from %s, no file written", bin, float64(fileSize(t, bin))/(1<<20), memfdORT)
+}
+
+// memfdORT is how /proc/PID/maps names the ONNX Runtime library loaded
+// from ortlib's memory file.
+const memfdORT = "/memfd:libonnxruntime.so.1 (deleted)"
+
+// readOnlyAsk runs `./reqa ask -r dense` in dir, with no network, HOME and
+// TMPDIR on fresh read-only, noexec tmpfs mounts in a private mount
+// namespace (unshare -m; the mounts vanish with it), so that no file can
+// be written there and none could be mapped executable: it must answer.
+// Forced to extract the library to a file (REQA_ORT_EXTRACT=1), as reqa
+// did before it used a memory file, it must fail there.
+func readOnlyAsk(t *testing.T, unshare, dir string) {
+	root := t.TempDir()
+	home, tmp := filepath.Join(root, "home"), filepath.Join(root, "tmp")
+	for _, d := range []string{home, tmp} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const noMount = 97
+	script := fmt.Sprintf(`for d in "$1" "$2"; do mount -t tmpfs -o ro,noexec,nosuid,nodev reqa-ro "$d" || exit %d; done
+cd "$3" || exit 1
+shift 3
+exec "$@"`, noMount)
+	run := func(extraEnv ...string) (string, string, error) {
+		args := []string{"-n", "-m", "/bin/sh", "-c", script, "sh", home, tmp, dir,
+			"env", "-i", "HOME=" + home, "TMPDIR=" + tmp, "PATH=/usr/bin:/bin"}
+		args = append(args, extraEnv...)
+		args = append(args, "./reqa", "ask", "--index", "tiny.reqa", "--json", "-k", "1", "-r", "dense", "Which seeds go into rye bread?")
+		cmd := exec.Command(unshare, args...)
+		cmd.Env = []string{"PATH=/usr/bin:/bin"}
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == noMount {
+			t.Skipf("cannot mount a read-only tmpfs in a new mount namespace here: %s", errb.String())
+		}
+		return out.String(), errb.String(), err
+	}
+
+	out, errs, err := run()
+	if err != nil {
+		t.Fatalf("ask -r dense with a read-only, noexec HOME and TMPDIR: %v\nstdout:\n%s\nstderr:\n%s", err, out, errs)
+	}
+	a := decodeAsk(t, out)
+	if a.Ranker != "dense" || len(a.Answers) != 1 || !strings.Contains(a.Answers[0].Sentence, "caraway") {
+		t.Fatalf("ask -r dense with a read-only, noexec HOME and TMPDIR: want the caraway sentence from the dense ranker:\n%s", out)
+	}
+
+	out, errs, err = run("REQA_ORT_EXTRACT=1")
+	if err == nil {
+		t.Fatalf("with REQA_ORT_EXTRACT=1 the library was extracted somewhere although HOME and TMPDIR are read-only:\n%s", out)
+	}
+	if !strings.Contains(errs, "read-only file system") {
+		t.Fatalf("with REQA_ORT_EXTRACT=1: want a read-only file system error, got %v:\n%s", err, errs)
+	}
 }
 
 // copyTestBinary returns the reqa binary to copy: $REQA_BIN, or one built
@@ -346,6 +396,7 @@ type serveClientReport struct {
 	AskStatus    int      `json:"ask_status"`
 	AskBody      string   `json:"ask_body"`
 	MappedORT    string   `json:"mapped_ort"`
+	MappedSHA256 string   `json:"mapped_sha256"`
 	ExitError    string   `json:"exit_error,omitempty"`
 	ServerStderr string   `json:"server_stderr"`
 }
@@ -353,7 +404,8 @@ type serveClientReport struct {
 // copyServeClient runs inside the network namespace: it starts ./reqa serve
 // in dir (empty environment but HOME=dir and PATH), reads the address from
 // its --json line, asks question, notes which ONNX Runtime file the server
-// mapped, stops it with SIGTERM and prints a serveClientReport.
+// mapped and, when it is the memory file, hashes the server's open
+// descriptor of it, stops it with SIGTERM and prints a serveClientReport.
 func copyServeClient(dir, index, question string) int {
 	var rep serveClientReport
 	var stderr bytes.Buffer
@@ -410,6 +462,9 @@ func copyServeClient(dir, index, question string) int {
 			}
 		}
 	}
+	if rep.MappedORT == memfdORT {
+		rep.MappedSHA256, rep.Error = procFDSHA256(cmd.Process.Pid, memfdORT)
+	}
 	resp, err := http.Get("http://" + ev.Addr + "/v1/ask?k=1&q=" + url.QueryEscape(question))
 	if err != nil {
 		return fail("GET /v1/ask: %v", err)
@@ -426,6 +481,33 @@ func copyServeClient(dir, index, question string) int {
 		rep.ExitError = err.Error()
 	}
 	return 0
+}
+
+// procFDSHA256 returns the SHA-256 of the file that process pid holds open
+// under the name target (as /proc/PID/fd/N links show it).
+func procFDSHA256(pid int, target string) (string, string) {
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	fds, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err.Error()
+	}
+	for _, fd := range fds {
+		p := filepath.Join(dir, fd.Name())
+		if l, err := os.Readlink(p); err != nil || l != target {
+			continue
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return "", err.Error()
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return "", err.Error()
+		}
+		return hex.EncodeToString(h.Sum(nil)), ""
+	}
+	return "", fmt.Sprintf("no descriptor in %s names %s", dir, target)
 }
 
 // loopbackUp sets the loopback interface up (SIOCSIFFLAGS).
