@@ -287,31 +287,6 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 		return store.Meta{}, errors.New("build: the corpus has no sentences")
 	}
 	progress := opt.stageProgress
-	type field struct {
-		meta store.FieldMeta
-		b    *bm25.Builder
-	}
-	var fields []field
-	for _, name := range opt.Tokenizers {
-		tok, err := tokenize.Get(name)
-		if err != nil {
-			return store.Meta{}, err
-		}
-		wc, so, err := IndexFields(ctx, c, tok, opt.Workers, progress("tokenize "+name))
-		if err != nil {
-			return store.Meta{}, fmt.Errorf("build: %w", err)
-		}
-		fields = append(fields,
-			field{wc.Stats(FieldName(name, true), name, true), wc},
-			field{so.Stats(FieldName(name, false), name, false), so})
-	}
-	var sentVec, ctxVec dense.Vectors
-	if opt.Encoder != nil {
-		var err error
-		if sentVec, ctxVec, err = embed(ctx, c, opt); err != nil {
-			return store.Meta{}, fmt.Errorf("build: %w", err)
-		}
-	}
 	w, err := store.Create(out)
 	if err != nil {
 		return store.Meta{}, err
@@ -324,25 +299,45 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 		Builder: opt.Builder, Contexts: len(c.Contexts), Sentences: len(c.Sentences),
 		Sources: c.Sources, Dataset: c.Dataset, DatasetDigest: c.Digest, BM25: opt.BM25,
 	}
-	for _, f := range fields {
-		if err := ctx.Err(); err != nil {
+	// One tokenizer at a time: its two fields are built, written and
+	// dropped before the next tokenizer starts, so only one tokenizer's
+	// postings are ever held in memory.
+	for _, name := range opt.Tokenizers {
+		tok, err := tokenize.Get(name)
+		if err != nil {
+			return store.Meta{}, err
+		}
+		wc, so, err := IndexFields(ctx, c, tok, opt.Workers, progress("tokenize "+name))
+		if err != nil {
 			return store.Meta{}, fmt.Errorf("build: %w", err)
 		}
-		err := w.Update(func(tx *store.WriteTx) error {
-			fw, err := tx.Field(f.meta.Name)
+		for _, f := range []struct {
+			meta store.FieldMeta
+			b    *bm25.Builder
+		}{{wc.Stats(FieldName(name, true), name, true), wc}, {so.Stats(FieldName(name, false), name, false), so}} {
+			err := w.Update(func(tx *store.WriteTx) error {
+				fw, err := tx.Field(f.meta.Name)
+				if err != nil {
+					return err
+				}
+				if err := f.b.Write(ctx, fw); err != nil {
+					return err
+				}
+				f.meta.Digest, f.meta.DigestTerms = fw.Digest()
+				return nil
+			})
 			if err != nil {
-				return err
+				return store.Meta{}, fmt.Errorf("build: write field %s: %w", f.meta.Name, err)
 			}
-			if err := f.b.Write(ctx, fw); err != nil {
-				return err
-			}
-			f.meta.Digest, f.meta.DigestTerms = fw.Digest()
-			return nil
-		})
-		if err != nil {
-			return store.Meta{}, fmt.Errorf("build: write field %s: %w", f.meta.Name, err)
+			meta.Fields = append(meta.Fields, f.meta)
 		}
-		meta.Fields = append(meta.Fields, f.meta)
+	}
+	var sentVec, ctxVec dense.Vectors
+	if opt.Encoder != nil {
+		var err error
+		if sentVec, ctxVec, err = embed(ctx, c, opt); err != nil {
+			return store.Meta{}, fmt.Errorf("build: %w", err)
+		}
 	}
 	if opt.Encoder != nil {
 		sp := opt.Encoder.Spec()
