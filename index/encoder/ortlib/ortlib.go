@@ -25,6 +25,18 @@
 // load instead of the embedded one; nothing is copied or extracted.
 // REQA_ORT_EXTRACT=1 skips the memory file and extracts to the cache
 // directory as described above.
+//
+// The memory file costs memory, not time. Measured on Linux 6.18 (x86-64,
+// 2 cores, no swap) with the 35 MB library: making it takes 37 ms, against
+// 61 ms to verify an extracted copy (two SHA-256 passes) and 89 ms to
+// write one. `reqa ask -r dense` on a small index peaks at the same RSS
+// either way (191 MB); in `serve`, after a dense question, the library's
+// mapped pages are 18 MB of RssShmem instead of RssFile. But the memory
+// file holds the whole library (34,240 kB of Shmem in /proc/meminfo) for as
+// long as the process runs, a copy per process that the kernel cannot drop
+// without swap, whereas an extracted file is page cache that every reqa
+// process shares and the kernel may reclaim. Neither way copies the library
+// onto the heap: it is streamed from the binary.
 package ortlib
 
 import (
