@@ -115,15 +115,7 @@ func Append(ctx context.Context, c *Corpus, path string, opt Options) (store.Met
 		if err := ctx.Err(); err != nil {
 			return store.Meta{}, fmt.Errorf("append: %w", err)
 		}
-		var fm store.FieldMeta
-		err := w.Update(func(tx *store.WriteTx) error {
-			fw, err := tx.Field(f.old.Name)
-			if err != nil {
-				return err
-			}
-			fm, err = bm25.AppendTo(fw, f.old, f.b)
-			return err
-		})
+		fm, err := bm25.AppendField(ctx, w, f.old, f.b)
 		if err != nil {
 			return store.Meta{}, fmt.Errorf("append: field %s: %w", f.old.Name, err)
 		}

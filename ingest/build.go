@@ -315,18 +315,8 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 			meta store.FieldMeta
 			b    *bm25.Builder
 		}{{wc.Stats(FieldName(name, true), name, true), wc}, {so.Stats(FieldName(name, false), name, false), so}} {
-			err := w.Update(func(tx *store.WriteTx) error {
-				fw, err := tx.Field(f.meta.Name)
-				if err != nil {
-					return err
-				}
-				if err := f.b.Write(ctx, fw); err != nil {
-					return err
-				}
-				f.meta.Digest, f.meta.DigestTerms = fw.Digest()
-				return nil
-			})
-			if err != nil {
+			var err error
+			if f.meta.Digest, f.meta.DigestTerms, err = f.b.WriteField(ctx, w, f.meta.Name); err != nil {
 				return store.Meta{}, fmt.Errorf("build: write field %s: %w", f.meta.Name, err)
 			}
 			meta.Fields = append(meta.Fields, f.meta)

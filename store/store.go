@@ -274,6 +274,20 @@ func (t *WriteTx) Field(name string) (*FieldWriter, error) {
 	return &FieldWriter{name: name, b: b, p: p, digest: crc32.New(castagnoli)}, nil
 }
 
+// ResumeField returns a writer for the same field as prev, bound to this
+// transaction and carrying prev's term-dictionary digest and term count
+// on, so that one field can be written over several transactions (which
+// bounds the memory bbolt holds for a transaction's changed pages). prev
+// must not be used afterwards.
+func (t *WriteTx) ResumeField(prev *FieldWriter) (*FieldWriter, error) {
+	fw, err := t.Field(prev.name)
+	if err != nil {
+		return nil, err
+	}
+	fw.digest, fw.terms = prev.digest, prev.terms
+	return fw, nil
+}
+
 // FieldWriter writes one BM25 field's postings and document lengths.
 type FieldWriter struct {
 	name   string

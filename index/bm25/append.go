@@ -1,12 +1,57 @@
 package bm25
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"sort"
 
 	"github.com/reqa/reqa/store"
 )
+
+// AppendField is [AppendTo] for a field of the index w is writing, over
+// as many transactions as it takes to keep each under about [TxBytes] of
+// merged postings; statistics and digest come from a last pass over what
+// is stored. It stops early with ctx's error when ctx is cancelled.
+func AppendField(ctx context.Context, w *store.Writer, old store.FieldMeta, b *Builder) (store.FieldMeta, error) {
+	sorted := append([]string(nil), b.order...)
+	sort.Strings(sorted)
+	next := 0
+	for next < len(sorted) {
+		err := w.Update(func(tx *store.WriteTx) error {
+			fw, err := tx.Field(old.Name)
+			if err != nil {
+				return err
+			}
+			for size := 0; next < len(sorted) && size < txBatch; next++ {
+				if next%4096 == 0 {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+				}
+				n, err := mergePostings(fw, old, b, sorted[next])
+				if err != nil {
+					return err
+				}
+				size += n
+			}
+			return nil
+		})
+		if err != nil {
+			return old, err
+		}
+	}
+	var fm store.FieldMeta
+	err := w.Update(func(tx *store.WriteTx) error {
+		fw, err := tx.Field(old.Name)
+		if err != nil {
+			return err
+		}
+		fm, err = finishAppend(fw, old, b)
+		return err
+	})
+	return fm, err
+}
 
 // AppendTo adds the builder's documents to a stored field after its old.Docs
 // existing documents (builder document i becomes old.Docs + i): it merges
@@ -21,6 +66,44 @@ import (
 // to the token; the append sums in (first document, term) order, so the
 // two can differ in the last bits of MeanIDF (|Δ| ≈ 1e-16 relative).
 func AppendTo(fw *store.FieldWriter, old store.FieldMeta, b *Builder) (store.FieldMeta, error) {
+	sorted := append([]string(nil), b.order...)
+	sort.Strings(sorted)
+	for _, t := range sorted {
+		if _, err := mergePostings(fw, old, b, t); err != nil {
+			return old, err
+		}
+	}
+	return finishAppend(fw, old, b)
+}
+
+// mergePostings stores the old postings of term followed by the builder's,
+// shifted past the old documents, and returns the bytes written.
+func mergePostings(fw *store.FieldWriter, old store.FieldMeta, b *Builder, t string) (int, error) {
+	base := uint32(old.Docs)
+	add := b.lists[b.terms[t]].decoded()
+	var merged []Posting
+	if enc, ok, err := fw.Postings(t); err != nil {
+		return 0, err
+	} else if ok {
+		if merged, err = DecodePostings(enc, base); err != nil {
+			return 0, fmt.Errorf("field %s postings of %q: %w", old.Name, t, store.ErrCorrupt)
+		}
+	}
+	merged = append(merged, make([]Posting, len(add))...)
+	shifted := merged[len(merged)-len(add):]
+	for i, p := range add {
+		shifted[i] = Posting{Doc: base + p.Doc, TF: p.TF}
+	}
+	enc := EncodePostings(merged)
+	if err := fw.SetPostings(t, enc); err != nil {
+		return 0, fmt.Errorf("field %s: write postings of %q: %w", old.Name, t, err)
+	}
+	return len(t) + len(enc), nil
+}
+
+// finishAppend extends the document lengths and computes the field's new
+// statistics and digest from what is stored.
+func finishAppend(fw *store.FieldWriter, old store.FieldMeta, b *Builder) (store.FieldMeta, error) {
 	base := uint32(old.Docs)
 	raw, err := fw.DocLens()
 	if err != nil {
@@ -31,27 +114,6 @@ func AppendTo(fw *store.FieldWriter, old store.FieldMeta, b *Builder) (store.Fie
 		return old, fmt.Errorf("field %s: document lengths: %w", old.Name, store.ErrCorrupt)
 	}
 	total := base + uint32(len(b.docLens))
-	sorted := append([]string(nil), b.order...)
-	sort.Strings(sorted)
-	for _, t := range sorted {
-		add := b.lists[b.terms[t]].decoded()
-		var merged []Posting
-		if enc, ok, err := fw.Postings(t); err != nil {
-			return old, err
-		} else if ok {
-			if merged, err = DecodePostings(enc, base); err != nil {
-				return old, fmt.Errorf("field %s postings of %q: %w", old.Name, t, store.ErrCorrupt)
-			}
-		}
-		merged = append(merged, make([]Posting, len(add))...)
-		shifted := merged[len(merged)-len(add):]
-		for i, p := range add {
-			shifted[i] = Posting{Doc: base + p.Doc, TF: p.TF}
-		}
-		if err := fw.SetPostings(t, EncodePostings(merged)); err != nil {
-			return old, fmt.Errorf("field %s: write postings of %q: %w", old.Name, t, err)
-		}
-	}
 	lens = append(lens, b.docLens...)
 	if err := fw.PutDocLens(EncodeDocLens(lens)); err != nil {
 		return old, err

@@ -259,6 +259,67 @@ func (b *Builder) Write(ctx context.Context, fw *store.FieldWriter) error {
 	return fw.PutDocLens(EncodeDocLens(b.docLens))
 }
 
+// TxBytes bounds the postings bytes [Builder.WriteField] and [AppendField]
+// put in one transaction: bbolt holds every page a transaction changes in
+// memory until it commits, so writing a large field in one transaction
+// cost as much memory again as the field (appending 1 MB to an index of
+// 100 MB of text peaked at 455 MB of Go heap; see BENCHMARKS.md, "Build
+// memory").
+const TxBytes = 16 << 20
+
+// txBatch is TxBytes, lowered by tests to exercise many transactions.
+var txBatch = TxBytes
+
+// WriteField writes the field name (postings in term byte order, then the
+// document lengths) into w over as many transactions as it takes to keep
+// each under about TxBytes, and returns the field's term-dictionary
+// digest and term count. Nothing is visible until the writer commits, so
+// several transactions are as safe as one. It stops early with ctx's error
+// when ctx is cancelled.
+func (b *Builder) WriteField(ctx context.Context, w *store.Writer, name string) (digest uint32, terms int, err error) {
+	sorted := append([]string(nil), b.order...)
+	sort.Strings(sorted)
+	var fw *store.FieldWriter
+	next := 0
+	for {
+		err := w.Update(func(tx *store.WriteTx) error {
+			var err error
+			if fw == nil {
+				fw, err = tx.Field(name)
+			} else {
+				fw, err = tx.ResumeField(fw)
+			}
+			if err != nil {
+				return err
+			}
+			for size := 0; next < len(sorted) && size < txBatch; next++ {
+				if next%4096 == 0 {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+				}
+				t := sorted[next]
+				enc := b.lists[b.terms[t]].encoded()
+				if err := fw.PutPostings(t, enc); err != nil {
+					return fmt.Errorf("write postings of %q: %w", t, err)
+				}
+				size += len(t) + len(enc)
+			}
+			if next == len(sorted) {
+				return fw.PutDocLens(EncodeDocLens(b.docLens))
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, 0, err
+		}
+		if next == len(sorted) {
+			digest, terms = fw.Digest()
+			return digest, terms, nil
+		}
+	}
+}
+
 // Postings returns the postings of term (the builder as a [Source]).
 func (b *Builder) Postings(term string) ([]Posting, bool, error) {
 	id, ok := b.terms[term]
