@@ -3,7 +3,10 @@
 // A [Builder] collects tokenized documents (for reqa, one document per
 // candidate sentence: the sentence followed by its whole context, or the
 // sentence alone for the paper's ablation) and writes their postings and
-// document lengths into a store field. A [Field] scores questions against a
+// document lengths into a store field ([Builder.WriteField], over
+// transactions of at most [TxBytes]); [AppendField] merges a builder's
+// documents into a stored field. A builder keeps postings in their stored
+// encoding, so its memory is the field's size. A [Field] scores questions against a
 // stored field (or directly against a Builder, for in-memory use).
 //
 // # Scoring
