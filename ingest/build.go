@@ -172,7 +172,7 @@ func writeRecords(ctx context.Context, w *store.Writer, c *Corpus, baseCtx, base
 			return fmt.Errorf("write sentences: %w", err)
 		}
 		if progress != nil {
-			progress("write", min(lo+batch, len(c.Sentences)), len(c.Sentences))
+			progress("write sentences", min(lo+batch, len(c.Sentences)), len(c.Sentences))
 		}
 	}
 	return nil
@@ -316,7 +316,7 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 			b    *bm25.Builder
 		}{{wc.Stats(FieldName(name, true), name, true), wc}, {so.Stats(FieldName(name, false), name, false), so}} {
 			var err error
-			if f.meta.Digest, f.meta.DigestTerms, err = f.b.WriteField(ctx, w, f.meta.Name); err != nil {
+			if f.meta.Digest, f.meta.DigestTerms, err = f.b.WriteField(ctx, w, f.meta.Name, progress("write "+f.meta.Name)); err != nil {
 				return store.Meta{}, fmt.Errorf("build: write field %s: %w", f.meta.Name, err)
 			}
 			meta.Fields = append(meta.Fields, f.meta)

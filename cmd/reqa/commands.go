@@ -56,12 +56,17 @@ func progressPrinter(c *cli.Context) func(stage string, done, total int) {
 			return
 		}
 		last = now
-		rate := float64(done) / now.Sub(start).Seconds()
-		eta := ""
-		if rate > 0 && done < total {
-			eta = fmt.Sprintf(" ETA %s", (time.Duration(float64(total-done)/rate) * time.Second).Round(time.Second))
+		// A rate and an ETA only once the stage has run long enough for
+		// them to mean something (a first report came out as "+Inf/s").
+		speed := ""
+		if secs := now.Sub(start).Seconds(); secs >= 0.2 && done > 0 {
+			rate := float64(done) / secs
+			speed = fmt.Sprintf(" (%.0f/s)", rate)
+			if done < total {
+				speed += fmt.Sprintf(" ETA %s", (time.Duration(float64(total-done)/rate) * time.Second).Round(time.Second))
+			}
 		}
-		fmt.Fprintf(f, "\r\033[K%s %d/%d (%.0f/s)%s", stage, done, total, rate, eta)
+		fmt.Fprintf(f, "\r\033[K%s %d/%d%s", stage, done, total, speed)
 		if done >= total {
 			fmt.Fprintln(f)
 		}

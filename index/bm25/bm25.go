@@ -274,9 +274,10 @@ var txBatch = TxBytes
 // document lengths) into w over as many transactions as it takes to keep
 // each under about TxBytes, and returns the field's term-dictionary
 // digest and term count. Nothing is visible until the writer commits, so
-// several transactions are as safe as one. It stops early with ctx's error
-// when ctx is cancelled.
-func (b *Builder) WriteField(ctx context.Context, w *store.Writer, name string) (digest uint32, terms int, err error) {
+// several transactions are as safe as one. progress, if set, is called
+// after each transaction with the terms written and the total. It stops
+// early with ctx's error when ctx is cancelled.
+func (b *Builder) WriteField(ctx context.Context, w *store.Writer, name string, progress func(done, total int)) (digest uint32, terms int, err error) {
 	sorted := append([]string(nil), b.order...)
 	sort.Strings(sorted)
 	var fw *store.FieldWriter
@@ -312,6 +313,9 @@ func (b *Builder) WriteField(ctx context.Context, w *store.Writer, name string) 
 		})
 		if err != nil {
 			return 0, 0, err
+		}
+		if progress != nil {
+			progress(next, len(sorted))
 		}
 		if next == len(sorted) {
 			digest, terms = fw.Digest()

@@ -75,7 +75,7 @@ func TestWriteFieldInManyTransactions(t *testing.T) {
 	many := b.Stats("f", "word", false)
 	r2 := writeIndex(t, filepath.Join(dir, "many.reqa"), []store.FieldMeta{many}, func(w *store.Writer) error {
 		var err error
-		many.Digest, many.DigestTerms, err = b.WriteField(context.Background(), w, "f")
+		many.Digest, many.DigestTerms, err = b.WriteField(context.Background(), w, "f", nil)
 		return err
 	})
 	if many.Digest != one.Digest || many.DigestTerms != one.DigestTerms || many.DigestTerms != len(b.order) {
@@ -91,7 +91,7 @@ func TestWriteFieldInManyTransactions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Abort()
-	if _, _, err := b.WriteField(ctx, w, "f"); !errors.Is(err, context.Canceled) {
+	if _, _, err := b.WriteField(ctx, w, "f", nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled WriteField: %v", err)
 	}
 }
@@ -107,7 +107,7 @@ func TestAppendFieldInManyTransactions(t *testing.T) {
 		fm := first.Stats("f", "word", false)
 		r := writeIndex(t, p, nil, func(w *store.Writer) error {
 			var err error
-			fm.Digest, fm.DigestTerms, err = first.WriteField(context.Background(), w, "f")
+			fm.Digest, fm.DigestTerms, err = first.WriteField(context.Background(), w, "f", nil)
 			return err
 		})
 		r.Close()
