@@ -186,11 +186,18 @@ func (w *Writer) Commit(m Meta) error {
 		w.Abort()
 		return fmt.Errorf("commit index %s: %w", w.target, err)
 	}
+	var used int64 // bytes up to the last page in use
+	w.db.View(func(tx *bolt.Tx) error { used = tx.Size(); return nil })
 	if err := w.db.Close(); err != nil {
 		w.Abort()
 		return fmt.Errorf("commit index %s: %w", w.target, err)
 	}
 	w.done = true
+	if err := trimFile(w.tmp, used); err != nil {
+		os.Remove(w.tmp)
+		w.lock.unlock()
+		return fmt.Errorf("commit index %s: %w", w.target, err)
+	}
 	defer func() { w.lock.unlock() }() // w.lock may be taken below
 	// CreateTemp made the file private; an index is as readable as any
 	// file the user writes.
@@ -217,6 +224,30 @@ func (w *Writer) Commit(m Meta) error {
 		d.Close()
 	}
 	return nil
+}
+
+// trimFile cuts the file at path to used bytes, its last page in use, and
+// makes that durable. bbolt grows a file ahead of its pages (to the next
+// power of two, then by 16 MB) and never shrinks it; nothing past the last
+// page is ever read, so an index ships without that padding (a 5-sentence
+// index with embeddings: 45.2 → 29 MB).
+func trimFile(path string, used int64) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if used <= 0 || st.Size() <= used {
+		return nil
+	}
+	if err := f.Truncate(used); err != nil {
+		return err
+	}
+	return f.Sync()
 }
 
 // Abort discards the build. It is safe to call after Commit (it does nothing).

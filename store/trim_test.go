@@ -1,0 +1,78 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// TestCommitTrimsPadding checks that a committed index ends at its last
+// page in use (bbolt pads a growing file by up to 16 MB), that the trimmed
+// file reads back whole, and that appending to it works.
+func TestCommitTrimsPadding(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.reqa")
+	blob := bytes.Repeat([]byte("0123456789abcdef"), 1<<20) // 16 MB: past bbolt's doubling
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Update(func(tx *WriteTx) error {
+		if err := tx.PutContext(Context{ID: 0, Title: "t", Text: "One. Two."}); err != nil {
+			return err
+		}
+		return tx.PutLargeBlob("big", blob)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(Meta{Contexts: 1}); err != nil {
+		t.Fatal(err)
+	}
+	checkTrimmed := func() {
+		t.Helper()
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, err := bolt.Open(path, 0o644, &bolt.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var used int64
+		db.View(func(tx *bolt.Tx) error { used = tx.Size(); return nil })
+		db.Close()
+		if st.Size() != used {
+			t.Fatalf("file is %d bytes, its pages in use end at %d", st.Size(), used)
+		}
+		r, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		got, err := r.LargeBlob("big")
+		if err != nil || !bytes.Equal(got, blob) {
+			t.Fatalf("blob after trimming: %v (equal %v)", err, bytes.Equal(got, blob))
+		}
+	}
+	checkTrimmed()
+
+	// Append to the trimmed file: it grows again and is trimmed again.
+	w, _, err = CreateFrom(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Update(func(tx *WriteTx) error {
+		return tx.PutContext(Context{ID: 1, Title: "u", Text: "Three."})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(Meta{Contexts: 2}); err != nil {
+		t.Fatal(err)
+	}
+	checkTrimmed()
+}
