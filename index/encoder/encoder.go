@@ -117,7 +117,13 @@ func (u *useLite) close() error                              { return u.sess.Clo
 // once per process. ortlib.Load retries with the library extracted to a
 // file when the loader refuses the in-memory copy.
 func initRuntime() error {
-	_, err := ortlib.Load(ort.Init)
+	_, err := ortlib.Load(func(path string) error {
+		err := ort.Init(path)
+		if errors.Is(err, ort.ErrLoad) {
+			return fmt.Errorf("%w: %w", ortlib.ErrRefused, err)
+		}
+		return err
+	})
 	return err
 }
 

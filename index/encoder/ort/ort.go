@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 
 	onnx "github.com/yalue/onnxruntime_go"
@@ -16,6 +17,10 @@ var env struct {
 	sync.Mutex
 	path string // library the process-wide environment was created from
 }
+
+// ErrLoad reports that the dynamic loader could not load the ONNX Runtime
+// library at all (as opposed to a failure of the loaded library).
+var ErrLoad = errors.New("the dynamic loader could not load the library")
 
 // Init loads the ONNX Runtime shared library at libPath (for example
 // libonnxruntime.so.1 from ONNX Runtime 1.24) and creates the process-wide
@@ -41,6 +46,11 @@ func Init(libPath string) error {
 	}
 	onnx.SetSharedLibraryPath(libPath)
 	if err := onnx.InitializeEnvironment(onnx.WithLogLevelFatal()); err != nil {
+		if strings.Contains(err.Error(), "Error loading ONNX shared library") {
+			// dlopen itself failed (onnxruntime_go v1.27.0 says so only in
+			// words): the library was not loaded at all.
+			return fmt.Errorf("ort: load %s: %w: %w", libPath, ErrLoad, err)
+		}
 		return fmt.Errorf("ort: load %s: %w", libPath, err)
 	}
 	env.path = libPath

@@ -106,9 +106,9 @@ func FilePath() (string, error) {
 
 // Load calls load — ort.Init — with the library [Path] returns, and
 // returns the path that was loaded. When that library is the memory file
-// and load fails (the dynamic loader may refuse to map code from a memory
-// file), Load extracts the library with [FilePath] and calls load once
-// more with that file. After a success, later calls hand load the same
+// and load fails with [ErrRefused] (the dynamic loader may refuse to map
+// code from a memory file), Load extracts the library with [FilePath] and
+// calls load once more with that file. After a success, later calls hand load the same
 // path again.
 func Load(load func(path string) error) (string, error) {
 	loadMu.Lock()
@@ -127,11 +127,18 @@ func Load(load func(path string) error) (string, error) {
 	return p, err
 }
 
-// loadWith calls load with p and, when p is the memory file and that
-// fails, with the path file returns.
+// ErrRefused is what a load function passed to [Load] wraps when the
+// dynamic loader refused the library file (dlopen failed), as opposed to a
+// failure after loading. Only then does Load retry with an extracted file:
+// for any other failure a second copy would fail the same way, and writing
+// it would break the promise that nothing is written.
+var ErrRefused = errors.New("the dynamic loader refused the library")
+
+// loadWith calls load with p and, when p is the memory file and the loader
+// refused it ([ErrRefused]), with the path file returns.
 func loadWith(p string, inMem bool, file func() (string, error), load func(string) error) (string, error) {
 	err := load(p)
-	if err == nil || !inMem {
+	if err == nil || !inMem || !errors.Is(err, ErrRefused) {
 		return p, err
 	}
 	fp, ferr := file()

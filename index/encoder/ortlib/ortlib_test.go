@@ -158,7 +158,7 @@ func TestOrtlibExtractTempFallback(t *testing.T) {
 // that is not the memory file (REQA_ORT_LIB, or already a file) is not
 // retried.
 func TestOrtlibLoadFallsBackToFile(t *testing.T) {
-	refused := errors.New("dlopen: failed to map segment from shared object")
+	refused := fmt.Errorf("%w: dlopen: failed to map segment from shared object", ErrRefused)
 	var calls []string
 	load := func(p string) error {
 		calls = append(calls, p)
@@ -192,6 +192,12 @@ func TestOrtlibLoadFallsBackToFile(t *testing.T) {
 	})
 	if !errors.Is(err, refused) || !errors.Is(err, other) || len(calls) != 2 {
 		t.Fatalf("both failing: %v; calls %q", err, calls)
+	}
+	// A failure after the library loaded is not retried: no file is written.
+	calls, extracted = nil, 0
+	envFailed := errors.New("Error creating ORT environment")
+	if _, err := loadWith("/proc/self/fd/9", true, file, func(p string) error { calls = append(calls, p); return envFailed }); !errors.Is(err, envFailed) || extracted != 0 || len(calls) != 1 {
+		t.Fatalf("a failure after loading was retried: %v; calls %q, %d extractions", err, calls, extracted)
 	}
 	noFile := errors.New("read-only file system")
 	_, err = loadWith("/proc/self/fd/9", true, func() (string, error) { return "", noFile }, load)
