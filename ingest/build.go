@@ -206,7 +206,6 @@ func IndexFields(ctx context.Context, c *Corpus, tok tokenize.Tokenizer, workers
 		out chan result
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	jobs := make(chan job, window)
 	order := make(chan chan result, window)
 	var wg sync.WaitGroup
@@ -250,7 +249,12 @@ func IndexFields(ctx context.Context, c *Corpus, tok tokenize.Tokenizer, workers
 			}
 		}()
 	}
-	defer wg.Wait()
+	// Cancel first, then wait: on any way out, a panic included, the
+	// dispatcher is released from a full queue and every goroutine ends.
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
 	withCtx, sentOnly = bm25.NewBuilder(), bm25.NewBuilder()
 	done := 0
 	for out := range order {

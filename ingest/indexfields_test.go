@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/index/tokenize"
@@ -134,5 +135,29 @@ func TestIndexFieldsCancelled(t *testing.T) {
 	}
 	if calls != 3 {
 		t.Fatalf("progress called %d times after cancelling at the third", calls)
+	}
+}
+
+// TestIndexFieldsProgressPanics checks that a panic in the progress
+// callback comes out of IndexFields instead of leaving it waiting for its
+// goroutines (the dispatcher blocked on a full queue).
+func TestIndexFieldsProgressPanics(t *testing.T) {
+	c := syntheticCorpus(3000, false, 9)
+	tok, err := tokenize.Get("word")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan any)
+	go func() {
+		defer func() { done <- recover() }()
+		IndexFields(context.Background(), c, tok, 2, func(int, int) { panic("progress") })
+	}()
+	select {
+	case p := <-done:
+		if p != "progress" {
+			t.Fatalf("recovered %v, want the callback's panic", p)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("IndexFields hung after its progress callback panicked")
 	}
 }
