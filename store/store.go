@@ -198,17 +198,19 @@ func (w *Writer) Commit(m Meta) error {
 	}
 	var used int64 // bytes up to the last page in use
 	w.db.View(func(tx *bolt.Tx) error { used = tx.Size(); return nil })
-	if err := w.db.Close(); err != nil {
-		w.Abort()
-		return fmt.Errorf("commit index %s: %w", w.target, err)
-	}
 	w.done = true
+	// The file is trimmed, published and renamed while bbolt still holds
+	// its exclusive lock on it, so that another writer's RemoveStale never
+	// takes it for a stale temporary file; bbolt lets go of it last. (Its
+	// pages are durable already: nothing bbolt does on close writes.)
+	defer func() {
+		w.db.Close()
+		w.lock.unlock() // w.lock may be taken below
+	}()
 	if err := trimFile(w.tmp, used); err != nil {
 		os.Remove(w.tmp)
-		w.lock.unlock()
 		return fmt.Errorf("commit index %s: %w", w.target, err)
 	}
-	defer func() { w.lock.unlock() }() // w.lock may be taken below
 	// CreateTemp made the file private; an index is as readable as any
 	// file the user writes.
 	if err := os.Chmod(w.tmp, 0o644&^umask()); err != nil {
@@ -699,6 +701,13 @@ func Amend(path string, fn func(tx *WriteTx) error) error {
 	}
 	defer db.Close()
 	if err := db.Update(func(tx *bolt.Tx) error { return fn(&WriteTx{tx: tx}) }); err != nil {
+		return fmt.Errorf("amend index %s: %w", path, err)
+	}
+	// Trim bbolt's growth padding again, under its lock: readers only
+	// read pages below the high-water mark, which never goes down.
+	var used int64
+	db.View(func(tx *bolt.Tx) error { used = tx.Size(); return nil })
+	if err := trimFile(path, used); err != nil {
 		return fmt.Errorf("amend index %s: %w", path, err)
 	}
 	return nil

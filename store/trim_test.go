@@ -75,4 +75,10 @@ func TestCommitTrimsPadding(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkTrimmed()
+
+	// Amend trims as well (it used to put the padding back: 33.6 → 67.2 MB).
+	if err := Amend(path, func(tx *WriteTx) error { return tx.PutBlob("tuned", bytes.Repeat([]byte("x"), 3<<20)) }); err != nil {
+		t.Fatal(err)
+	}
+	checkTrimmed()
 }
