@@ -431,15 +431,15 @@ func writeJSON(w io.Writer, v any) error {
 func evalCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "eval",
-		Usage:     "evaluate rankers on a ReQA dataset (P@1, MRR, P@5, R@10)",
-		ArgsUsage: "DATASET_DIR",
+		Usage:     "evaluate rankers on ReQA datasets (P@1, MRR, P@5, R@10), side by side when there are several",
+		ArgsUsage: "DATASET_DIR...",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Usage: "index built from DATASET_DIR (default: build a temporary one)"},
+			&cli.StringSliceFlag{Name: "index", Aliases: []string{"i"}, Usage: "index built from DATASET_DIR (default: build a temporary one); with several datasets, one --index per dataset in the same order"},
 			&cli.StringSliceFlag{Name: "ranker", Aliases: []string{"r"}, Usage: "ranker to evaluate, repeatable (default: every ranker the index supports)"},
 			&cli.BoolFlag{Name: "no-context", Usage: "sentence-only ablation: documents are the sentence alone"},
 			&cli.StringFlag{Name: "split", Value: "all", Usage: "questions to evaluate: all, tune or test (split.json)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
-			&cli.StringFlag{Name: "report", Usage: "also write the full report (report.md, report.json, sweep.svg: analyses, ablation, failures) into this directory"},
+			&cli.StringFlag{Name: "report", Usage: "also write the full report (report.md, report.json, sweep.svg: analyses, ablation, failures) into this directory (one subdirectory per dataset when there are several)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense: context weight λ (default: the index's)"},
 			&cli.BoolFlag{Name: "no-adapter", Usage: "dense: ignore the question adapter stored by reqa tune"},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,43 +19,166 @@ import (
 )
 
 func evalAction(c *cli.Context) error {
-	if c.NArg() != 1 {
-		return usagef("eval: want exactly one DATASET_DIR, got %d arguments", c.NArg())
+	if c.NArg() < 1 {
+		return usagef("eval: want one or more DATASET_DIRs")
 	}
-	dir := c.Args().First()
-	split := c.String("split")
-	if split != "all" && split != "tune" && split != "test" {
+	if split := c.String("split"); split != "all" && split != "tune" && split != "test" {
 		return usagef("eval: --split %q: want all, tune or test", split)
 	}
-	st, err := os.Stat(dir)
-	if err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	if !st.IsDir() || !ingest.IsDataset(dir) {
-		return fmt.Errorf("eval: %s is not a ReQA dataset directory (contexts, candidates, questions .jsonl[.gz])", dir)
+	dirs := c.Args().Slice()
+	indexes := c.StringSlice("index")
+	if len(indexes) > 0 && len(indexes) != len(dirs) {
+		return usagef("eval: %d --index for %d datasets: give one per DATASET_DIR, in the same order, or none", len(indexes), len(dirs))
 	}
 	start := time.Now()
+	var reps []evalReport
+	used := map[string]int{}
+	for i, dir := range dirs {
+		idx := ""
+		if len(indexes) > 0 {
+			idx = indexes[i]
+		}
+		reportDir := c.String("report")
+		if reportDir != "" && len(dirs) > 1 {
+			// One report per dataset, in a directory named after it.
+			name := filepath.Base(filepath.Clean(dir))
+			if used[name]++; used[name] > 1 {
+				name = fmt.Sprintf("%s-%d", name, used[name])
+			}
+			reportDir = filepath.Join(reportDir, name)
+		}
+		rep, err := evalDataset(c, dir, idx, reportDir)
+		if err != nil {
+			return err
+		}
+		reps = append(reps, rep)
+	}
+	if !c.Bool("quiet") {
+		fmt.Fprintf(c.App.ErrWriter, "reqa: eval took %.2fs in all\n", time.Since(start).Seconds())
+	}
+	if c.Bool("json") {
+		if len(reps) == 1 {
+			return writeJSON(c.App.Writer, reps[0])
+		}
+		return writeJSON(c.App.Writer, multiEvalReport{Datasets: reps, SideBySide: sideBySide(reps)})
+	}
+	for i, rep := range reps {
+		if i > 0 {
+			fmt.Fprintln(c.App.Writer)
+		}
+		if err := printEvalReport(c.App.Writer, rep); err != nil {
+			return err
+		}
+	}
+	if len(reps) > 1 {
+		fmt.Fprintln(c.App.Writer)
+		return printSideBySide(c.App.Writer, reps)
+	}
+	return nil
+}
+
+// multiEvalReport is `reqa eval --json`'s output for several datasets.
+type multiEvalReport struct {
+	Datasets   []evalReport `json:"datasets"`
+	SideBySide []sideRow    `json:"side_by_side"`
+}
+
+// sideRow is one ranker's P@1 and MRR on every dataset (null where the
+// ranker was not run), in the order of the datasets.
+type sideRow struct {
+	Ranker string     `json:"ranker"`
+	PAt1   []*float64 `json:"p_at_1"`
+	MRR    []*float64 `json:"mrr"`
+}
+
+// sideBySide lays the reports' results out as the paper's tables do: a row
+// per ranker (in order of first appearance), a column per dataset.
+func sideBySide(reps []evalReport) []sideRow {
+	var rows []sideRow
+	at := map[string]int{}
+	for d, rep := range reps {
+		for _, r := range rep.Results {
+			i, ok := at[r.Ranker]
+			if !ok {
+				i = len(rows)
+				at[r.Ranker] = i
+				rows = append(rows, sideRow{Ranker: r.Ranker, PAt1: make([]*float64, len(reps)), MRR: make([]*float64, len(reps))})
+			}
+			p, m := r.PAt1, r.MRR
+			rows[i].PAt1[d], rows[i].MRR[d] = &p, &m
+		}
+	}
+	return rows
+}
+
+// printEvalReport prints one dataset's results as a table.
+func printEvalReport(w io.Writer, rep evalReport) error {
+	fmt.Fprintf(w, "dataset %s  split %s  questions %d  candidates %d  document %s\n\n",
+		rep.Dataset, rep.Split, rep.Questions, rep.Candidates, rep.Document)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "ranker\tP@1\tMRR\tP@5\tR@10\t")
+	for _, r := range rep.Results {
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t\n", r.Ranker, r.PAt1, r.MRR, r.PAt5, r.RecallAt10)
+	}
+	return tw.Flush()
+}
+
+// printSideBySide prints P@1 / MRR of every ranker on every dataset.
+func printSideBySide(w io.Writer, reps []evalReport) error {
+	fmt.Fprintln(w, "side by side: P@1 / MRR")
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "ranker\t")
+	for _, rep := range reps {
+		fmt.Fprintf(tw, "%s\t", rep.Dataset)
+	}
+	fmt.Fprintln(tw)
+	for _, row := range sideBySide(reps) {
+		fmt.Fprintf(tw, "%s\t", row.Ranker)
+		for d := range reps {
+			if row.PAt1[d] == nil {
+				fmt.Fprint(tw, "—\t")
+				continue
+			}
+			fmt.Fprintf(tw, "%.2f / %.2f\t", *row.PAt1[d], *row.MRR[d])
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+// evalDataset evaluates the rankers on the ReQA dataset in dir, with the
+// index at indexPath (built into a temporary file when empty), and writes
+// the full report into reportDir when it is set.
+func evalDataset(c *cli.Context, dir, indexPath, reportDir string) (evalReport, error) {
+	split := c.String("split")
+	st, err := os.Stat(dir)
+	if err != nil {
+		return evalReport{}, fmt.Errorf("eval: %w", err)
+	}
+	if !st.IsDir() || !ingest.IsDataset(dir) {
+		return evalReport{}, fmt.Errorf("eval: %s is not a ReQA dataset directory (contexts, candidates, questions .jsonl[.gz])", dir)
+	}
 	ds, err := ingest.ReadDataset(dir)
 	if err != nil {
-		return err
+		return evalReport{}, err
 	}
 	qs, err := ds.SplitQuestions(split)
 	if err != nil {
-		return err
+		return evalReport{}, err
 	}
 	if len(qs) == 0 {
-		return fmt.Errorf("eval: dataset %s has no questions for split %s", dir, split)
+		return evalReport{}, fmt.Errorf("eval: dataset %s has no questions for split %s", dir, split)
 	}
-	indexPath := c.String("index")
 	if indexPath == "" {
 		opt, err := buildOptions(c)
 		if err != nil {
-			return err
+			return evalReport{}, err
 		}
 		for _, r := range c.StringSlice("ranker") {
 			if r == "dense" || strings.HasPrefix(r, "fusion-") {
 				if err := withEncoder(c, &opt); err != nil {
-					return err
+					return evalReport{}, err
 				}
 				defer opt.Encoder.Close()
 				break
@@ -62,26 +186,26 @@ func evalAction(c *cli.Context) error {
 		}
 		tmp, err := os.MkdirTemp("", "reqa-eval-*")
 		if err != nil {
-			return err
+			return evalReport{}, err
 		}
 		defer os.RemoveAll(tmp)
 		indexPath = filepath.Join(tmp, "eval.reqa")
 		if _, err := ingest.Build(c.Context, ds.Corpus, indexPath, opt); err != nil {
-			return err
+			return evalReport{}, err
 		}
 	}
 	e, err := rank.Open(indexPath)
 	if err != nil {
-		return err
+		return evalReport{}, err
 	}
 	defer e.Close()
 	if m := e.Meta(); m.DatasetDigest != ds.Corpus.Digest {
-		return fmt.Errorf("eval: index %s was not built from dataset %s (its candidates differ); rebuild it with `reqa index --out %s %s` or drop --index",
+		return evalReport{}, fmt.Errorf("eval: index %s was not built from dataset %s (its candidates differ); rebuild it with `reqa index --out %s %s` or drop --index",
 			indexPath, dir, indexPath, dir)
 	}
 	eqs, err := evalQuestions(e, qs, indexPath)
 	if err != nil {
-		return err
+		return evalReport{}, err
 	}
 	rankers := c.StringSlice("ranker")
 	if len(rankers) == 0 {
@@ -100,7 +224,7 @@ func evalAction(c *cli.Context) error {
 	dopt := rank.DenseOptions{Lambda: c.Float64("lambda"), LambdaSet: c.IsSet("lambda"), Threads: c.Int("threads"), NoAdapter: c.Bool("no-adapter")}
 	fusions, err := fusionParams(c, e, ds, rankers, indexPath, dopt)
 	if err != nil {
-		return err
+		return evalReport{}, err
 	}
 	for _, name := range rankers {
 		if p, ok := fusions[name]; ok {
@@ -140,15 +264,15 @@ func evalAction(c *cli.Context) error {
 	for _, name := range rankers {
 		run, err := evalOne(name, withContext)
 		if errorsIsUnknown(err) {
-			return usagef("eval: %v", err)
+			return evalReport{}, usagef("eval: %v", err)
 		}
 		if err != nil {
-			return err
+			return evalReport{}, err
 		}
 		runs = append(runs, run)
 		rep.Results = append(rep.Results, run.Summary)
 	}
-	if dirOut := c.String("report"); dirOut != "" {
+	if dirOut := reportDir; dirOut != "" {
 		in := report.Input{Dataset: ds.Name, Split: split, Document: rep.Document, Candidates: rep.Candidates, Runs: runs, Fusions: rep.Fusions, Sparse: "bm25-wpm", Dense: "dense"}
 		if withContext {
 			for _, name := range rankers {
@@ -157,38 +281,25 @@ func evalAction(c *cli.Context) error {
 				}
 				run, err := evalOne(name, false)
 				if err != nil {
-					return err
+					return evalReport{}, err
 				}
 				in.Ablation = append(in.Ablation, run)
 			}
 		}
 		if err := fillReportQuestions(e, ds, qs, eqs, &in); err != nil {
-			return err
+			return evalReport{}, err
 		}
 		if err := sweep(c, e, ds, eqs, withContext, dopt, indexPath, &in); err != nil {
-			return err
+			return evalReport{}, err
 		}
 		if err := writeReport(dirOut, report.Build(in)); err != nil {
-			return err
+			return evalReport{}, err
 		}
 		if !c.Bool("quiet") {
 			fmt.Fprintf(c.App.ErrWriter, "reqa: report written to %s\n", dirOut)
 		}
 	}
-	if !c.Bool("quiet") {
-		fmt.Fprintf(c.App.ErrWriter, "reqa: eval took %.2fs in all\n", time.Since(start).Seconds())
-	}
-	if c.Bool("json") {
-		return writeJSON(c.App.Writer, rep)
-	}
-	fmt.Fprintf(c.App.Writer, "dataset %s  split %s  questions %d  candidates %d  document %s\n\n",
-		rep.Dataset, rep.Split, rep.Questions, rep.Candidates, rep.Document)
-	tw := tabwriter.NewWriter(c.App.Writer, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "ranker\tP@1\tMRR\tP@5\tR@10\t")
-	for _, r := range rep.Results {
-		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t\n", r.Ranker, r.PAt1, r.MRR, r.PAt5, r.RecallAt10)
-	}
-	return tw.Flush()
+	return rep, nil
 }
 
 func errorsIsUnknown(err error) bool {
