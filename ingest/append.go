@@ -27,7 +27,8 @@ var ErrCannotAppend = errors.New("cannot append")
 // λ and graph settings (opt's are ignored, except Workers, Progress and
 // Encoder). Ranking the appended index gives the answers a build of all the
 // documents at once gives (see bm25.AppendTo for the last bits of the mean
-// idf).
+// idf). Fields keep their layout: an index written before the context
+// layout (bm25.ContextLayout) is extended in the expanded one.
 //
 // The append works on a copy and replaces path only when complete: a
 // failure, a cancelled ctx or a killed process leaves the index as it was,
@@ -56,30 +57,18 @@ func Append(ctx context.Context, c *Corpus, path string, opt Options) (store.Met
 	progress := opt.stageProgress
 
 	// BM25: tokenize the new texts with each tokenizer the index holds.
-	type field struct {
-		old store.FieldMeta
-		b   *bm25.Builder
-	}
-	var fields []field
-	type forms struct{ withCtx, sentOnly *bm25.Builder }
-	built := map[string]forms{}
+	built := map[string]*bm25.ContextField{}
 	for _, fm := range old.Fields {
-		f, ok := built[fm.Tokenizer]
-		if !ok {
-			tok, err := tokenize.Get(fm.Tokenizer)
-			if err != nil {
-				return store.Meta{}, fmt.Errorf("append to %s: field %s: %w", path, fm.Name, err)
-			}
-			if f.withCtx, f.sentOnly, err = IndexFields(ctx, c, tok, opt.Workers, progress("tokenize "+fm.Tokenizer)); err != nil {
-				return store.Meta{}, fmt.Errorf("append: %w", err)
-			}
-			built[fm.Tokenizer] = f
+		if _, ok := built[fm.Tokenizer]; ok {
+			continue
 		}
-		b := f.sentOnly
-		if fm.WithContext {
-			b = f.withCtx
+		tok, err := tokenize.Get(fm.Tokenizer)
+		if err != nil {
+			return store.Meta{}, fmt.Errorf("append to %s: field %s: %w", path, fm.Name, err)
 		}
-		fields = append(fields, field{fm, b})
+		if built[fm.Tokenizer], err = IndexFields(ctx, c, tok, opt.Workers, progress("tokenize "+fm.Tokenizer)); err != nil {
+			return store.Meta{}, fmt.Errorf("append: %w", err)
+		}
 	}
 
 	// Dense: embed the new texts with the index's own encoder.
@@ -111,17 +100,60 @@ func Append(ctx context.Context, c *Corpus, path string, opt Options) (store.Met
 	if err := writeRecords(ctx, w, c, baseCtx, baseSent, opt.Progress); err != nil {
 		return store.Meta{}, fmt.Errorf("append: %w", err)
 	}
-	for _, f := range fields {
+	// Sentence fields (and sentence + context fields of the expanded
+	// layout, written before the context layout) first: the statistics
+	// of a context-layout field read its sentence field.
+	meta.Fields = make([]store.FieldMeta, len(old.Fields))
+	merged := 0
+	mergeOne := func(i int, fm store.FieldMeta) error {
 		if err := ctx.Err(); err != nil {
-			return store.Meta{}, fmt.Errorf("append: %w", err)
+			return err
 		}
-		fm, err := bm25.AppendField(ctx, w, f.old, f.b)
+		f := built[fm.Tokenizer]
+		var err error
+		switch {
+		case !fm.WithContext:
+			meta.Fields[i], err = bm25.AppendField(ctx, w, fm, f.Sentences)
+		case fm.Layout == "":
+			var b *bm25.Builder
+			if b, err = f.Expand(); err == nil {
+				meta.Fields[i], err = bm25.AppendField(ctx, w, fm, b)
+			}
+		default:
+			var ctxOf []uint32
+			err = w.Update(func(tx *store.WriteTx) error {
+				ctxOf = make([]uint32, 0, meta.Sentences)
+				return tx.ForEachSentence(func(s store.Sentence) error {
+					ctxOf = append(ctxOf, s.ContextID)
+					return nil
+				})
+			})
+			if err == nil {
+				meta.Fields[i], err = bm25.AppendContextField(ctx, w, fm, old.Contexts, f, FieldName(fm.Tokenizer, false), ctxOf)
+			}
+		}
 		if err != nil {
-			return store.Meta{}, fmt.Errorf("append: field %s: %w", f.old.Name, err)
+			return fmt.Errorf("field %s: %w", fm.Name, err)
 		}
-		meta.Fields = append(meta.Fields, fm)
+		merged++
 		if opt.Progress != nil {
-			opt.Progress("merge postings", len(meta.Fields), len(fields))
+			opt.Progress("merge postings", merged, len(old.Fields))
+		}
+		return nil
+	}
+	for _, late := range []bool{false, true} {
+		for i, fm := range old.Fields {
+			if (fm.WithContext && fm.Layout == bm25.ContextLayout) != late {
+				continue
+			}
+			if late {
+				if _, ok := old.Field(FieldName(fm.Tokenizer, false)); !ok {
+					return store.Meta{}, fmt.Errorf("append to %s: field %s: %w: its sentence field %s is missing", path, fm.Name, store.ErrCorrupt, FieldName(fm.Tokenizer, false))
+				}
+			}
+			if err := mergeOne(i, fm); err != nil {
+				return store.Meta{}, fmt.Errorf("append: %w", err)
+			}
 		}
 	}
 	if d := old.Dense; d != nil {

@@ -186,42 +186,86 @@ func FieldName(tokenizer string, withContext bool) string {
 	return tokenizer + "/sent"
 }
 
-// IndexFields tokenizes c's sentences and contexts with tok and fills the
-// BM25 builders of the tokenizer's two document forms: the sentence plus
-// its context (withCtx) and the sentence alone (sentOnly), one document per
-// sentence in order. Workers tokenize chunks of consecutive sentences, each
-// with the contexts they need, in parallel; the builders take the chunks in
-// order, so only the tokens of the chunks in flight are held, never the
-// whole corpus's (on 10 MB of paragraphs that was 130 MB of WordPiece
-// tokens). It stops early with ctx's error when ctx is cancelled.
-func IndexFields(ctx context.Context, c *Corpus, tok tokenize.Tokenizer, workers int, progress func(done, total int)) (withCtx, sentOnly *bm25.Builder, err error) {
+// IndexFields tokenizes c's contexts and sentences with tok and fills the
+// tokenizer's BM25 fields: the sentence-only field (one document per
+// sentence) and the sentence + context field in the context layout (one
+// document per context, combined with the sentence's when read; see
+// bm25.ContextLayout). Contexts, then sentences, are tokenized in chunks by
+// parallel workers and added in order, so only the tokens of the chunks in
+// flight are held, never the whole corpus's, and every text is tokenized
+// once. It stops early with ctx's error when ctx is cancelled.
+func IndexFields(ctx context.Context, c *Corpus, tok tokenize.Tokenizer, workers int, progress func(done, total int)) (*bm25.ContextField, error) {
+	f := bm25.NewContextField()
+	total := len(c.Contexts) + len(c.Sentences)
+	report := func(done int) {
+		if progress != nil {
+			progress(done, total)
+		}
+	}
+	err := inOrder(ctx, len(c.Contexts), workers, func(i int) []string {
+		return tok.Tokenize(c.Contexts[i].Text)
+	}, func(i int, toks []string) error {
+		f.AddContext(toks)
+		if (i+1)%chunkTexts == 0 || i+1 == len(c.Contexts) {
+			report(i + 1)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = inOrder(ctx, len(c.Sentences), workers, func(i int) []string {
+		s := c.Sentences[i]
+		return tok.Tokenize(s.Text(c.Contexts[s.ContextID]))
+	}, func(i int, toks []string) error {
+		if err := f.AddSentence(c.Sentences[i].ContextID, toks); err != nil {
+			return err
+		}
+		if (i+1)%chunkTexts == 0 || i+1 == len(c.Sentences) {
+			report(len(c.Contexts) + i + 1)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	f.Done()
+	return f, nil
+}
+
+// chunkTexts is how many texts a worker of inOrder tokenizes at a time.
+const chunkTexts = 256
+
+// inOrder calls work(i) for i in [0, n) on parallel workers, in chunks of
+// chunkTexts, and consume(i, work(i)) in order of i on the calling
+// goroutine. Only the chunks in flight (two per worker) are held. It stops
+// at consume's first error, or with ctx's error when ctx is cancelled.
+func inOrder(ctx context.Context, n, workers int, work func(i int) []string, consume func(i int, toks []string) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	const chunk = 256
 	window := 2 * workers
-	type result struct{ sent, ctx [][]string }
 	type job struct {
 		lo  int
-		out chan result
+		out chan [][]string
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	jobs := make(chan job, window)
-	order := make(chan chan result, window)
+	order := make(chan job, window)
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { // hands out chunks, queueing their results in order
+	go func() { // hands out chunks, queueing them in order
 		defer wg.Done()
 		defer close(jobs)
 		defer close(order)
-		for lo := 0; lo < len(c.Sentences); lo += chunk {
-			out := make(chan result, 1)
+		for lo := 0; lo < n; lo += chunkTexts {
+			j := job{lo, make(chan [][]string, 1)}
 			select {
-			case order <- out:
+			case order <- j:
 			case <-ctx.Done():
 				return
 			}
-			jobs <- job{lo, out}
+			jobs <- j
 		}
 	}()
 	for w := 0; w < workers; w++ {
@@ -229,20 +273,11 @@ func IndexFields(ctx context.Context, c *Corpus, tok tokenize.Tokenizer, workers
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				hi := min(j.lo+chunk, len(c.Sentences))
-				r := result{sent: make([][]string, hi-j.lo), ctx: make([][]string, hi-j.lo)}
+				hi := min(j.lo+chunkTexts, n)
+				r := make([][]string, hi-j.lo)
 				if ctx.Err() == nil {
-					seen := map[uint32][]string{}
 					for i := j.lo; i < hi; i++ {
-						s := c.Sentences[i]
-						x := c.Contexts[s.ContextID]
-						r.sent[i-j.lo] = tok.Tokenize(s.Text(x))
-						ct, ok := seen[s.ContextID]
-						if !ok {
-							ct = tok.Tokenize(x.Text)
-							seen[s.ContextID] = ct
-						}
-						r.ctx[i-j.lo] = ct
+						r[i-j.lo] = work(i)
 					}
 				}
 				j.out <- r
@@ -255,26 +290,18 @@ func IndexFields(ctx context.Context, c *Corpus, tok tokenize.Tokenizer, workers
 		cancel()
 		wg.Wait()
 	}()
-	withCtx, sentOnly = bm25.NewBuilder(), bm25.NewBuilder()
-	done := 0
-	for out := range order {
-		r := <-out
+	for j := range order {
+		r := <-j.out
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return err
 		}
-		for i := range r.sent {
-			withCtx.AddParts(r.sent[i], r.ctx[i])
-			sentOnly.Add(r.sent[i])
-		}
-		done += len(r.sent)
-		if progress != nil {
-			progress(done, len(c.Sentences))
+		for k, toks := range r {
+			if err := consume(j.lo+k, toks); err != nil {
+				return err
+			}
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
-	return withCtx, sentOnly, nil
+	return ctx.Err()
 }
 
 // Build indexes c into a new index file at out, replacing any index there
@@ -311,20 +338,22 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 		if err != nil {
 			return store.Meta{}, err
 		}
-		wc, so, err := IndexFields(ctx, c, tok, opt.Workers, progress("tokenize "+name))
+		f, err := IndexFields(ctx, c, tok, opt.Workers, progress("tokenize "+name))
 		if err != nil {
 			return store.Meta{}, fmt.Errorf("build: %w", err)
 		}
-		for _, f := range []struct {
-			meta store.FieldMeta
-			b    *bm25.Builder
-		}{{wc.Stats(FieldName(name, true), name, true), wc}, {so.Stats(FieldName(name, false), name, false), so}} {
-			var err error
-			if f.meta.Digest, f.meta.DigestTerms, err = f.b.WriteField(ctx, w, f.meta.Name, progress("write "+f.meta.Name)); err != nil {
-				return store.Meta{}, fmt.Errorf("build: write field %s: %w", f.meta.Name, err)
-			}
-			meta.Fields = append(meta.Fields, f.meta)
+		wc, err := f.Stats(FieldName(name, true), name)
+		if err != nil {
+			return store.Meta{}, fmt.Errorf("build: %w", err)
 		}
+		if wc.Digest, wc.DigestTerms, err = f.Write(ctx, w, wc.Name, progress("write "+wc.Name)); err != nil {
+			return store.Meta{}, fmt.Errorf("build: write field %s: %w", wc.Name, err)
+		}
+		so := f.Sentences.Stats(FieldName(name, false), name, false)
+		if so.Digest, so.DigestTerms, err = f.Sentences.WriteField(ctx, w, so.Name, progress("write "+so.Name)); err != nil {
+			return store.Meta{}, fmt.Errorf("build: write field %s: %w", so.Name, err)
+		}
+		meta.Fields = append(meta.Fields, wc, so)
 	}
 	var sentVec, ctxVec dense.Vectors
 	if opt.Encoder != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 // ExampleIndexFields reads a small corpus and fills the two BM25 fields of
-// the word tokenizer: one document per sentence, with its context or alone.
+// the word tokenizer: sentence + context documents, and sentences alone.
 func ExampleIndexFields() {
 	c, err := ingest.ReadInputs([]string{"testdata/corpus/bridges.txt"})
 	if err != nil {
@@ -21,20 +21,27 @@ func ExampleIndexFields() {
 		fmt.Println(err)
 		return
 	}
-	withCtx, sentOnly, err := ingest.IndexFields(context.Background(), c, tok, 2, nil)
+	f, err := ingest.IndexFields(context.Background(), c, tok, 2, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(len(c.Sentences), "sentences,", withCtx.Docs(), "and", sentOnly.Docs(), "documents")
-	// Sentences 0 and 1 share a context that says "cables" twice, so their
-	// documents with context count it three times.
+	fmt.Println(len(c.Sentences), "sentences in", f.Contexts.Docs(), "context(s)")
+	// The sentence + context field is stored as postings over contexts and
+	// read as postings over sentence + context documents: sentences 0 and 1
+	// share a context that says "cables" twice, so their documents count it
+	// three times.
+	withCtx, err := f.Source()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	ps, _, _ := withCtx.Postings("cables")
 	fmt.Println("\"cables\" with context:", ps)
-	ps, _, _ = sentOnly.Postings("cables")
+	ps, _, _ = f.Sentences.Postings("cables")
 	fmt.Println("\"cables\" alone:", ps)
 	// Output:
-	// 4 sentences, 4 and 4 documents
+	// 4 sentences in 2 context(s)
 	// "cables" with context: [{0 3} {1 3}]
 	// "cables" alone: [{0 1} {1 1}]
 }

@@ -77,13 +77,26 @@ func TestIndexFieldsMatchesWholeCorpus(t *testing.T) {
 				wantSent.Add(st)
 			}
 			for _, workers := range []int{1, 3} {
-				gotCtx, gotSent, err := IndexFields(context.Background(), c, tok, workers, nil)
+				f, err := IndexFields(context.Background(), c, tok, workers, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
 				where := fmt.Sprintf("shuffle=%v %s workers=%d", shuffle, name, workers)
+				gotCtx, err := f.Expand()
+				if err != nil {
+					t.Fatal(err)
+				}
 				sameBuilder(t, where+" ctx", gotCtx, wantCtx, c, tok)
-				sameBuilder(t, where+" sent", gotSent, wantSent, c, tok)
+				sameBuilder(t, where+" sent", f.Sentences, wantSent, c, tok)
+				// The context layout's statistics are the expanded field's.
+				st, err := f.Stats("f", "t")
+				if err != nil {
+					t.Fatal(err)
+				}
+				st.Layout = ""
+				if want := wantCtx.Stats("f", "t", true); st != want {
+					t.Fatalf("%s: context-layout stats %+v, want %+v", where, st, want)
+				}
 			}
 		}
 	}
@@ -124,7 +137,7 @@ func TestIndexFieldsCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
-	_, _, err = IndexFields(ctx, c, tok, 2, func(done, total int) {
+	_, err = IndexFields(ctx, c, tok, 2, func(done, total int) {
 		calls++
 		if calls == 3 {
 			cancel()

@@ -138,7 +138,11 @@ func (e *Engine) Ranker(name string, withContext bool) (Ranker, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := bm25.Open(e.r, field)
+	ctxOf := make([]uint32, len(e.sentences))
+	for i, s := range e.sentences {
+		ctxOf[i] = s.ContextID
+	}
+	f, err := bm25.Open(e.r, field, ctxOf)
 	if err != nil {
 		return nil, err
 	}

@@ -69,6 +69,11 @@ type FieldMeta struct {
 	// WithContext is true when a document is its sentence followed by its
 	// whole context, false when it is the sentence alone.
 	WithContext bool `json:"with_context"`
+	// Layout says how a sentence + context field's postings are stored:
+	// "" (one posting per sentence + context document) or "context"
+	// (postings over contexts, combined with the sentence field's when
+	// read; package bm25's ContextLayout).
+	Layout string `json:"layout,omitempty"`
 	// Docs is the number of documents (one per sentence).
 	Docs int `json:"docs"`
 	// Terms is the vocabulary size.

@@ -22,7 +22,7 @@ import (
 
 // FormatVersion is the on-disk format version this package writes and the
 // newest one it reads.
-const FormatVersion = 1
+const FormatVersion = 2
 
 const magic = "reqa-index"
 

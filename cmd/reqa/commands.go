@@ -562,7 +562,11 @@ func statsCommand() *cli.Command {
 			}
 			sort.Slice(m.Fields, func(i, j int) bool { return m.Fields[i].Name < m.Fields[j].Name })
 			for _, f := range m.Fields {
-				fmt.Fprintf(w, "field        %-9s %d docs, %d terms, %d tokens, avgdl %.1f\n", f.Name, f.Docs, f.Terms, f.Tokens, f.AvgDL)
+				layout := ""
+				if f.Layout != "" {
+					layout = ", stored by " + f.Layout
+				}
+				fmt.Fprintf(w, "field        %-9s %d docs, %d terms, %d tokens, avgdl %.1f%s\n", f.Name, f.Docs, f.Terms, f.Tokens, f.AvgDL, layout)
 			}
 			return nil
 		},

@@ -14,32 +14,8 @@ import (
 // merged postings; statistics and digest come from a last pass over what
 // is stored. It stops early with ctx's error when ctx is cancelled.
 func AppendField(ctx context.Context, w *store.Writer, old store.FieldMeta, b *Builder) (store.FieldMeta, error) {
-	sorted := append([]string(nil), b.order...)
-	sort.Strings(sorted)
-	next := 0
-	for next < len(sorted) {
-		err := w.Update(func(tx *store.WriteTx) error {
-			fw, err := tx.Field(old.Name)
-			if err != nil {
-				return err
-			}
-			for size := 0; next < len(sorted) && size < txBatch; next++ {
-				if next%4096 == 0 {
-					if err := ctx.Err(); err != nil {
-						return err
-					}
-				}
-				n, err := mergePostings(fw, old, b, sorted[next])
-				if err != nil {
-					return err
-				}
-				size += n
-			}
-			return nil
-		})
-		if err != nil {
-			return old, err
-		}
+	if err := mergeAll(ctx, w, old.Name, uint32(old.Docs), b); err != nil {
+		return old, err
 	}
 	var fm store.FieldMeta
 	err := w.Update(func(tx *store.WriteTx) error {
@@ -51,6 +27,39 @@ func AppendField(ctx context.Context, w *store.Writer, old store.FieldMeta, b *B
 		return err
 	})
 	return fm, err
+}
+
+// mergeAll merges every term of b into the stored field name, b's
+// document i becoming base + i, over bounded transactions.
+func mergeAll(ctx context.Context, w *store.Writer, name string, base uint32, b *Builder) error {
+	sorted := append([]string(nil), b.order...)
+	sort.Strings(sorted)
+	next := 0
+	for next < len(sorted) {
+		err := w.Update(func(tx *store.WriteTx) error {
+			fw, err := tx.Field(name)
+			if err != nil {
+				return err
+			}
+			for size := 0; next < len(sorted) && size < txBatch; next++ {
+				if next%4096 == 0 {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+				}
+				n, err := mergePostings(fw, name, base, b, sorted[next])
+				if err != nil {
+					return err
+				}
+				size += n
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // AppendTo adds the builder's documents to a stored field after its old.Docs
@@ -69,24 +78,24 @@ func AppendTo(fw *store.FieldWriter, old store.FieldMeta, b *Builder) (store.Fie
 	sorted := append([]string(nil), b.order...)
 	sort.Strings(sorted)
 	for _, t := range sorted {
-		if _, err := mergePostings(fw, old, b, t); err != nil {
+		if _, err := mergePostings(fw, old.Name, uint32(old.Docs), b, t); err != nil {
 			return old, err
 		}
 	}
 	return finishAppend(fw, old, b)
 }
 
-// mergePostings stores the old postings of term followed by the builder's,
-// shifted past the old documents, and returns the bytes written.
-func mergePostings(fw *store.FieldWriter, old store.FieldMeta, b *Builder, t string) (int, error) {
-	base := uint32(old.Docs)
+// mergePostings stores the old postings of term in field name (documents
+// below base) followed by the builder's, shifted past them, and returns the
+// bytes written.
+func mergePostings(fw *store.FieldWriter, name string, base uint32, b *Builder, t string) (int, error) {
 	add := b.lists[b.terms[t]].decoded()
 	var merged []Posting
 	if enc, ok, err := fw.Postings(t); err != nil {
 		return 0, err
 	} else if ok {
 		if merged, err = DecodePostings(enc, base); err != nil {
-			return 0, fmt.Errorf("field %s postings of %q: %w", old.Name, t, store.ErrCorrupt)
+			return 0, fmt.Errorf("field %s postings of %q: %w", name, t, store.ErrCorrupt)
 		}
 	}
 	merged = append(merged, make([]Posting, len(add))...)
@@ -96,7 +105,7 @@ func mergePostings(fw *store.FieldWriter, old store.FieldMeta, b *Builder, t str
 	}
 	enc := EncodePostings(merged)
 	if err := fw.SetPostings(t, enc); err != nil {
-		return 0, fmt.Errorf("field %s: write postings of %q: %w", old.Name, t, err)
+		return 0, fmt.Errorf("field %s: write postings of %q: %w", name, t, err)
 	}
 	return len(t) + len(enc), nil
 }

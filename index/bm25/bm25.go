@@ -278,6 +278,11 @@ var txBatch = TxBytes
 // after each transaction with the terms written and the total. It stops
 // early with ctx's error when ctx is cancelled.
 func (b *Builder) WriteField(ctx context.Context, w *store.Writer, name string, progress func(done, total int)) (digest uint32, terms int, err error) {
+	return b.writeField(ctx, w, name, b.docLens, progress)
+}
+
+// writeField is WriteField with the document lengths to store.
+func (b *Builder) writeField(ctx context.Context, w *store.Writer, name string, docLens []uint32, progress func(done, total int)) (digest uint32, terms int, err error) {
 	sorted := append([]string(nil), b.order...)
 	sort.Strings(sorted)
 	var fw *store.FieldWriter
@@ -307,7 +312,7 @@ func (b *Builder) WriteField(ctx context.Context, w *store.Writer, name string, 
 				size += len(t) + len(enc)
 			}
 			if next == len(sorted) {
-				return fw.PutDocLens(EncodeDocLens(b.docLens))
+				return fw.PutDocLens(EncodeDocLens(docLens))
 			}
 			return nil
 		})
@@ -383,11 +388,51 @@ func FromBuilder(b *Builder, name, tokenizer string, withContext bool, params Pa
 	return f
 }
 
-// Open returns a scorer over the stored field name, caching decoded postings.
-func Open(r *store.Reader, name string) (*Field, error) {
+// Open returns a scorer over the stored field name, caching decoded
+// postings. ctxOf gives every sentence's context; only a field in the
+// [ContextLayout] needs it (nil reads the sentence records).
+func Open(r *store.Reader, name string, ctxOf []uint32) (*Field, error) {
 	meta, ok := r.Meta().Field(name)
 	if !ok {
 		return nil, fmt.Errorf("bm25 field %s: %w", name, store.ErrNotFound)
+	}
+	var src Source = &storeSource{r: r, name: name, maxDoc: uint32(meta.Docs), cache: map[string][]Posting{}}
+	switch meta.Layout {
+	case "":
+	case ContextLayout:
+		sentName, ok := strings.CutSuffix(name, "/ctx")
+		sentName += "/sent"
+		sm, found := r.Meta().Field(sentName)
+		if !ok || !found || sm.Tokenizer != meta.Tokenizer || sm.Docs != meta.Docs {
+			return nil, fmt.Errorf("field %s: context layout without its sentence field %s: %w", name, sentName, store.ErrCorrupt)
+		}
+		if err := r.VerifyField(sentName); err != nil {
+			return nil, err
+		}
+		if ctxOf == nil {
+			sents, err := r.Sentences()
+			if err != nil {
+				return nil, err
+			}
+			ctxOf = make([]uint32, len(sents))
+			for i, s := range sents {
+				ctxOf[i] = s.ContextID
+			}
+		}
+		if len(ctxOf) != meta.Docs {
+			return nil, fmt.Errorf("field %s: %d sentences for %d documents: %w", name, len(ctxOf), meta.Docs, store.ErrCorrupt)
+		}
+		contexts := r.Meta().Contexts
+		cp, err := NewContextPostings(
+			&storeSource{r: r, name: name, maxDoc: uint32(contexts), cache: map[string][]Posting{}},
+			&storeSource{r: r, name: sentName, maxDoc: uint32(sm.Docs), cache: map[string][]Posting{}},
+			ctxOf, contexts)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", name, err)
+		}
+		src = cp
+	default:
+		return nil, fmt.Errorf("field %s: unknown layout %q (written by a newer reqa?): %w", name, meta.Layout, store.ErrNewerFormat)
 	}
 	if err := r.VerifyField(name); err != nil {
 		return nil, err
@@ -400,7 +445,7 @@ func Open(r *store.Reader, name string) (*Field, error) {
 	if err != nil {
 		return nil, fmt.Errorf("field %s document lengths: %w", name, err)
 	}
-	return NewField(meta, r.Meta().BM25, lens, &storeSource{r: r, name: name, maxDoc: uint32(meta.Docs), cache: map[string][]Posting{}})
+	return NewField(meta, r.Meta().BM25, lens, src)
 }
 
 // Meta returns the field's statistics.

@@ -1,0 +1,427 @@
+package bm25
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/reqa/reqa/store"
+)
+
+// ContextLayout is the [store.FieldMeta] Layout of a sentence + context
+// field stored as context postings.
+//
+// A sentence + context document is the sentence followed by its whole
+// context, so a context's terms appear once in the postings of every one
+// of its sentences: on paragraphs of about five sentences that made the
+// sentence + context fields four fifths of a BM25 index, and on text cut
+// into 4 KiB passages (about 60 sentences each) over 90%. In the context
+// layout the field stores each term's postings over contexts (document =
+// context id), and a term's postings over sentence + context documents are
+// computed when asked, from those and the same tokenizer's sentence-only
+// field: tf = tf(context) + tf(sentence), for every sentence of a context
+// that holds the term and every sentence that holds it itself
+// ([ContextPostings]). The scores are those of the expanded layout to the
+// last bit: the postings, document lengths and statistics are the same.
+const ContextLayout = "context"
+
+// ContextPostings is the [Source] of a sentence + context field in the
+// context layout. It is safe for concurrent use.
+type ContextPostings struct {
+	ctx, sent Source
+	sentsOf   [][]uint32 // context → its sentences, in id order
+	inOrder   bool       // sentence ids grow with context ids: no sort needed
+	mu        sync.RWMutex
+	cache     map[string][]Posting
+	cached    int
+}
+
+// NewContextPostings returns the sentence + context postings computed from
+// ctx (postings over contexts, document = context id) and sent (postings
+// over sentences alone), where sentence s belongs to context ctxOf[s] and
+// there are contexts contexts.
+func NewContextPostings(ctx, sent Source, ctxOf []uint32, contexts int) (*ContextPostings, error) {
+	p := &ContextPostings{ctx: ctx, sent: sent, sentsOf: make([][]uint32, contexts), inOrder: true, cache: map[string][]Posting{}}
+	last := -1
+	for s, c := range ctxOf {
+		if int(c) >= contexts {
+			return nil, fmt.Errorf("bm25: sentence %d in context %d of %d: %w", s, c, contexts, ErrCorrupt)
+		}
+		if int(c) < last {
+			p.inOrder = false
+		}
+		last = int(c)
+		p.sentsOf[c] = append(p.sentsOf[c], uint32(s))
+	}
+	return p, nil
+}
+
+// Postings returns the postings of term over sentence + context documents.
+func (p *ContextPostings) Postings(term string) ([]Posting, bool, error) {
+	p.mu.RLock()
+	ps, ok := p.cache[term]
+	p.mu.RUnlock()
+	if ok {
+		return ps, ps != nil, nil
+	}
+	ps, found, err := p.expand(term)
+	if err != nil {
+		return nil, false, err
+	}
+	p.mu.Lock()
+	if p.cached+len(ps) > maxCachedPostings {
+		p.cache = map[string][]Posting{}
+		p.cached = 0
+	}
+	p.cache[term] = ps
+	p.cached += len(ps) + 1
+	p.mu.Unlock()
+	return ps, found, nil
+}
+
+func (p *ContextPostings) expand(term string) ([]Posting, bool, error) {
+	cp, okc, err := p.ctx.Postings(term)
+	if err != nil {
+		return nil, false, err
+	}
+	sp, oks, err := p.sent.Postings(term)
+	if err != nil {
+		return nil, false, err
+	}
+	if !okc && !oks {
+		return nil, false, nil
+	}
+	n := 0
+	for _, x := range cp {
+		if int(x.Doc) >= len(p.sentsOf) {
+			return nil, false, fmt.Errorf("bm25: postings of %q name context %d of %d: %w", term, x.Doc, len(p.sentsOf), ErrCorrupt)
+		}
+		n += len(p.sentsOf[x.Doc])
+	}
+	fromCtx := make([]Posting, 0, n)
+	for _, x := range cp {
+		for _, s := range p.sentsOf[x.Doc] {
+			fromCtx = append(fromCtx, Posting{Doc: s, TF: x.TF})
+		}
+	}
+	if !p.inOrder {
+		sort.Slice(fromCtx, func(i, j int) bool { return fromCtx[i].Doc < fromCtx[j].Doc })
+	}
+	// Merge in the sentences' own counts (both lists are in document
+	// order; a sentence may hold a term its context does not, when the
+	// two are tokenized differently at the sentence's edges).
+	out := make([]Posting, 0, len(fromCtx)+len(sp))
+	i := 0
+	for _, x := range sp {
+		for i < len(fromCtx) && fromCtx[i].Doc < x.Doc {
+			out = append(out, fromCtx[i])
+			i++
+		}
+		if i < len(fromCtx) && fromCtx[i].Doc == x.Doc {
+			if uint64(fromCtx[i].TF)+uint64(x.TF) > math.MaxUint32 {
+				return nil, false, fmt.Errorf("bm25: term frequency of %q overflows: %w", term, ErrCorrupt)
+			}
+			out = append(out, Posting{Doc: x.Doc, TF: fromCtx[i].TF + x.TF})
+			i++
+			continue
+		}
+		out = append(out, x)
+	}
+	out = append(out, fromCtx[i:]...)
+	return out, true, nil
+}
+
+// ContextField is one tokenizer's sentence + context field held as a
+// builder over contexts, ready to be written in the context layout: with
+// the same tokenizer's sentence-only builder it gives the field's document
+// lengths and statistics, equal to those of the expanded field.
+type ContextField struct {
+	// Contexts has one document per context, in context id order.
+	Contexts *Builder
+	// Sentences has one document per sentence alone, in sentence id order.
+	Sentences *Builder
+	// CtxOf gives every sentence's context.
+	CtxOf []uint32
+	// Order lists the terms of the sentence + context documents in order
+	// of first appearance (sentence by sentence, its tokens then its
+	// context's), the order gensim sums the mean idf in.
+	Order []string
+
+	ctxTerms [][]int32 // per context, its distinct terms by first appearance
+	seen     map[string]struct{}
+}
+
+// NewContextField returns an empty field. Fill it with AddContext for
+// every context, in id order, then AddSentence for every sentence, in id
+// order.
+func NewContextField() *ContextField {
+	return &ContextField{Contexts: NewBuilder(), Sentences: NewBuilder(), seen: map[string]struct{}{}}
+}
+
+// AddContext adds the next context's tokens (context ids count from 0).
+func (f *ContextField) AddContext(tokens []string) {
+	f.Contexts.Add(tokens)
+	// The context's distinct terms in order of first appearance, for the
+	// vocabulary order of its sentences' documents (freed once every
+	// sentence is added).
+	f.ctxTerms = append(f.ctxTerms, slices.Clone(f.Contexts.first))
+}
+
+// AddSentence adds the next sentence's tokens; it belongs to context ctx,
+// already added.
+func (f *ContextField) AddSentence(ctx uint32, tokens []string) error {
+	if f.seen == nil {
+		return errors.New("bm25: AddSentence after Done")
+	}
+	if int(ctx) >= f.Contexts.Docs() {
+		return fmt.Errorf("bm25: sentence %d in context %d of %d", len(f.CtxOf), ctx, f.Contexts.Docs())
+	}
+	f.Sentences.Add(tokens)
+	f.CtxOf = append(f.CtxOf, ctx)
+	for _, t := range tokens {
+		if _, ok := f.seen[t]; !ok {
+			t = f.Sentences.order[f.Sentences.terms[t]] // the builder's copy
+			f.seen[t] = struct{}{}
+			f.Order = append(f.Order, t)
+		}
+	}
+	for _, id := range f.ctxTerms[ctx] {
+		t := f.Contexts.order[id]
+		if _, ok := f.seen[t]; !ok {
+			f.seen[t] = struct{}{}
+			f.Order = append(f.Order, t)
+		}
+	}
+	return nil
+}
+
+// Done frees what only adding needed; nothing can be added after it.
+func (f *ContextField) Done() {
+	f.ctxTerms, f.seen = nil, nil
+}
+
+// DocLens returns the length of every sentence + context document.
+func (f *ContextField) DocLens() []uint32 {
+	lens := make([]uint32, len(f.CtxOf))
+	for s, c := range f.CtxOf {
+		lens[s] = f.Sentences.docLens[s] + f.Contexts.docLens[c]
+	}
+	return lens
+}
+
+// Source returns the field's postings over sentence + context documents.
+func (f *ContextField) Source() (*ContextPostings, error) {
+	return NewContextPostings(f.Contexts, f.Sentences, f.CtxOf, f.Contexts.Docs())
+}
+
+// Stats returns the field's statistics, as an expanded build of the same
+// documents gives them, with Layout set to ContextLayout.
+func (f *ContextField) Stats(name, tokenizer string) (store.FieldMeta, error) {
+	src, err := f.Source()
+	if err != nil {
+		return store.FieldMeta{}, err
+	}
+	n := len(f.CtxOf)
+	fm := store.FieldMeta{Name: name, Tokenizer: tokenizer, WithContext: true, Layout: ContextLayout, Docs: n, Terms: len(f.Order)}
+	for _, l := range f.DocLens() {
+		fm.Tokens += int64(l)
+	}
+	if n > 0 {
+		fm.AvgDL = float64(fm.Tokens) / float64(n)
+	}
+	if len(f.Order) > 0 {
+		sum := 0.0
+		for _, t := range f.Order {
+			ps, _, err := src.expand(t)
+			if err != nil {
+				return store.FieldMeta{}, err
+			}
+			sum += rawIDF(n, len(ps))
+		}
+		fm.MeanIDF = sum / float64(len(f.Order))
+	}
+	return fm, nil
+}
+
+// Write stores the field in the context layout: the contexts' postings
+// and the sentence + context document lengths, over bounded transactions
+// like [Builder.WriteField]. It returns the term-dictionary digest and
+// term count of what it stored.
+func (f *ContextField) Write(ctx context.Context, w *store.Writer, name string, progress func(done, total int)) (uint32, int, error) {
+	return f.Contexts.writeField(ctx, w, name, f.DocLens(), progress)
+}
+
+// Expand returns a builder holding the field in the expanded layout (one
+// document per sentence: the sentence, then its context), as adding those
+// documents one by one would have made it. Appending to an index written
+// before the context layout needs it.
+func (f *ContextField) Expand() (*Builder, error) {
+	src, err := f.Source()
+	if err != nil {
+		return nil, err
+	}
+	b := NewBuilder()
+	b.docLens = f.DocLens()
+	for _, l := range b.docLens {
+		b.tokens += int64(l)
+	}
+	for _, t := range f.Order {
+		ps, _, err := src.expand(t)
+		if err != nil {
+			return nil, err
+		}
+		id := int32(len(b.order))
+		b.terms[t] = id
+		b.order = append(b.order, t)
+		var l postList
+		for _, p := range ps {
+			l.add(p.Doc, p.TF)
+		}
+		b.lists = append(b.lists, l)
+	}
+	return b, nil
+}
+
+// AppendContextField adds f to a stored sentence + context field in the
+// context layout, whose index held oldContexts contexts and old.Docs
+// sentences: f's context i becomes oldContexts + i and its sentence j
+// old.Docs + j. It must run after f.Sentences has been appended to the
+// same tokenizer's sentence field, sentName (the statistics read it);
+// ctxOf gives the context of every sentence, old and new. Like
+// [AppendField] it merges over bounded transactions, then computes the
+// statistics and digest from what is stored, with the same caveat on the
+// last bits of MeanIDF.
+func AppendContextField(ctx context.Context, w *store.Writer, old store.FieldMeta, oldContexts int, f *ContextField, sentName string, ctxOf []uint32) (store.FieldMeta, error) {
+	if old.Layout != ContextLayout {
+		return old, fmt.Errorf("field %s: layout %q, not %q", old.Name, old.Layout, ContextLayout)
+	}
+	if err := mergeAll(ctx, w, old.Name, uint32(oldContexts), f.Contexts); err != nil {
+		return old, err
+	}
+	contexts := oldContexts + f.Contexts.Docs()
+	total := old.Docs + len(f.CtxOf)
+	if len(ctxOf) != total {
+		return old, fmt.Errorf("field %s: %d sentence contexts for %d sentences", old.Name, len(ctxOf), total)
+	}
+	sentsOf := make([][]uint32, contexts)
+	for s, c := range ctxOf {
+		if int(c) >= contexts {
+			return old, fmt.Errorf("field %s: sentence %d in context %d of %d: %w", old.Name, s, c, contexts, store.ErrCorrupt)
+		}
+		sentsOf[c] = append(sentsOf[c], uint32(s))
+	}
+	fm := old
+	err := w.Update(func(tx *store.WriteTx) error {
+		fw, err := tx.Field(old.Name)
+		if err != nil {
+			return err
+		}
+		sw, err := tx.Field(sentName)
+		if err != nil {
+			return err
+		}
+		raw, err := fw.DocLens()
+		if err != nil {
+			return err
+		}
+		lens, err := DecodeDocLens(raw)
+		if err != nil || len(lens) != old.Docs {
+			return fmt.Errorf("field %s: document lengths: %w", old.Name, store.ErrCorrupt)
+		}
+		add := f.DocLens()
+		lens = append(lens, add...)
+		if err := fw.PutDocLens(EncodeDocLens(lens)); err != nil {
+			return err
+		}
+		fm.Docs = total
+		fm.Tokens = old.Tokens
+		for _, l := range add {
+			fm.Tokens += int64(l)
+		}
+		fm.AvgDL = 0
+		if total > 0 {
+			fm.AvgDL = float64(fm.Tokens) / float64(total)
+		}
+
+		// Every term of the sentence + context documents is in the
+		// sentence field or the context field: its document frequency is
+		// the number of sentences of the contexts that hold it plus the
+		// sentences that hold it and whose context does not.
+		type termDF struct {
+			term  string
+			first uint32
+			df    int
+		}
+		var all []termDF
+		stat := func(term string) error {
+			var cp, sp []Posting
+			if enc, ok, err := fw.Postings(term); err != nil {
+				return err
+			} else if ok {
+				if cp, err = DecodePostings(enc, uint32(contexts)); err != nil {
+					return fmt.Errorf("field %s postings of %q: %w", old.Name, term, store.ErrCorrupt)
+				}
+			}
+			if enc, ok, err := sw.Postings(term); err != nil {
+				return err
+			} else if ok {
+				if sp, err = DecodePostings(enc, uint32(total)); err != nil {
+					return fmt.Errorf("field %s postings of %q: %w", sentName, term, store.ErrCorrupt)
+				}
+			}
+			x := termDF{term: term, first: uint32(total)}
+			for _, p := range cp {
+				if ss := sentsOf[p.Doc]; len(ss) > 0 {
+					x.df += len(ss)
+					x.first = min(x.first, ss[0])
+				}
+			}
+			for _, p := range sp {
+				c := ctxOf[p.Doc]
+				if _, held := sort.Find(len(cp), func(i int) int { return int(c) - int(cp[i].Doc) }); !held {
+					x.df++
+				}
+				x.first = min(x.first, p.Doc)
+			}
+			if x.df > 0 {
+				all = append(all, x)
+			}
+			return nil
+		}
+		err = sw.ForEachPostings(func(term string, _ []byte) error { return stat(term) })
+		if err != nil {
+			return err
+		}
+		err = fw.ForEachPostings(func(term string, _ []byte) error {
+			if _, inSent, err := sw.Postings(term); err != nil || inSent {
+				return err // counted above
+			}
+			return stat(term)
+		})
+		if err != nil {
+			return err
+		}
+		sort.Slice(all, func(i, j int) bool {
+			if all[i].first != all[j].first {
+				return all[i].first < all[j].first
+			}
+			return all[i].term < all[j].term
+		})
+		fm.Terms = len(all)
+		sum := 0.0
+		for _, x := range all {
+			sum += rawIDF(total, x.df)
+		}
+		fm.MeanIDF = 0
+		if len(all) > 0 {
+			fm.MeanIDF = sum / float64(len(all))
+		}
+		fm.Digest, fm.DigestTerms = fw.Redigest()
+		return nil
+	})
+	return fm, err
+}

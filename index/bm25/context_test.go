@@ -1,0 +1,174 @@
+package bm25
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+// contextCorpus returns contexts of 1–8 sentences over a small vocabulary;
+// a sentence's tokens come from its context's, except now and then a term
+// the context lacks (as tokenizing a sentence alone can give at its
+// edges). With shuffle the sentences are numbered in random order.
+func contextCorpus(rng *rand.Rand, contexts int, shuffle bool) (ctxToks, sentToks [][]string, ctxOf []uint32) {
+	type sent struct {
+		c    uint32
+		toks []string
+	}
+	var sents []sent
+	for c := 0; c < contexts; c++ {
+		var all []string
+		for s := 0; s < 1+rng.Intn(8); s++ {
+			toks := make([]string, 1+rng.Intn(12))
+			for i := range toks {
+				toks[i] = fmt.Sprint("w", rng.Intn(60)*rng.Intn(3))
+			}
+			all = append(all, toks...)
+			own := slices.Clone(toks)
+			if rng.Intn(15) == 0 {
+				own = append(own, fmt.Sprint("edge", rng.Intn(5)))
+			}
+			sents = append(sents, sent{uint32(c), own})
+		}
+		ctxToks = append(ctxToks, all)
+	}
+	if contexts > 2 {
+		ctxToks = append(ctxToks, nil) // a context without sentences
+	}
+	if shuffle {
+		rng.Shuffle(len(sents), func(i, j int) { sents[i], sents[j] = sents[j], sents[i] })
+	}
+	for _, s := range sents {
+		sentToks = append(sentToks, s.toks)
+		ctxOf = append(ctxOf, s.c)
+	}
+	return ctxToks, sentToks, ctxOf
+}
+
+// TestContextLayoutMatchesExpanded builds the same sentence + context
+// documents both ways — expanded, one document per sentence, and in the
+// context layout — and requires identical postings for every term,
+// document lengths, statistics (MeanIDF to the last bit) and scores.
+func TestContextLayoutMatchesExpanded(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for round := 0; round < 20; round++ {
+		ctxToks, sentToks, ctxOf := contextCorpus(rng, 1+rng.Intn(40), round%2 == 1)
+		expanded := NewBuilder()
+		f := &ContextField{Contexts: NewBuilder(), Sentences: NewBuilder(), CtxOf: ctxOf}
+		seen := map[string]bool{}
+		for s, toks := range sentToks {
+			expanded.AddParts(toks, ctxToks[ctxOf[s]])
+			f.Sentences.Add(toks)
+			for _, part := range [][]string{toks, ctxToks[ctxOf[s]]} {
+				for _, tok := range part {
+					if !seen[tok] {
+						seen[tok] = true
+						f.Order = append(f.Order, tok)
+					}
+				}
+			}
+		}
+		for _, toks := range ctxToks {
+			f.Contexts.Add(toks)
+		}
+		where := fmt.Sprintf("round %d", round)
+		// The same field through the adding API.
+		added := NewContextField()
+		for _, toks := range ctxToks {
+			added.AddContext(toks)
+		}
+		for s, toks := range sentToks {
+			if err := added.AddSentence(ctxOf[s], toks); err != nil {
+				t.Fatal(err)
+			}
+		}
+		added.Done()
+		if !slices.Equal(added.Order, f.Order) || !slices.Equal(added.CtxOf, f.CtxOf) || !slices.Equal(added.DocLens(), f.DocLens()) {
+			t.Fatalf("%s: AddContext/AddSentence give another field", where)
+		}
+		if err := added.AddSentence(uint32(len(ctxToks)), nil); err == nil {
+			t.Fatalf("%s: a sentence of a context not added was accepted", where)
+		}
+		want := expanded.Stats("x/ctx", "word", true)
+		got, err := f.Stats("x/ctx", "word")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Layout != ContextLayout {
+			t.Fatalf("%s: layout %q", where, got.Layout)
+		}
+		got.Layout = ""
+		if got != want || math64bits(got.MeanIDF) != math64bits(want.MeanIDF) {
+			t.Fatalf("%s: stats %+v, expanded %+v", where, got, want)
+		}
+		if !slices.Equal(f.DocLens(), expanded.docLens) {
+			t.Fatalf("%s: document lengths differ", where)
+		}
+		src, err := f.Source()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := f.Expand()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(back.order, expanded.order) || back.tokens != expanded.tokens {
+			t.Fatalf("%s: Expand's terms or tokens differ", where)
+		}
+		for _, term := range append(slices.Clone(f.Order), "absent") {
+			w, okw, _ := expanded.Postings(term)
+			g, okg, err := src.Postings(term)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, oke, _ := back.Postings(term)
+			if okw != okg || okw != oke || !slices.Equal(g, w) || !slices.Equal(e, w) {
+				t.Fatalf("%s: postings of %q: %v (%v), expanded %v (%v), Expand %v", where, term, g, okg, w, okw, e)
+			}
+		}
+		// Scores, through Field, bit for bit.
+		fe := FromBuilder(expanded, "x/ctx", "word", true, Gensim())
+		fc, err := NewField(got, Gensim(), f.DocLens(), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q := 0; q < 10; q++ {
+			query := []string{f.Order[rng.Intn(len(f.Order))], f.Order[rng.Intn(len(f.Order))], "absent"}
+			ae, ac := NewAccumulator(fe.Docs()), NewAccumulator(fc.Docs())
+			if err := fe.Score(query, ae); err != nil {
+				t.Fatal(err)
+			}
+			if err := fc.Score(query, ac); err != nil {
+				t.Fatal(err)
+			}
+			for d := range ae.Scores {
+				if math64bits(ae.Scores[d]) != math64bits(ac.Scores[d]) {
+					t.Fatalf("%s: query %q doc %d: %v, expanded %v", where, query, d, ac.Scores[d], ae.Scores[d])
+				}
+			}
+		}
+	}
+}
+
+// TestContextPostingsRejectsDamage: a context id out of range, in the
+// sentence map or in the postings, is ErrCorrupt, not a panic.
+func TestContextPostingsRejectsDamage(t *testing.T) {
+	ctxB, sentB := NewBuilder(), NewBuilder()
+	ctxB.Add([]string{"a", "b"})
+	sentB.Add([]string{"a"})
+	if _, err := NewContextPostings(ctxB, sentB, []uint32{3}, 1); err == nil {
+		t.Fatal("sentence in context 3 of 1 accepted")
+	}
+	ctxB.Add([]string{"a"}) // postings of "a" now name context 1
+	p, err := NewContextPostings(ctxB, sentB, []uint32{0}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := p.Postings("a"); err == nil {
+		t.Fatal("postings naming context 1 of 1 accepted")
+	}
+}
+
+func math64bits(f float64) uint64 { return math.Float64bits(f) }
