@@ -29,12 +29,43 @@ import (
 // last bit: the postings, document lengths and statistics are the same.
 const ContextLayout = "context"
 
+// sentenceMap lists each context's sentences, in id order, in one array
+// (a context's are ids[at[c]:at[c+1]]): two slices, not one per context,
+// which matters with many small contexts.
+type sentenceMap struct {
+	at  []uint32
+	ids []uint32
+}
+
+func newSentenceMap(ctxOf []uint32, contexts int) (sentenceMap, error) {
+	m := sentenceMap{at: make([]uint32, contexts+1), ids: make([]uint32, len(ctxOf))}
+	for s, c := range ctxOf {
+		if int(c) >= contexts {
+			return m, fmt.Errorf("bm25: sentence %d in context %d of %d: %w", s, c, contexts, ErrCorrupt)
+		}
+		m.at[c+1]++
+	}
+	for c := 1; c <= contexts; c++ {
+		m.at[c] += m.at[c-1]
+	}
+	next := slices.Clone(m.at[:contexts])
+	for s, c := range ctxOf {
+		m.ids[next[c]] = uint32(s)
+		next[c]++
+	}
+	return m, nil
+}
+
+func (m sentenceMap) of(c uint32) []uint32 { return m.ids[m.at[c]:m.at[c+1]] }
+
+func (m sentenceMap) contexts() int { return len(m.at) - 1 }
+
 // ContextPostings is the [Source] of a sentence + context field in the
 // context layout. It is safe for concurrent use.
 type ContextPostings struct {
 	ctx, sent Source
-	sentsOf   [][]uint32 // context → its sentences, in id order
-	inOrder   bool       // sentence ids grow with context ids: no sort needed
+	sentsOf   sentenceMap
+	inOrder   bool // sentence ids grow with context ids: no sort needed
 	mu        sync.RWMutex
 	cache     map[string][]Posting
 	cached    int
@@ -45,18 +76,11 @@ type ContextPostings struct {
 // over sentences alone), where sentence s belongs to context ctxOf[s] and
 // there are contexts contexts.
 func NewContextPostings(ctx, sent Source, ctxOf []uint32, contexts int) (*ContextPostings, error) {
-	p := &ContextPostings{ctx: ctx, sent: sent, sentsOf: make([][]uint32, contexts), inOrder: true, cache: map[string][]Posting{}}
-	last := -1
-	for s, c := range ctxOf {
-		if int(c) >= contexts {
-			return nil, fmt.Errorf("bm25: sentence %d in context %d of %d: %w", s, c, contexts, ErrCorrupt)
-		}
-		if int(c) < last {
-			p.inOrder = false
-		}
-		last = int(c)
-		p.sentsOf[c] = append(p.sentsOf[c], uint32(s))
+	m, err := newSentenceMap(ctxOf, contexts)
+	if err != nil {
+		return nil, err
 	}
+	p := &ContextPostings{ctx: ctx, sent: sent, sentsOf: m, inOrder: slices.IsSorted(ctxOf), cache: map[string][]Posting{}}
 	return p, nil
 }
 
@@ -97,14 +121,14 @@ func (p *ContextPostings) expand(term string) ([]Posting, bool, error) {
 	}
 	n := 0
 	for _, x := range cp {
-		if int(x.Doc) >= len(p.sentsOf) {
-			return nil, false, fmt.Errorf("bm25: postings of %q name context %d of %d: %w", term, x.Doc, len(p.sentsOf), ErrCorrupt)
+		if int(x.Doc) >= p.sentsOf.contexts() {
+			return nil, false, fmt.Errorf("bm25: postings of %q name context %d of %d: %w", term, x.Doc, p.sentsOf.contexts(), ErrCorrupt)
 		}
-		n += len(p.sentsOf[x.Doc])
+		n += len(p.sentsOf.of(x.Doc))
 	}
 	fromCtx := make([]Posting, 0, n)
 	for _, x := range cp {
-		for _, s := range p.sentsOf[x.Doc] {
+		for _, s := range p.sentsOf.of(x.Doc) {
 			fromCtx = append(fromCtx, Posting{Doc: s, TF: x.TF})
 		}
 	}
@@ -151,7 +175,10 @@ type ContextField struct {
 	// context's), the order gensim sums the mean idf in.
 	Order []string
 
-	ctxTerms [][]int32 // per context, its distinct terms by first appearance
+	// Per context, its distinct terms by first appearance: context c's are
+	// ctxTerms[ctxAt[c]:ctxAt[c+1]].
+	ctxTerms []int32
+	ctxAt    []int
 	seen     map[string]struct{}
 }
 
@@ -168,7 +195,11 @@ func (f *ContextField) AddContext(tokens []string) {
 	// The context's distinct terms in order of first appearance, for the
 	// vocabulary order of its sentences' documents (freed once every
 	// sentence is added).
-	f.ctxTerms = append(f.ctxTerms, slices.Clone(f.Contexts.first))
+	if len(f.ctxAt) == 0 {
+		f.ctxAt = append(f.ctxAt, 0)
+	}
+	f.ctxTerms = append(f.ctxTerms, f.Contexts.first...)
+	f.ctxAt = append(f.ctxAt, len(f.ctxTerms))
 }
 
 // AddSentence adds the next sentence's tokens; it belongs to context ctx,
@@ -189,7 +220,7 @@ func (f *ContextField) AddSentence(ctx uint32, tokens []string) error {
 			f.Order = append(f.Order, t)
 		}
 	}
-	for _, id := range f.ctxTerms[ctx] {
+	for _, id := range f.ctxTerms[f.ctxAt[ctx]:f.ctxAt[ctx+1]] {
 		t := f.Contexts.order[id]
 		if _, ok := f.seen[t]; !ok {
 			f.seen[t] = struct{}{}
@@ -201,7 +232,7 @@ func (f *ContextField) AddSentence(ctx uint32, tokens []string) error {
 
 // Done frees what only adding needed; nothing can be added after it.
 func (f *ContextField) Done() {
-	f.ctxTerms, f.seen = nil, nil
+	f.ctxTerms, f.ctxAt, f.seen = nil, nil, nil
 }
 
 // DocLens returns the length of every sentence + context document.
@@ -307,15 +338,12 @@ func AppendContextField(ctx context.Context, w *store.Writer, old store.FieldMet
 	if len(ctxOf) != total {
 		return old, fmt.Errorf("field %s: %d sentence contexts for %d sentences", old.Name, len(ctxOf), total)
 	}
-	sentsOf := make([][]uint32, contexts)
-	for s, c := range ctxOf {
-		if int(c) >= contexts {
-			return old, fmt.Errorf("field %s: sentence %d in context %d of %d: %w", old.Name, s, c, contexts, store.ErrCorrupt)
-		}
-		sentsOf[c] = append(sentsOf[c], uint32(s))
+	sentsOf, err := newSentenceMap(ctxOf, contexts)
+	if err != nil {
+		return old, fmt.Errorf("field %s: %w", old.Name, err)
 	}
 	fm := old
-	err := w.Update(func(tx *store.WriteTx) error {
+	err = w.Update(func(tx *store.WriteTx) error {
 		fw, err := tx.Field(old.Name)
 		if err != nil {
 			return err
@@ -375,7 +403,7 @@ func AppendContextField(ctx context.Context, w *store.Writer, old store.FieldMet
 			}
 			x := termDF{term: term, first: uint32(total)}
 			for _, p := range cp {
-				if ss := sentsOf[p.Doc]; len(ss) > 0 {
+				if ss := sentsOf.of(p.Doc); len(ss) > 0 {
 					x.df += len(ss)
 					x.first = min(x.first, ss[0])
 				}
