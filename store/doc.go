@@ -10,7 +10,9 @@
 //	sentences   uint32 big-endian id → Sentence record (offsets into its context)
 //	field/NAME  one bucket per BM25 field (tokenizer × document form), holding
 //	            the sub-bucket "postings" (term → compressed postings) and the
-//	            key "doclens" (every document's length, varint-coded)
+//	            key "doclens" (every document's length, varint-coded); a
+//	            sentence + context field whose FieldMeta.Layout is "context"
+//	            holds postings over contexts (see package index/bm25)
 //	blobs       name → large opaque values (embeddings, graphs, models)
 //
 // Every record value ends in a CRC-32C of its payload, so a flipped byte in a
@@ -31,4 +33,11 @@
 //
 // [Open] refuses a file that is not a bbolt database or lacks reqa's magic
 // ([ErrNotIndex]) and a file written by a newer format ([ErrNewerFormat]).
+// Format 2 (this one) added the context layout of sentence + context
+// fields; a reader of format 1 would take its context postings for
+// sentence postings, so format 2 files are refused by it. Format 1 files
+// are read, and appended to in their own layout.
+//
+// A committed file ends at its last page in use: bbolt grows a file ahead
+// of its pages, and [Writer.Commit] and [Amend] cut that padding off.
 package store

@@ -37,6 +37,19 @@
 //
 // Ties are broken by document id, i.e. by candidate order in the input.
 //
+// # Layouts of the sentence + context field
+//
+// A sentence + context document repeats its context once per sentence.
+// Stored as they are (the expanded layout, index format 1), their postings
+// were most of an index: four fifths on paragraphs, over nine tenths on text
+// cut into 4 KiB passages. The context layout ([ContextLayout], format 2)
+// stores the field's postings over contexts and expands them when read,
+// adding the sentence field's counts ([ContextPostings]); statistics are
+// computed the same way at build time ([ContextField]), so scores are those
+// of the expanded layout to the last bit. SQuAD's index: 14.5 → 10.0 MB;
+// 100 MB of text on one line: 1.35 GB → 294 MB, built in 86 s with 744 MiB
+// instead of 3 min 9 s with 3.04 GiB (BENCHMARKS.md, "Context layout").
+//
 // # Postings codec
 //
 // A term's postings are stored as uvarint(count) followed by count pairs of
