@@ -1,6 +1,7 @@
 package bm25
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand"
@@ -172,3 +173,73 @@ func TestContextPostingsRejectsDamage(t *testing.T) {
 }
 
 func math64bits(f float64) uint64 { return math.Float64bits(f) }
+
+// FuzzContextPostings builds a context-layout field from fuzzed
+// documents and checks that expanding never panics and always equals the
+// expanded layout.
+func FuzzContextPostings(f *testing.F) {
+	f.Add([]byte("ab ba\nab\nc"), []byte{0, 0, 1})
+	f.Add([]byte(""), []byte{})
+	f.Add([]byte("x\n\ny z x"), []byte{2, 0, 2, 2})
+	f.Fuzz(func(t *testing.T, text []byte, owners []byte) {
+		// Contexts are the lines of text; sentence i belongs to context
+		// owners[i] % contexts and holds the words of that context at
+		// even positions, plus one of its own when owners[i] is odd.
+		var ctxToks [][]string
+		for _, line := range bytes.Split(text, []byte("\n")) {
+			var toks []string
+			for _, w := range bytes.Fields(line) {
+				toks = append(toks, string(w))
+			}
+			ctxToks = append(ctxToks, toks)
+		}
+		if len(owners) > 500 {
+			owners = owners[:500]
+		}
+		field := NewContextField()
+		for _, toks := range ctxToks {
+			field.AddContext(toks)
+		}
+		expanded := NewBuilder()
+		for _, o := range owners {
+			c := uint32(int(o) % len(ctxToks))
+			var toks []string
+			for i, w := range ctxToks[c] {
+				if i%2 == 0 {
+					toks = append(toks, w)
+				}
+			}
+			if o%2 == 1 {
+				toks = append(toks, fmt.Sprint("own", o))
+			}
+			if err := field.AddSentence(c, toks); err != nil {
+				t.Fatal(err)
+			}
+			expanded.AddParts(toks, ctxToks[c])
+		}
+		field.Done()
+		st, err := field.Stats("f", "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Layout = ""
+		if want := expanded.Stats("f", "t", true); st.Docs != want.Docs || st.Terms != want.Terms || st.Tokens != want.Tokens ||
+			math64bits(st.MeanIDF) != math64bits(want.MeanIDF) {
+			t.Fatalf("stats %+v, expanded %+v", st, want)
+		}
+		src, err := field.Source()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, term := range field.Order {
+			got, _, err := src.Postings(term)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _, _ := expanded.Postings(term)
+			if !slices.Equal(got, want) {
+				t.Fatalf("postings of %q: %v, expanded %v", term, got, want)
+			}
+		}
+	})
+}
