@@ -20,10 +20,12 @@
 // field per tokenizer and document form (sentence + context, sentence alone)
 // and writes the index atomically through package store. Memory follows one
 // tokenizer's postings, not the corpus's tokens: [IndexFields] streams
-// chunks of sentences from parallel tokenizers into the builders in order,
-// each tokenizer's fields are written (over bounded transactions) before
-// the next starts, and [EstimateBuildMemory] predicts the peak so that
-// `reqa index` can refuse a build that cannot fit. [Append] adds a corpus
+// chunks of contexts, then of sentences, from parallel tokenizers into the
+// builders in order; the sentence + context field is kept and stored as
+// postings over contexts (bm25.ContextLayout); each tokenizer's fields are
+// written (over bounded transactions) before the next starts; and
+// [EstimateBuildMemory] predicts the peak so that `reqa index` can refuse a
+// build that cannot fit. [Append] adds a corpus
 // to an existing index the same way, tokenizing and embedding only the new
 // text. Both take a context: cancelling it (Ctrl-C) aborts the work and
 // leaves any existing index at the target untouched.
