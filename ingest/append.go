@@ -119,6 +119,8 @@ func Append(ctx context.Context, c *Corpus, path string, opt Options) (store.Met
 			if b, err = f.Expand(); err == nil {
 				meta.Fields[i], err = bm25.AppendField(ctx, w, fm, b)
 			}
+		case fm.Layout != bm25.ContextLayout:
+			err = fmt.Errorf("layout %q (written by a newer reqa?): %w", fm.Layout, store.ErrNewerFormat)
 		default:
 			var ctxOf []uint32
 			err = w.Update(func(tx *store.WriteTx) error {

@@ -60,8 +60,8 @@ func TestFormat1Index(t *testing.T) {
 	if _, err := ingest.Append(ctx, readParts(t, "part2.txt"), old, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, l := layouts(old); l["word/ctx"] != "" || l["wpm/ctx"] != "" {
-		t.Fatalf("appended format-1 index: layouts %v, want the expanded one kept", l)
+	if v, l := layouts(old); v != 1 || l["word/ctx"] != "" || l["wpm/ctx"] != "" {
+		t.Fatalf("appended format-1 index: format %d, layouts %v; want format 1 and the expanded layout kept", v, l)
 	}
 	full := filepath.Join(dir, "full.reqa")
 	if _, err := ingest.Build(ctx, readParts(t, "part1.txt", "part2.txt"), full, opt); err != nil {

@@ -20,9 +20,21 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// FormatVersion is the on-disk format version this package writes and the
-// newest one it reads.
+// FormatVersion is the newest on-disk format version this package writes
+// and reads.
 const FormatVersion = 2
+
+// formatOf returns the oldest format that describes an index with meta m,
+// so that older readers keep reading what they can: 2 when a field uses a
+// layout other than the expanded one, else 1.
+func formatOf(m Meta) int {
+	for _, f := range m.Fields {
+		if f.Layout != "" {
+			return 2
+		}
+	}
+	return 1
+}
 
 const magic = "reqa-index"
 
@@ -178,7 +190,7 @@ func (w *Writer) Commit(m Meta) error {
 	if w.done {
 		return errors.New("commit: writer already finished")
 	}
-	m.FormatVersion = FormatVersion
+	m.FormatVersion = formatOf(m)
 	if m.Created.IsZero() {
 		m.Created = time.Now().UTC()
 	}

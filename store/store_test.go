@@ -49,7 +49,9 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if r.Meta().FormatVersion != FormatVersion || r.Meta().Contexts != 1 {
+	// Fields in the expanded layout only: format 1, which older readers
+	// read too.
+	if r.Meta().FormatVersion != 1 || r.Meta().Contexts != 1 {
 		t.Fatalf("meta %+v", r.Meta())
 	}
 	c, err := r.Context(0)

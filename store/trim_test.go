@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -81,4 +82,35 @@ func TestCommitTrimsPadding(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkTrimmed()
+}
+
+// TestFormatOf: an index whose fields all use the expanded layout is
+// written as format 1, which older readers read; one with another layout
+// as format 2, which they refuse.
+func TestFormatOf(t *testing.T) {
+	for _, tc := range []struct {
+		layouts []string
+		want    int
+	}{{nil, 1}, {[]string{"", ""}, 1}, {[]string{"", "context"}, 2}} {
+		var m Meta
+		for i, l := range tc.layouts {
+			m.Fields = append(m.Fields, FieldMeta{Name: fmt.Sprint("f", i), Layout: l})
+		}
+		path := filepath.Join(t.TempDir(), "x.reqa")
+		w, err := Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(m); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Meta().FormatVersion; got != tc.want {
+			t.Errorf("layouts %q: format %d, want %d", tc.layouts, got, tc.want)
+		}
+		r.Close()
+	}
 }

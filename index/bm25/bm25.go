@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -422,10 +423,18 @@ func Open(r *store.Reader, name string, ctxOf []uint32) (*Field, error) {
 		if len(ctxOf) != meta.Docs {
 			return nil, fmt.Errorf("field %s: %d sentences for %d documents: %w", name, len(ctxOf), meta.Docs, store.ErrCorrupt)
 		}
+		// The meta's context count sizes an array: bound it by the file
+		// (a context record takes more than a byte), so a damaged meta is
+		// an error, not a crash.
 		contexts := r.Meta().Contexts
+		if st, err := os.Stat(r.Path()); err != nil || contexts < 0 || int64(contexts) > st.Size() || contexts > math.MaxUint32 {
+			return nil, fmt.Errorf("field %s: %d contexts: %w", name, contexts, store.ErrCorrupt)
+		}
+		// Only the expanded postings are cached (ContextPostings), not
+		// the two lists they come from.
 		cp, err := NewContextPostings(
-			&storeSource{r: r, name: name, maxDoc: uint32(contexts), cache: map[string][]Posting{}},
-			&storeSource{r: r, name: sentName, maxDoc: uint32(sm.Docs), cache: map[string][]Posting{}},
+			&storeSource{r: r, name: name, maxDoc: uint32(contexts)},
+			&storeSource{r: r, name: sentName, maxDoc: uint32(sm.Docs)},
 			ctxOf, contexts)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", name, err)
@@ -626,12 +635,15 @@ type storeSource struct {
 const maxCachedPostings = 32 << 20
 
 func (s *storeSource) Postings(term string) ([]Posting, bool, error) {
-	s.mu.RLock()
-	ps, ok := s.cache[term]
-	s.mu.RUnlock()
-	if ok {
-		return ps, ps != nil, nil
+	if s.cache != nil {
+		s.mu.RLock()
+		ps, ok := s.cache[term]
+		s.mu.RUnlock()
+		if ok {
+			return ps, ps != nil, nil
+		}
 	}
+	var ps []Posting
 	raw, found, err := s.r.Postings(s.name, term)
 	if err != nil {
 		return nil, false, err
@@ -641,6 +653,9 @@ func (s *storeSource) Postings(term string) ([]Posting, bool, error) {
 		if err != nil {
 			return nil, false, fmt.Errorf("field %s postings of %q: %w", s.name, term, err)
 		}
+	}
+	if s.cache == nil { // the caller caches (ContextPostings)
+		return ps, found, nil
 	}
 	s.mu.Lock()
 	if s.cached+len(ps) > maxCachedPostings {

@@ -1,6 +1,7 @@
 package bm25
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,10 +39,13 @@ type sentenceMap struct {
 }
 
 func newSentenceMap(ctxOf []uint32, contexts int) (sentenceMap, error) {
+	if contexts < 0 || contexts > math.MaxUint32 {
+		return sentenceMap{}, fmt.Errorf("bm25: %d contexts: %w: %w", contexts, ErrCorrupt, store.ErrCorrupt)
+	}
 	m := sentenceMap{at: make([]uint32, contexts+1), ids: make([]uint32, len(ctxOf))}
 	for s, c := range ctxOf {
 		if int(c) >= contexts {
-			return m, fmt.Errorf("bm25: sentence %d in context %d of %d: %w", s, c, contexts, ErrCorrupt)
+			return m, fmt.Errorf("bm25: sentence %d in context %d of %d: %w: %w", s, c, contexts, ErrCorrupt, store.ErrCorrupt)
 		}
 		m.at[c+1]++
 	}
@@ -65,6 +69,7 @@ func (m sentenceMap) contexts() int { return len(m.at) - 1 }
 type ContextPostings struct {
 	ctx, sent Source
 	sentsOf   sentenceMap
+	ctxOf     []uint32
 	inOrder   bool // sentence ids grow with context ids: no sort needed
 	mu        sync.RWMutex
 	cache     map[string][]Posting
@@ -80,7 +85,7 @@ func NewContextPostings(ctx, sent Source, ctxOf []uint32, contexts int) (*Contex
 	if err != nil {
 		return nil, err
 	}
-	p := &ContextPostings{ctx: ctx, sent: sent, sentsOf: m, inOrder: slices.IsSorted(ctxOf), cache: map[string][]Posting{}}
+	p := &ContextPostings{ctx: ctx, sent: sent, sentsOf: m, ctxOf: ctxOf, inOrder: slices.IsSorted(ctxOf), cache: map[string][]Posting{}}
 	return p, nil
 }
 
@@ -122,7 +127,7 @@ func (p *ContextPostings) expand(term string) ([]Posting, bool, error) {
 	n := 0
 	for _, x := range cp {
 		if int(x.Doc) >= p.sentsOf.contexts() {
-			return nil, false, fmt.Errorf("bm25: postings of %q name context %d of %d: %w", term, x.Doc, p.sentsOf.contexts(), ErrCorrupt)
+			return nil, false, fmt.Errorf("bm25: postings of %q name context %d of %d: %w: %w", term, x.Doc, p.sentsOf.contexts(), ErrCorrupt, store.ErrCorrupt)
 		}
 		n += len(p.sentsOf.of(x.Doc))
 	}
@@ -133,7 +138,7 @@ func (p *ContextPostings) expand(term string) ([]Posting, bool, error) {
 		}
 	}
 	if !p.inOrder {
-		sort.Slice(fromCtx, func(i, j int) bool { return fromCtx[i].Doc < fromCtx[j].Doc })
+		slices.SortFunc(fromCtx, func(a, b Posting) int { return cmp.Compare(a.Doc, b.Doc) })
 	}
 	// Merge in the sentences' own counts (both lists are in document
 	// order; a sentence may hold a term its context does not, when the
@@ -267,15 +272,49 @@ func (f *ContextField) Stats(name, tokenizer string) (store.FieldMeta, error) {
 	if len(f.Order) > 0 {
 		sum := 0.0
 		for _, t := range f.Order {
-			ps, _, err := src.expand(t)
+			df, err := src.df(t)
 			if err != nil {
 				return store.FieldMeta{}, err
 			}
-			sum += rawIDF(n, len(ps))
+			sum += rawIDF(n, df)
 		}
 		fm.MeanIDF = sum / float64(len(f.Order))
 	}
 	return fm, nil
+}
+
+// df returns the number of sentence + context documents holding term,
+// without expanding its postings: the sentences of the contexts that hold
+// it, plus the sentences that hold it and whose context does not.
+func (p *ContextPostings) df(term string) (int, error) {
+	cp, _, err := p.ctx.Postings(term)
+	if err != nil {
+		return 0, err
+	}
+	sp, _, err := p.sent.Postings(term)
+	if err != nil {
+		return 0, err
+	}
+	return contextDF(cp, sp, p.sentsOf, func(s uint32) uint32 { return p.ctxOf[s] })
+}
+
+// contextDF counts the sentence + context documents of a term with
+// context postings cp and sentence postings sp.
+func contextDF(cp, sp []Posting, sentsOf sentenceMap, ctxOf func(uint32) uint32) (int, error) {
+	df := 0
+	for _, x := range cp {
+		if int(x.Doc) >= sentsOf.contexts() {
+			return 0, fmt.Errorf("bm25: postings name context %d of %d: %w: %w", x.Doc, sentsOf.contexts(), ErrCorrupt, store.ErrCorrupt)
+		}
+		df += len(sentsOf.of(x.Doc))
+	}
+	for _, x := range sp {
+		c := ctxOf(x.Doc)
+		if _, held := slices.BinarySearchFunc(cp, c, func(p Posting, c uint32) int { return cmp.Compare(p.Doc, c) }); !held {
+			df++
+		}
+	}
+	return df, nil
 }
 
 // Write stores the field in the context layout: the contexts' postings
@@ -336,7 +375,7 @@ func AppendContextField(ctx context.Context, w *store.Writer, old store.FieldMet
 	contexts := oldContexts + f.Contexts.Docs()
 	total := old.Docs + len(f.CtxOf)
 	if len(ctxOf) != total {
-		return old, fmt.Errorf("field %s: %d sentence contexts for %d sentences", old.Name, len(ctxOf), total)
+		return old, fmt.Errorf("field %s: %d sentence contexts for %d sentences: %w", old.Name, len(ctxOf), total, store.ErrCorrupt)
 	}
 	sentsOf, err := newSentenceMap(ctxOf, contexts)
 	if err != nil {
@@ -351,6 +390,13 @@ func AppendContextField(ctx context.Context, w *store.Writer, old store.FieldMet
 		sw, err := tx.Field(sentName)
 		if err != nil {
 			return err
+		}
+		// The statistics read the sentence field: it must hold the new
+		// sentences already.
+		if raw, err := sw.DocLens(); err != nil {
+			return err
+		} else if sl, err := DecodeDocLens(raw); err != nil || len(sl) != total {
+			return fmt.Errorf("field %s: its sentence field %s holds %d documents, want %d (append it first): %w", old.Name, sentName, len(sl), total, store.ErrCorrupt)
 		}
 		raw, err := fw.DocLens()
 		if err != nil {
@@ -402,18 +448,18 @@ func AppendContextField(ctx context.Context, w *store.Writer, old store.FieldMet
 				}
 			}
 			x := termDF{term: term, first: uint32(total)}
+			df, err := contextDF(cp, sp, sentsOf, func(s uint32) uint32 { return ctxOf[s] })
+			if err != nil {
+				return fmt.Errorf("field %s postings of %q: %w", old.Name, term, err)
+			}
+			x.df = df
 			for _, p := range cp {
 				if ss := sentsOf.of(p.Doc); len(ss) > 0 {
-					x.df += len(ss)
 					x.first = min(x.first, ss[0])
 				}
 			}
-			for _, p := range sp {
-				c := ctxOf[p.Doc]
-				if _, held := sort.Find(len(cp), func(i int) int { return int(c) - int(cp[i].Doc) }); !held {
-					x.df++
-				}
-				x.first = min(x.first, p.Doc)
+			if len(sp) > 0 {
+				x.first = min(x.first, sp[0].Doc)
 			}
 			if x.df > 0 {
 				all = append(all, x)
