@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/reqa/reqa/ingest"
@@ -49,6 +50,9 @@ func TestDamagedIndexNeverPanics(t *testing.T) {
 	trials := 300
 	if testing.Short() {
 		trials = 30
+	}
+	if n, err := strconv.Atoi(os.Getenv("REQA_FLIP_TRIALS")); err == nil && n > 0 {
+		trials = n
 	}
 	errorsSeen := 0
 	for i := 0; i < trials; i++ {
