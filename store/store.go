@@ -525,6 +525,34 @@ func (r *Reader) SizeBytes() int64 {
 	return 0
 }
 
+// Usage is how many bytes of pages one part of an index takes.
+type Usage struct {
+	// Part is "contexts", "sentences", "blobs", "meta" or "field NAME".
+	Part  string `json:"part"`
+	Bytes int64  `json:"bytes"`
+}
+
+// Usage returns the bytes of pages each part of the index takes (bbolt's
+// page counts; the rest of the file is free pages and bbolt's own), in
+// bucket order. It reads every page of the index's B+trees, not their
+// overflow pages.
+func (r *Reader) Usage() ([]Usage, error) {
+	var out []Usage
+	err := r.view(func(tx *bolt.Tx) error {
+		page := int64(tx.DB().Info().PageSize)
+		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			st := b.Stats()
+			part := string(name)
+			if f, ok := strings.CutPrefix(part, fieldPrefix); ok {
+				part = "field " + f
+			}
+			out = append(out, Usage{Part: part, Bytes: int64(st.BranchPageN+st.LeafPageN+st.LeafOverflowN+st.BranchOverflowN) * page})
+			return nil
+		})
+	})
+	return out, err
+}
+
 // Context returns the context with id.
 func (r *Reader) Context(id uint32) (Context, error) {
 	return one(r, bucketContexts, "context", id, (*Context).decode)

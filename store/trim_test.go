@@ -114,3 +114,53 @@ func TestFormatOf(t *testing.T) {
 		r.Close()
 	}
 }
+
+// TestUsage: every part of an index is listed, a large blob's pages count
+// in "blobs", and the parts fit in the file.
+func TestUsage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.reqa")
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Update(func(tx *WriteTx) error {
+		if err := tx.PutContext(Context{ID: 0, Title: "t", Text: "One. Two."}); err != nil {
+			return err
+		}
+		fw, err := tx.Field("word/ctx")
+		if err != nil {
+			return err
+		}
+		if err := fw.PutPostings("one", []byte{1, 0, 1}); err != nil {
+			return err
+		}
+		return tx.PutLargeBlob("big", bytes.Repeat([]byte{7}, 3<<20))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(Meta{Contexts: 1}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	us, err := r.Usage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	var sum int64
+	for _, u := range us {
+		got[u.Part] = u.Bytes
+		sum += u.Bytes
+	}
+	if got["blobs"] < 3<<20 || got["contexts"] == 0 || got["field word/ctx"] == 0 || got["meta"] == 0 {
+		t.Fatalf("usage %v", us)
+	}
+	if sum > r.SizeBytes() {
+		t.Fatalf("parts take %d bytes, the file is %d", sum, r.SizeBytes())
+	}
+}

@@ -545,8 +545,12 @@ func statsCommand() *cli.Command {
 			defer e.Close()
 			m := e.Meta()
 			size := e.Store().SizeBytes()
+			usage, err := e.Store().Usage()
+			if err != nil {
+				return err
+			}
 			if c.Bool("json") {
-				return writeJSON(c.App.Writer, map[string]any{"index": c.Args().First(), "size_bytes": size, "meta": m, "rankers": e.Rankers()})
+				return writeJSON(c.App.Writer, map[string]any{"index": c.Args().First(), "size_bytes": size, "storage": usage, "meta": m, "rankers": e.Rankers()})
 			}
 			w := c.App.Writer
 			fmt.Fprintf(w, "index        %s (%.1f MB)\n", c.Args().First(), float64(size)/1e6)
@@ -567,6 +571,15 @@ func statsCommand() *cli.Command {
 					layout = ", stored by " + f.Layout
 				}
 				fmt.Fprintf(w, "field        %-9s %d docs, %d terms, %d tokens, avgdl %.1f%s\n", f.Name, f.Docs, f.Terms, f.Tokens, f.AvgDL, layout)
+			}
+			var parts []string
+			for _, u := range usage {
+				if u.Bytes >= 1e5 {
+					parts = append(parts, fmt.Sprintf("%s %.1f MB", u.Part, float64(u.Bytes)/1e6))
+				}
+			}
+			if len(parts) > 0 {
+				fmt.Fprintf(w, "storage      %s\n", strings.Join(parts, ", "))
 			}
 			return nil
 		},
