@@ -546,7 +546,9 @@ func (r *Reader) Usage() ([]Usage, error) {
 			if f, ok := strings.CutPrefix(part, fieldPrefix); ok {
 				part = "field " + f
 			}
-			out = append(out, Usage{Part: part, Bytes: int64(st.BranchPageN+st.LeafPageN+st.LeafOverflowN+st.BranchOverflowN) * page})
+			// Small buckets live inside their parent's page: count the
+			// bytes they use there.
+			out = append(out, Usage{Part: part, Bytes: int64(st.BranchPageN+st.LeafPageN+st.LeafOverflowN+st.BranchOverflowN)*page + int64(st.InlineBucketInuse)})
 			return nil
 		})
 	})
