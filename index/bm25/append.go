@@ -32,34 +32,11 @@ func AppendField(ctx context.Context, w *store.Writer, old store.FieldMeta, b *B
 // mergeAll merges every term of b into the stored field name, b's
 // document i becoming base + i, over bounded transactions.
 func mergeAll(ctx context.Context, w *store.Writer, name string, base uint32, b *Builder) error {
-	sorted := append([]string(nil), b.order...)
-	sort.Strings(sorted)
-	next := 0
-	for next < len(sorted) {
-		err := w.Update(func(tx *store.WriteTx) error {
-			fw, err := tx.Field(name)
-			if err != nil {
-				return err
-			}
-			for size := 0; next < len(sorted) && size < txBatch; next++ {
-				if next%4096 == 0 {
-					if err := ctx.Err(); err != nil {
-						return err
-					}
-				}
-				n, err := mergePostings(fw, name, base, b, sorted[next])
-				if err != nil {
-					return err
-				}
-				size += n
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return b.inBatches(ctx, w, func(tx *store.WriteTx) (*store.FieldWriter, error) {
+		return tx.Field(name)
+	}, func(fw *store.FieldWriter, t string) (int, error) {
+		return mergePostings(fw, name, base, b, t)
+	}, nil, nil)
 }
 
 // AppendTo adds the builder's documents to a stored field after its old.Docs

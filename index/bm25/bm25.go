@@ -284,18 +284,45 @@ func (b *Builder) WriteField(ctx context.Context, w *store.Writer, name string, 
 
 // writeField is WriteField with the document lengths to store.
 func (b *Builder) writeField(ctx context.Context, w *store.Writer, name string, docLens []uint32, progress func(done, total int)) (digest uint32, terms int, err error) {
+	var fw *store.FieldWriter
+	err = b.inBatches(ctx, w, func(tx *store.WriteTx) (*store.FieldWriter, error) {
+		var err error
+		if fw == nil {
+			fw, err = tx.Field(name)
+		} else {
+			fw, err = tx.ResumeField(fw)
+		}
+		return fw, err
+	}, func(fw *store.FieldWriter, t string) (int, error) {
+		enc := b.lists[b.terms[t]].encoded()
+		if err := fw.PutPostings(t, enc); err != nil {
+			return 0, fmt.Errorf("write postings of %q: %w", t, err)
+		}
+		return len(t) + len(enc), nil
+	}, func(fw *store.FieldWriter) error {
+		return fw.PutDocLens(EncodeDocLens(docLens))
+	}, progress)
+	if err != nil {
+		return 0, 0, err
+	}
+	digest, terms = fw.Digest()
+	return digest, terms, nil
+}
+
+// inBatches calls put for every term of b, in byte order, over as many
+// transactions of w as it takes to keep each under about txBatch bytes
+// (put returns the bytes it wrote). bind gives each transaction its field
+// writer; last, if set, runs in the last transaction after every term.
+// progress, if set, is called after each transaction with the terms done.
+// It stops early with ctx's error when ctx is cancelled.
+func (b *Builder) inBatches(ctx context.Context, w *store.Writer, bind func(tx *store.WriteTx) (*store.FieldWriter, error),
+	put func(fw *store.FieldWriter, term string) (int, error), last func(fw *store.FieldWriter) error, progress func(done, total int)) error {
 	sorted := append([]string(nil), b.order...)
 	sort.Strings(sorted)
-	var fw *store.FieldWriter
 	next := 0
 	for {
 		err := w.Update(func(tx *store.WriteTx) error {
-			var err error
-			if fw == nil {
-				fw, err = tx.Field(name)
-			} else {
-				fw, err = tx.ResumeField(fw)
-			}
+			fw, err := bind(tx)
 			if err != nil {
 				return err
 			}
@@ -305,27 +332,25 @@ func (b *Builder) writeField(ctx context.Context, w *store.Writer, name string, 
 						return err
 					}
 				}
-				t := sorted[next]
-				enc := b.lists[b.terms[t]].encoded()
-				if err := fw.PutPostings(t, enc); err != nil {
-					return fmt.Errorf("write postings of %q: %w", t, err)
+				n, err := put(fw, sorted[next])
+				if err != nil {
+					return err
 				}
-				size += len(t) + len(enc)
+				size += n
 			}
-			if next == len(sorted) {
-				return fw.PutDocLens(EncodeDocLens(docLens))
+			if next == len(sorted) && last != nil {
+				return last(fw)
 			}
 			return nil
 		})
 		if err != nil {
-			return 0, 0, err
+			return err
 		}
 		if progress != nil {
 			progress(next, len(sorted))
 		}
 		if next == len(sorted) {
-			digest, terms = fw.Digest()
-			return digest, terms, nil
+			return nil
 		}
 	}
 }
@@ -397,7 +422,7 @@ func Open(r *store.Reader, name string, ctxOf []uint32) (*Field, error) {
 	if !ok {
 		return nil, fmt.Errorf("bm25 field %s: %w", name, store.ErrNotFound)
 	}
-	var src Source = &storeSource{r: r, name: name, maxDoc: uint32(meta.Docs), cache: map[string][]Posting{}}
+	var src Source = &storeSource{r: r, name: name, maxDoc: uint32(meta.Docs), cache: newPostingsCache()}
 	switch meta.Layout {
 	case "":
 	case ContextLayout:
@@ -626,9 +651,38 @@ type storeSource struct {
 	r      *store.Reader
 	name   string
 	maxDoc uint32
+	cache  *postingsCache // nil: not cached
+}
+
+// postingsCache keeps decoded postings by term, up to maxCachedPostings
+// postings (then it starts afresh). It is safe for concurrent use.
+type postingsCache struct {
 	mu     sync.RWMutex
-	cache  map[string][]Posting
+	m      map[string][]Posting
 	cached int
+}
+
+func newPostingsCache() *postingsCache { return &postingsCache{m: map[string][]Posting{}} }
+
+// get returns the cached postings of term, whether the term exists, and
+// whether it was cached.
+func (c *postingsCache) get(term string) (ps []Posting, found, ok bool) {
+	c.mu.RLock()
+	ps, ok = c.m[term]
+	c.mu.RUnlock()
+	return ps, ps != nil, ok
+}
+
+// put caches the postings of term (nil for a term that does not exist).
+func (c *postingsCache) put(term string, ps []Posting) {
+	c.mu.Lock()
+	if c.cached+len(ps) > maxCachedPostings {
+		c.m = map[string][]Posting{}
+		c.cached = 0
+	}
+	c.m[term] = ps
+	c.cached += len(ps) + 1
+	c.mu.Unlock()
 }
 
 // maxCachedPostings bounds the decoded-postings cache (about 256 MiB).
@@ -636,11 +690,8 @@ const maxCachedPostings = 32 << 20
 
 func (s *storeSource) Postings(term string) ([]Posting, bool, error) {
 	if s.cache != nil {
-		s.mu.RLock()
-		ps, ok := s.cache[term]
-		s.mu.RUnlock()
-		if ok {
-			return ps, ps != nil, nil
+		if ps, found, ok := s.cache.get(term); ok {
+			return ps, found, nil
 		}
 	}
 	var ps []Posting
@@ -654,16 +705,8 @@ func (s *storeSource) Postings(term string) ([]Posting, bool, error) {
 			return nil, false, fmt.Errorf("field %s postings of %q: %w", s.name, term, err)
 		}
 	}
-	if s.cache == nil { // the caller caches (ContextPostings)
-		return ps, found, nil
+	if s.cache != nil {
+		s.cache.put(term, ps)
 	}
-	s.mu.Lock()
-	if s.cached+len(ps) > maxCachedPostings {
-		s.cache = map[string][]Posting{}
-		s.cached = 0
-	}
-	s.cache[term] = ps
-	s.cached += len(ps) + 1
-	s.mu.Unlock()
 	return ps, found, nil
 }

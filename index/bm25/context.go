@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"sync"
 
 	"github.com/reqa/reqa/store"
 )
@@ -71,9 +70,7 @@ type ContextPostings struct {
 	sentsOf   sentenceMap
 	ctxOf     []uint32
 	inOrder   bool // sentence ids grow with context ids: no sort needed
-	mu        sync.RWMutex
-	cache     map[string][]Posting
-	cached    int
+	cache     *postingsCache
 }
 
 // NewContextPostings returns the sentence + context postings computed from
@@ -85,30 +82,20 @@ func NewContextPostings(ctx, sent Source, ctxOf []uint32, contexts int) (*Contex
 	if err != nil {
 		return nil, err
 	}
-	p := &ContextPostings{ctx: ctx, sent: sent, sentsOf: m, ctxOf: ctxOf, inOrder: slices.IsSorted(ctxOf), cache: map[string][]Posting{}}
+	p := &ContextPostings{ctx: ctx, sent: sent, sentsOf: m, ctxOf: ctxOf, inOrder: slices.IsSorted(ctxOf), cache: newPostingsCache()}
 	return p, nil
 }
 
 // Postings returns the postings of term over sentence + context documents.
 func (p *ContextPostings) Postings(term string) ([]Posting, bool, error) {
-	p.mu.RLock()
-	ps, ok := p.cache[term]
-	p.mu.RUnlock()
-	if ok {
-		return ps, ps != nil, nil
+	if ps, found, ok := p.cache.get(term); ok {
+		return ps, found, nil
 	}
 	ps, found, err := p.expand(term)
 	if err != nil {
 		return nil, false, err
 	}
-	p.mu.Lock()
-	if p.cached+len(ps) > maxCachedPostings {
-		p.cache = map[string][]Posting{}
-		p.cached = 0
-	}
-	p.cache[term] = ps
-	p.cached += len(ps) + 1
-	p.mu.Unlock()
+	p.cache.put(term, ps)
 	return ps, found, nil
 }
 
