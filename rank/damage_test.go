@@ -343,6 +343,17 @@ func TestDamagedParts(t *testing.T) {
 			}
 			rewrite(t, p, tc.bucket, tc.key, tc.edit)
 			failed := checkDamaged(t, tc.name, p, want, tc.mustFail, tc.wantName)
+			// Verify finds every one of these, naming the part.
+			rep, err := rank.Verify(p)
+			found := fmt.Sprint(err)
+			for _, e := range rep.Problems {
+				found += "\n" + e.Error()
+			}
+			if err == nil && rep.OK() {
+				t.Errorf("verify found nothing wrong")
+			} else if !strings.Contains(found, tc.wantName) {
+				t.Errorf("verify did not name %q:\n%s", tc.wantName, found)
+			}
 			e, err := askDamaged(p, tc.mustFail[0])
 			t.Logf("%d of %d rankers report the damage, e.g. %v (%d answers)", failed, len(want), err, len(e))
 		})

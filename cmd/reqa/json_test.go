@@ -82,7 +82,13 @@ func TestJSONEveryCommand(t *testing.T) {
 					t.Fatalf("answers %v: want 2", m["answers"])
 				}
 			}},
-		{name: "stats", args: []string{"stats", "--json", idx}, keys: []string{"index", "meta"}},
+		{name: "stats", args: []string{"stats", "--json", idx}, keys: []string{"index", "meta", "storage"}},
+		{name: "verify", args: []string{"verify", "--json", idx}, keys: []string{"index", "ok", "records", "postings_lists", "parts", "problems"},
+			check: func(t *testing.T, m map[string]any) {
+				if m["ok"] != true {
+					t.Errorf("verify of a healthy index: %v", m)
+				}
+			}},
 		{name: "eval", args: []string{"eval", "--json", "--index", idx, tinyDataset},
 			keys: []string{"results"}},
 		{name: "fuse", args: []string{"fuse", "--json", "--index", idx, tinyDataset}, dense: true, array: true},

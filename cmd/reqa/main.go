@@ -96,7 +96,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usagef("%v (see reqa --help)", err)
 		},
-		Commands: []*cli.Command{indexCommand(), askCommand(), evalCommand(), fuseCommand(), tuneCommand(), statsCommand(), convertCommand(), demoCommand(), serveCommand()},
+		Commands: []*cli.Command{indexCommand(), askCommand(), evalCommand(), fuseCommand(), tuneCommand(), statsCommand(), verifyCommand(), convertCommand(), demoCommand(), serveCommand()},
 	}
 }
 

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// TestVerifyCommand: `reqa verify` passes a healthy index (exit 0, "ok"),
+// and on an index with one damaged context record — which a question
+// answered from another context never reads — exits 1 naming the record, in text
+// and in JSON.
+func TestVerifyCommand(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "notes.txt", "The ferry leaves at nine. It returns at noon.\n\nTickets cost five euros.\n\nGulls circle the harbour wall.\n")
+	idx := filepath.Join(dir, "n.reqa")
+	if code, _, errs := reqa(t, "index", "--quiet", "--dense=false", "--out", idx, in); code != 0 {
+		t.Fatalf("index: exit %d: %s", code, errs)
+	}
+	code, out, errs := reqa(t, "verify", idx)
+	if code != 0 || !strings.Contains(out, ": ok — ") || !strings.Contains(out, "field word/ctx") {
+		t.Fatalf("healthy index: exit %d\n%s%s", code, out, errs)
+	}
+
+	db, err := bolt.Open(idx, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("contexts"))
+		k := binary.BigEndian.AppendUint32(nil, 2)
+		v := append([]byte(nil), b.Get(k)...)
+		v[1] ^= 0x20
+		return b.Put(k, v)
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Asking about tickets never reads context 2 and still answers.
+	if code, out, _ := reqa(t, "ask", "--index", idx, "-r", "bm25-word", "-k", "1", "How much do tickets cost?"); code != 0 || !strings.Contains(out, "Tickets cost") {
+		t.Fatalf("ask on the damaged index: exit %d\n%s", code, out)
+	}
+	code, _, errs = reqa(t, "verify", idx)
+	if code != 1 || !strings.Contains(errs, "context 2: checksum mismatch") || !strings.Contains(errs, "damaged") {
+		t.Fatalf("damaged index: exit %d\n%s", code, errs)
+	}
+	code, out, _ = reqa(t, "verify", "--json", idx)
+	var rep struct {
+		OK       bool     `json:"ok"`
+		Problems []string `json:"problems"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.OK || len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0], "context 2") {
+		t.Fatalf("verify --json: exit %d, %v: %s", code, err, out)
+	}
+	if code, _, _ := reqa(t, "verify"); code != 2 {
+		t.Fatalf("verify without an index: exit %d, want 2", code)
+	}
+}

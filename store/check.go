@@ -1,0 +1,152 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// CheckReport is what [Reader.Check] read.
+type CheckReport struct {
+	// Records is the number of checksummed records read: contexts,
+	// sentences, postings lists, document lengths, blob headers, chunks
+	// and plain blobs.
+	Records int `json:"records"`
+	// Bytes is the payload bytes those records hold.
+	Bytes int64 `json:"bytes"`
+	// Problems lists what is damaged, each wrapping [ErrCorrupt] and
+	// naming the part (at most MaxProblems).
+	Problems []error `json:"-"`
+}
+
+// MaxProblems bounds the problems one Check reports.
+const MaxProblems = 100
+
+// Check reads every record of the index and verifies what the store can:
+// each record's checksum, every BM25 field's term-dictionary digest, the
+// ids of contexts and sentences (0, 1, 2… as many as the meta says) and
+// every chunked blob's header and chunks. It reads the whole file, so it
+// finds damage in parts no ranker has read yet: run it on an index copied
+// to another machine before trusting it. The contents of postings, vectors
+// and graphs are the upper layers' to check (rank.Verify does both).
+func (r *Reader) Check() CheckReport {
+	var rep CheckReport
+	problem := func(err error) {
+		if len(rep.Problems) < MaxProblems {
+			rep.Problems = append(rep.Problems, err)
+		}
+	}
+	record := func(what string, v []byte) []byte {
+		p, err := unsealed(v)
+		if err != nil {
+			problem(fmt.Errorf("%s: %w", what, err))
+			return nil
+		}
+		rep.Records++
+		rep.Bytes += int64(len(p))
+		return p
+	}
+	err := r.view(func(tx *bolt.Tx) error {
+		for _, part := range []struct {
+			bucket []byte
+			what   string
+			want   int
+		}{{bucketContexts, "context", r.meta.Contexts}, {bucketSentences, "sentence", r.meta.Sentences}} {
+			b := tx.Bucket(part.bucket)
+			if b == nil {
+				problem(fmt.Errorf("%ss missing: %w", part.what, ErrCorrupt))
+				continue
+			}
+			next := uint32(0)
+			b.ForEach(func(k, v []byte) error {
+				if len(k) != 4 {
+					problem(fmt.Errorf("%s key %x: %w", part.what, k, ErrCorrupt))
+					return nil
+				}
+				id := binary.BigEndian.Uint32(k)
+				if id != next {
+					problem(fmt.Errorf("%s %d where %d was expected: %w", part.what, id, next, ErrCorrupt))
+				}
+				next = id + 1
+				record(fmt.Sprintf("%s %d", part.what, id), v)
+				return nil
+			})
+			if int(next) != part.want {
+				problem(fmt.Errorf("%d %ss stored, meta says %d: %w", next, part.what, part.want, ErrCorrupt))
+			}
+		}
+		for _, f := range r.meta.Fields {
+			fb := tx.Bucket([]byte(fieldPrefix + f.Name))
+			if fb == nil {
+				problem(fmt.Errorf("field %s missing: %w", f.Name, ErrCorrupt))
+				continue
+			}
+			if v := fb.Get(keyDocLens); v == nil {
+				problem(fmt.Errorf("field %s document lengths missing: %w", f.Name, ErrCorrupt))
+			} else {
+				record("field "+f.Name+" document lengths", v)
+			}
+			pb, err := postingsBucket(tx, f.Name, ErrCorrupt)
+			if err != nil {
+				problem(err)
+				continue
+			}
+			pb.ForEach(func(k, v []byte) error {
+				record(fmt.Sprintf("field %s postings of %q", f.Name, k), v)
+				return nil
+			})
+		}
+		if b := tx.Bucket(bucketBlobs); b == nil {
+			problem(fmt.Errorf("blobs missing: %w", ErrCorrupt))
+		} else {
+			var large []string
+			b.ForEach(func(k, v []byte) error {
+				p := record("blob "+blobPart(k), v)
+				if p != nil && !bytes.Contains(k, []byte{0}) && isBlobHeader(p) {
+					large = append(large, string(k))
+				}
+				return nil
+			})
+			for _, name := range large {
+				if _, err := largeBlob(tx, name); err != nil {
+					problem(err)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		problem(err)
+	}
+	for _, f := range r.meta.Fields {
+		if err := r.VerifyField(f.Name); err != nil && !errors.Is(err, ErrNotFound) {
+			problem(err)
+		}
+	}
+	return rep
+}
+
+// isBlobHeader reports whether p is a chunked blob's header: a JSON
+// object with exactly its two keys (plain blobs are binary or JSON of
+// other shapes).
+func isBlobHeader(p []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(p, &m) != nil || len(m) != 2 {
+		return false
+	}
+	_, size := m["size"]
+	_, chunks := m["chunks"]
+	return size && chunks
+}
+
+// blobPart names a blob record: a name, or a name and chunk number.
+func blobPart(k []byte) string {
+	if i := bytes.IndexByte(k, 0); i >= 0 && len(k) == i+5 {
+		return fmt.Sprintf("%s chunk %d", k[:i], binary.BigEndian.Uint32(k[i+1:]))
+	}
+	return string(k)
+}
