@@ -452,7 +452,7 @@ func Open(r *store.Reader, name string, ctxOf []uint32) (*Field, error) {
 		// (a context record takes more than a byte), so a damaged meta is
 		// an error, not a crash.
 		contexts := r.Meta().Contexts
-		if st, err := os.Stat(r.Path()); err != nil || contexts < 0 || int64(contexts) > st.Size() || contexts > math.MaxUint32 {
+		if st, err := os.Stat(r.Path()); err != nil || contexts < 0 || int64(contexts) > st.Size() || uint64(contexts) > math.MaxUint32 {
 			return nil, fmt.Errorf("field %s: %d contexts: %w", name, contexts, store.ErrCorrupt)
 		}
 		// Only the expanded postings are cached (ContextPostings), not

@@ -38,7 +38,7 @@ type sentenceMap struct {
 }
 
 func newSentenceMap(ctxOf []uint32, contexts int) (sentenceMap, error) {
-	if contexts < 0 || contexts > math.MaxUint32 {
+	if contexts < 0 || uint64(contexts) > math.MaxUint32 {
 		return sentenceMap{}, fmt.Errorf("bm25: %d contexts: %w: %w", contexts, ErrCorrupt, store.ErrCorrupt)
 	}
 	m := sentenceMap{at: make([]uint32, contexts+1), ids: make([]uint32, len(ctxOf))}
