@@ -1,9 +1,14 @@
 package rank
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/reqa/reqa/index/adapter"
+	"github.com/reqa/reqa/index/ann"
 	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/index/dense"
+	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/store"
 )
 
@@ -13,7 +18,7 @@ type VerifyReport struct {
 	// Postings is the number of postings lists decoded.
 	Postings int `json:"postings_lists"`
 	// Parts lists what was checked beyond the records: BM25 fields,
-	// embeddings, graph, model, adapter, fusion parameters.
+	// model, vectors, graph, question adapter, fusion parameters.
 	Parts []string `json:"parts"`
 }
 
@@ -24,55 +29,66 @@ func (r VerifyReport) OK() bool { return len(r.Problems) == 0 }
 // every field digest (store.Reader.Check), then what those records hold —
 // every postings list decodes within its field's documents, every BM25
 // field opens (document lengths, layout), and with embeddings the model
-// matches its hash and loads, the vectors cover every sentence and
-// context, the ANN graph loads over them, and the question adapter and
-// fusion parameters load. Problems are reported in the report, each
-// naming its part; the error is for an index that cannot be opened at all.
+// and vocabulary match their hash, the vectors cover every sentence and
+// context, the ANN graph loads over them and the question adapter loads;
+// the fusion parameters load, and no blob has a name reqa does not write
+// (a damaged name would hide an adapter or fusion parameters). Nothing
+// needs ONNX Runtime. Each problem names its part and wraps
+// store.ErrCorrupt; the error is for a file that cannot be opened as an
+// index at all.
 func Verify(path string) (VerifyReport, error) {
-	e, err := Open(path)
+	r, err := store.Open(path)
 	if err != nil {
 		return VerifyReport{}, err
 	}
-	defer e.Close()
-	rep := VerifyReport{CheckReport: e.r.Check()}
-	problem := func(err error) {
-		if len(rep.Problems) < store.MaxProblems {
-			rep.Problems = append(rep.Problems, err)
-		}
+	rep := VerifyReport{CheckReport: r.Check()}
+	r.Close()
+	seen := map[string]bool{}
+	for _, p := range rep.Problems {
+		seen[p.Error()] = true
 	}
+	problem := func(err error) {
+		// The same damage met again through another path is reported once.
+		if err == nil || seen[err.Error()] || len(rep.Problems) >= store.MaxProblems {
+			return
+		}
+		seen[err.Error()] = true
+		if !errors.Is(err, store.ErrCorrupt) {
+			err = fmt.Errorf("%w: %w", err, store.ErrCorrupt)
+		}
+		rep.Problems = append(rep.Problems, err)
+	}
+	e, err := Open(path)
+	if err != nil {
+		problem(err) // e.g. a sentence record that does not decode
+		return rep, nil
+	}
+	defer e.Close()
 	m := e.Meta()
 	for _, f := range m.Fields {
 		maxDoc := uint32(f.Docs)
 		if f.Layout == bm25.ContextLayout {
 			maxDoc = uint32(m.Contexts)
 		}
-		err := e.r.ForEachPostings(f.Name, func(term string, enc []byte) error {
+		err := e.r.ScanPostings(f.Name, func(term string, enc []byte) error {
 			if _, err := bm25.DecodePostings(enc, maxDoc); err != nil {
 				problem(fmt.Errorf("field %s postings of %q: %w: %w", f.Name, term, store.ErrCorrupt, err))
 			}
 			rep.Postings++
 			return nil
 		})
-		if err != nil {
-			problem(err)
-		}
+		problem(err)
 		if _, err := e.Ranker("bm25-"+f.Tokenizer, f.WithContext); err != nil {
 			problem(err)
 		}
 		rep.Parts = append(rep.Parts, "field "+f.Name)
 	}
+	known := map[string]bool{BlobFusion: true, BlobAdapter: true}
 	if d := m.Dense; d != nil {
-		if _, err := e.DenseRanker(true, DenseOptions{ANN: d.Graph}); err != nil {
-			problem(err)
-		} else {
-			rep.Parts = append(rep.Parts, "model", "vectors")
-			if d.Graph {
-				rep.Parts = append(rep.Parts, "ANN graph")
-			}
-			if e.r.HasBlob(BlobAdapter) {
-				rep.Parts = append(rep.Parts, "question adapter")
-			}
+		for _, b := range []string{blobDenseModel, blobDenseVocab, blobDenseSent, blobDenseCtx, blobDenseGraph} {
+			known[b] = true
 		}
+		rep.Parts = append(rep.Parts, verifyDense(e, d, problem)...)
 	}
 	if e.r.HasBlob(BlobFusion) {
 		if _, err := e.StoredFusions(); err != nil {
@@ -81,5 +97,86 @@ func Verify(path string) (VerifyReport, error) {
 			rep.Parts = append(rep.Parts, "fusion parameters")
 		}
 	}
+	names, err := e.r.BlobNames()
+	problem(err)
+	for _, n := range names {
+		if !known[n] {
+			problem(fmt.Errorf("blob %q: not a blob reqa writes (a damaged name?): %w", n, store.ErrCorrupt))
+		}
+	}
 	return rep, nil
+}
+
+// verifyDense checks the embeddings without loading the encoder: model and
+// vocabulary against the meta's hash, the vectors' shapes and counts, the
+// graph over the answer vectors it was built for, and the adapter. It
+// returns the parts that passed.
+func verifyDense(e *Engine, d *store.DenseMeta, problem func(error)) []string {
+	var parts []string
+	onnx, err1 := e.r.LargeBlob(blobDenseModel)
+	vocab, err2 := e.r.LargeBlob(blobDenseVocab)
+	problem(err1)
+	problem(err2)
+	if err1 == nil && err2 == nil {
+		if h := encoder.Hash(onnx, vocab); h != d.Hash {
+			problem(fmt.Errorf("model and vocabulary hash to %.12s, meta says %.12s: %w", h, d.Hash, store.ErrCorrupt))
+		} else {
+			parts = append(parts, "model")
+		}
+	}
+	var vecs [2]dense.Vectors
+	okVecs := true
+	for i, b := range []struct {
+		name string
+		n    int
+	}{{blobDenseSent, len(e.sentences)}, {blobDenseCtx, e.r.Meta().Contexts}} {
+		raw, err := e.r.LargeBlob(b.name)
+		if err != nil {
+			problem(err)
+			okVecs = false
+			continue
+		}
+		v, err := dense.Decode(raw)
+		switch {
+		case err != nil:
+			problem(fmt.Errorf("blob %s: %w: %w", b.name, store.ErrCorrupt, err))
+			okVecs = false
+		case v.Dim != d.Dim || v.Len() != b.n:
+			problem(fmt.Errorf("blob %s: %d vectors of %d, want %d of %d: %w", b.name, v.Len(), v.Dim, b.n, d.Dim, store.ErrCorrupt))
+			okVecs = false
+		}
+		vecs[i] = v
+	}
+	if !okVecs {
+		return parts
+	}
+	parts = append(parts, "vectors")
+	if d.Graph {
+		ctxOf := make([]uint32, len(e.sentences))
+		for i, s := range e.sentences {
+			ctxOf[i] = s.ContextID
+		}
+		answers, err := dense.Combine(vecs[0], vecs[1], ctxOf, d.GraphLambda)
+		if err != nil {
+			problem(fmt.Errorf("vectors: %w: %w", store.ErrCorrupt, err))
+		} else if raw, err := e.r.LargeBlob(blobDenseGraph); err != nil {
+			problem(err)
+		} else if _, err := ann.Load(raw, answers.Data, answers.Dim); err != nil {
+			problem(fmt.Errorf("ANN graph: %w: %w", store.ErrCorrupt, err))
+		} else {
+			parts = append(parts, "ANN graph")
+		}
+	}
+	if e.r.HasBlob(BlobAdapter) {
+		raw, err := e.r.Blob(BlobAdapter)
+		if err == nil {
+			_, err = adapter.Load(raw, d.Hash, d.Dim)
+		}
+		if err != nil {
+			problem(fmt.Errorf("question adapter: %w", err))
+		} else {
+			parts = append(parts, "question adapter")
+		}
+	}
+	return parts
 }

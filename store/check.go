@@ -112,7 +112,7 @@ func (r *Reader) Check() CheckReport {
 				return nil
 			})
 			for _, name := range large {
-				if _, err := largeBlob(tx, name); err != nil {
+				if err := checkChunks(b, name); err != nil {
 					problem(err)
 				}
 			}
@@ -128,6 +128,66 @@ func (r *Reader) Check() CheckReport {
 		}
 	}
 	return rep
+}
+
+// checkChunks checks that the chunked blob name has every chunk its header
+// promises and that they add up to its size (their checksums were read
+// with every other record).
+func checkChunks(b *bolt.Bucket, name string) error {
+	p, err := unseal(b.Get([]byte(name)), "blob "+name)
+	if err != nil {
+		return nil // reported with the records
+	}
+	var h blobHeader
+	if err := json.Unmarshal(p, &h); err != nil || h.Size < 0 || h.Chunks < 0 || int64(h.Chunks) != (h.Size+chunkSize-1)/chunkSize {
+		return fmt.Errorf("blob %s: bad header: %w", name, ErrCorrupt)
+	}
+	var size int64
+	for i := 0; i < h.Chunks; i++ {
+		v := b.Get(chunkKey(name, i))
+		if v == nil {
+			return fmt.Errorf("blob %s chunk %d: missing: %w", name, i, ErrCorrupt)
+		}
+		size += int64(max(len(v)-4, 0))
+	}
+	if size != h.Size {
+		return fmt.Errorf("blob %s: %d bytes, header says %d: %w", name, size, h.Size, ErrCorrupt)
+	}
+	return nil
+}
+
+// BlobNames returns the names of the blobs stored (chunked or not), in
+// byte order.
+func (r *Reader) BlobNames() ([]string, error) {
+	var out []string
+	err := r.view(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketBlobs).ForEach(func(k, _ []byte) error {
+			if !bytes.Contains(k, []byte{0}) {
+				out = append(out, string(k))
+			}
+			return nil
+		})
+	})
+	return out, err
+}
+
+// ScanPostings calls fn for every term of field name whose record is
+// intact, in byte order, skipping damaged ones (which Check reports). The
+// slice passed to fn is only valid during the call.
+func (r *Reader) ScanPostings(name string, fn func(term string, encoded []byte) error) error {
+	return r.view(func(tx *bolt.Tx) error {
+		pb, err := postingsBucket(tx, name, ErrNotFound)
+		if err != nil {
+			return err
+		}
+		return pb.ForEach(func(k, v []byte) error {
+			p, err := unsealed(v)
+			if err != nil {
+				return nil
+			}
+			return fn(string(k), p)
+		})
+	})
 }
 
 // isBlobHeader reports whether p is a chunked blob's header: a JSON

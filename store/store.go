@@ -546,9 +546,14 @@ func (r *Reader) Usage() ([]Usage, error) {
 			if f, ok := strings.CutPrefix(part, fieldPrefix); ok {
 				part = "field " + f
 			}
-			// Small buckets live inside their parent's page: count the
-			// bytes they use there.
-			out = append(out, Usage{Part: part, Bytes: int64(st.BranchPageN+st.LeafPageN+st.LeafOverflowN+st.BranchOverflowN)*page + int64(st.InlineBucketInuse)})
+			n := int64(st.BranchPageN+st.LeafPageN+st.LeafOverflowN+st.BranchOverflowN) * page
+			if st.BranchPageN+st.LeafPageN == 0 {
+				// A small bucket lives inside its parent's page: count
+				// the bytes it uses there (a sub-bucket inside this
+				// bucket's own pages is counted with them).
+				n = int64(st.InlineBucketInuse)
+			}
+			out = append(out, Usage{Part: part, Bytes: n})
 			return nil
 		})
 	})

@@ -434,7 +434,7 @@ func evalCommand() *cli.Command {
 		Usage:     "evaluate rankers on ReQA datasets (P@1, MRR, P@5, R@10), side by side when there are several",
 		ArgsUsage: "DATASET_DIR...",
 		Flags: append([]cli.Flag{
-			&cli.StringSliceFlag{Name: "index", Aliases: []string{"i"}, Usage: "index built from DATASET_DIR (default: build a temporary one); with several datasets, one --index per dataset in the same order"},
+			&cli.GenericFlag{Name: "index", Aliases: []string{"i"}, Value: &pathList{}, Usage: "index built from DATASET_DIR (default: build a temporary one); with several datasets, one --index per dataset in the same order"},
 			&cli.StringSliceFlag{Name: "ranker", Aliases: []string{"r"}, Usage: "ranker to evaluate, repeatable (default: every ranker the index supports)"},
 			&cli.BoolFlag{Name: "no-context", Usage: "sentence-only ablation: documents are the sentence alone"},
 			&cli.StringFlag{Name: "split", Value: "all", Usage: "questions to evaluate: all, tune or test (split.json)"},
@@ -547,7 +547,9 @@ func statsCommand() *cli.Command {
 			size := e.Store().SizeBytes()
 			usage, err := e.Store().Usage()
 			if err != nil {
-				return err
+				// Damaged pages: say so and show the rest (reqa verify tells more).
+				fmt.Fprintf(c.App.ErrWriter, "reqa: stats: storage not shown: %v (run reqa verify)\n", err)
+				usage = nil
 			}
 			if c.Bool("json") {
 				return writeJSON(c.App.Writer, map[string]any{"index": c.Args().First(), "size_bytes": size, "storage": usage, "meta": m, "rankers": e.Rankers()})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -26,13 +27,25 @@ func evalAction(c *cli.Context) error {
 		return usagef("eval: --split %q: want all, tune or test", split)
 	}
 	dirs := c.Args().Slice()
-	indexes := c.StringSlice("index")
+	var indexes []string
+	if p, ok := c.Generic("index").(*pathList); ok {
+		indexes = *p
+	}
 	if len(indexes) > 0 && len(indexes) != len(dirs) {
 		return usagef("eval: %d --index for %d datasets: give one per DATASET_DIR, in the same order, or none", len(indexes), len(dirs))
 	}
+	// Every dataset is looked at before any is evaluated: a typo in the
+	// last one should not cost the others' work.
+	for _, dir := range dirs {
+		if st, err := os.Stat(dir); err != nil {
+			return fmt.Errorf("eval: %w", err)
+		} else if !st.IsDir() || !ingest.IsDataset(dir) {
+			return fmt.Errorf("eval: %s is not a ReQA dataset directory (contexts, candidates, questions .jsonl[.gz])", dir)
+		}
+	}
 	start := time.Now()
 	var reps []evalReport
-	used := map[string]int{}
+	taken := map[string]bool{}
 	for i, dir := range dirs {
 		idx := ""
 		if len(indexes) > 0 {
@@ -41,10 +54,15 @@ func evalAction(c *cli.Context) error {
 		reportDir := c.String("report")
 		if reportDir != "" && len(dirs) > 1 {
 			// One report per dataset, in a directory named after it.
-			name := filepath.Base(filepath.Clean(dir))
-			if used[name]++; used[name] > 1 {
-				name = fmt.Sprintf("%s-%d", name, used[name])
+			base := "dataset"
+			if abs, err := filepath.Abs(dir); err == nil && filepath.Base(abs) != string(filepath.Separator) {
+				base = filepath.Base(abs)
 			}
+			name := base
+			for n := 2; taken[name]; n++ {
+				name = fmt.Sprintf("%s-%d", base, n)
+			}
+			taken[name] = true
 			reportDir = filepath.Join(reportDir, name)
 		}
 		rep, err := evalDataset(c, dir, idx, reportDir)
@@ -75,6 +93,33 @@ func evalAction(c *cli.Context) error {
 		return printSideBySide(c.App.Writer, reps)
 	}
 	return nil
+}
+
+// pathList is a repeatable flag of paths, which, unlike a string slice
+// flag, does not split its values at commas.
+type pathList []string
+
+// pathListMark starts pathList's String: urfave/cli copies a flag's value
+// to its aliases by Set(String()), which must replace the list, not add
+// to it.
+const pathListMark = "\x00paths:"
+
+// Set implements flag.Value.
+func (p *pathList) Set(v string) error {
+	if rest, ok := strings.CutPrefix(v, pathListMark); ok {
+		return json.Unmarshal([]byte(rest), p)
+	}
+	*p = append(*p, v)
+	return nil
+}
+
+// String implements flag.Value.
+func (p *pathList) String() string {
+	if p == nil || len(*p) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal([]string(*p))
+	return pathListMark + string(b)
 }
 
 // multiEvalReport is `reqa eval --json`'s output for several datasets.

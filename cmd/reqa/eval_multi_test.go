@@ -99,3 +99,47 @@ func TestEvalSideBySide(t *testing.T) {
 		t.Fatalf("one --index for two datasets: exit %d: %s", code, errs)
 	}
 }
+
+// TestEvalIndexPathsAndReports: --index (or -i) takes paths with commas
+// whole, one per dataset; report directories of datasets with one base
+// name never overwrite each other, even when a suffixed name is taken by
+// a dataset of its own.
+func TestEvalIndexPathsAndReports(t *testing.T) {
+	dir := t.TempDir()
+	comma := filepath.Join(dir, "a,b")
+	if err := os.Mkdir(comma, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ds := writeDataset(t, comma, "ferries")
+	idx := filepath.Join(comma, "f,1.reqa")
+	if code, _, errs := reqa(t, "index", "--quiet", "--dense=false", "--out", idx, ds); code != 0 {
+		t.Fatalf("index: exit %d: %s", code, errs)
+	}
+	for _, flag := range []string{"--index", "-i"} {
+		if code, _, errs := reqa(t, "eval", "--quiet", "-r", "bm25-word", flag, idx, ds); code != 0 {
+			t.Fatalf("eval %s with a comma in the path: exit %d: %s", flag, code, errs)
+		}
+	}
+	x, y := filepath.Join(dir, "x"), filepath.Join(dir, "y")
+	for _, d := range []string{x, y} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dsX, dsY, ds2 := writeDataset(t, x, "ds"), writeDataset(t, y, "ds"), writeDataset(t, dir, "ds-2")
+	out := filepath.Join(dir, "reports")
+	if code, _, errs := reqa(t, "eval", "--quiet", "-r", "bm25-word", "--report", out, dsX, dsY, ds2); code != 0 {
+		t.Fatalf("eval with reports: exit %d: %s", code, errs)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "ds ds-2 ds-2-2" {
+		t.Fatalf("report directories %q, want ds ds-2 ds-2-2", names)
+	}
+}

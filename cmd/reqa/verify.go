@@ -55,10 +55,14 @@ func verifyCommand() *cli.Command {
 					fmt.Fprintf(c.App.ErrWriter, "reqa: verify: %s\n", p)
 				}
 				if len(problems) == store.MaxProblems {
-					fmt.Fprintf(c.App.ErrWriter, "reqa: verify: (stopped at %d problems)\n", store.MaxProblems)
+					fmt.Fprintf(c.App.ErrWriter, "reqa: verify: (at most %d problems are listed)\n", store.MaxProblems)
 				}
 			}
-			return fmt.Errorf("verify %s: %d problems: %w", path, len(problems), errDamaged)
+			noun := "problems"
+			if len(problems) == 1 {
+				noun = "problem"
+			}
+			return fmt.Errorf("verify %s: %d %s: %w", path, len(problems), noun, errDamaged)
 		},
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/binary"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,5 +60,60 @@ func TestVerifyCommand(t *testing.T) {
 	}
 	if code, _, _ := reqa(t, "verify"); code != 2 {
 		t.Fatalf("verify without an index: exit %d, want 2", code)
+	}
+}
+
+// TestVerifyMore: verify needs no ONNX Runtime (a dense index checks out
+// with REQA_ORT_LIB pointing nowhere), reports a damaged sentence record
+// (which stops rank.Open) in its report, and reports a blob whose name was
+// damaged (which would silently hide, e.g., fusion parameters).
+func TestVerifyMore(t *testing.T) {
+	idx, dense := serveIndex(t, true)
+	if dense {
+		t.Setenv("REQA_ORT_LIB", filepath.Join(t.TempDir(), "nowhere", "libonnxruntime.so.1"))
+		code, out, errs := reqa(t, "verify", idx)
+		if code != 0 || !strings.Contains(out, "model, vectors, ANN graph") {
+			t.Fatalf("dense index without ONNX Runtime: exit %d\n%s%s", code, out, errs)
+		}
+		os.Unsetenv("REQA_ORT_LIB")
+	} else {
+		t.Log("no embeddings in this build: the ONNX-free dense check was not exercised")
+	}
+	damage := func(bucket string, edit func(b *bolt.Bucket) error) string {
+		t.Helper()
+		p := filepath.Join(t.TempDir(), "d.reqa")
+		data, err := os.ReadFile(idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		db, err := bolt.Open(p, 0o644, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := db.Update(func(tx *bolt.Tx) error { return edit(tx.Bucket([]byte(bucket))) }); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sentence := damage("sentences", func(b *bolt.Bucket) error {
+		k := binary.BigEndian.AppendUint32(nil, 0)
+		v := append([]byte(nil), b.Get(k)...)
+		v[0] ^= 1
+		return b.Put(k, v)
+	})
+	code, out, _ := reqa(t, "verify", "--json", sentence)
+	if code != 1 || !strings.Contains(out, "sentence 0: checksum mismatch") {
+		t.Fatalf("damaged sentence: exit %d\n%s", code, out)
+	}
+	renamed := damage("blobs", func(b *bolt.Bucket) error {
+		return b.Put([]byte("fusion/pbrams"), append([]byte("[]"), 0x1c, 0x3c, 0x8e, 0x07)) // any record
+	})
+	code, _, errs := reqa(t, "verify", renamed)
+	if code != 1 || !strings.Contains(errs, `blob "fusion/pbrams": not a blob reqa writes`) {
+		t.Fatalf("unknown blob name: exit %d\n%s", code, errs)
 	}
 }
