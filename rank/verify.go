@@ -27,7 +27,8 @@ func (r VerifyReport) OK() bool { return len(r.Problems) == 0 }
 
 // Verify checks the whole index at path: every record's checksum and
 // every field digest (store.Reader.Check), then what those records hold —
-// every postings list decodes within its field's documents, every BM25
+// every sentence lies inside its context, every postings list decodes
+// within its field's documents, every BM25
 // field opens (document lengths, layout), and with embeddings the model
 // and vocabulary match their hash, the vectors cover every sentence and
 // context, the ANN graph loads over them and the question adapter loads;
@@ -65,6 +66,24 @@ func Verify(path string) (VerifyReport, error) {
 	}
 	defer e.Close()
 	m := e.Meta()
+	// Every sentence lies inside its context (records with valid checksums
+	// can still disagree, e.g. resealed by hand).
+	if ctxs, err := e.r.Contexts(); err != nil {
+		problem(err)
+	} else {
+		bad := 0
+		for _, s := range e.sentences {
+			if int(s.ContextID) >= len(ctxs) || s.Start < 0 || s.Start > s.End || s.End > len(ctxs[s.ContextID].Text) {
+				if bad++; bad <= 10 {
+					problem(fmt.Errorf("sentence %d: offsets [%d,%d) outside context %d: %w", s.ID, s.Start, s.End, s.ContextID, store.ErrCorrupt))
+				}
+			}
+		}
+		if bad > 10 {
+			problem(fmt.Errorf("%d sentences in all lie outside their contexts: %w", bad, store.ErrCorrupt))
+		}
+		rep.Parts = append(rep.Parts, "sentence offsets")
+	}
 	for _, f := range m.Fields {
 		maxDoc := uint32(f.Docs)
 		if f.Layout == bm25.ContextLayout {
