@@ -113,23 +113,20 @@ func embed(ctx context.Context, c *Corpus, opt Options) (sent, ctxv dense.Vector
 	for i, s := range c.Sentences {
 		texts[i] = s.Text(c.Contexts[s.ContextID])
 	}
-	rows, err := e.Encode(ctx, texts, opt.stageProgress("embed sentences"))
+	dim := e.Spec().Dim
+	flat, err := e.EncodeFlat(ctx, texts, opt.stageProgress("embed sentences"))
 	if err != nil {
 		return sent, ctxv, fmt.Errorf("embed sentences: %w", err)
 	}
-	if sent, err = dense.FromRows(rows, e.Spec().Dim); err != nil {
-		return sent, ctxv, err
-	}
+	sent = dense.Vectors{Dim: dim, Data: flat}
 	texts = texts[:0]
 	for _, x := range c.Contexts {
 		texts = append(texts, x.Text)
 	}
-	rows, err = e.Encode(ctx, texts, opt.stageProgress("embed contexts"))
-	if err != nil {
+	if flat, err = e.EncodeFlat(ctx, texts, opt.stageProgress("embed contexts")); err != nil {
 		return sent, ctxv, fmt.Errorf("embed contexts: %w", err)
 	}
-	ctxv, err = dense.FromRows(rows, e.Spec().Dim)
-	return sent, ctxv, err
+	return sent, dense.Vectors{Dim: dim, Data: flat}, nil
 }
 
 // writeRecords stores c's contexts and sentences, numbered from baseCtx

@@ -205,6 +205,32 @@ func (e *Encoder) Tokens(text string) []int32 { return e.be.tokens(text) }
 // are tokenized, sorted by length and run in batches so padding stays small.
 // progress, if set, is called after each batch with the texts done.
 func (e *Encoder) Encode(ctx context.Context, texts []string, progress func(done, total int)) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	err := e.encode(ctx, texts, progress, func(i int, v []float32) { out[i] = v })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EncodeFlat is Encode into one array: row i, the unit vector of texts[i],
+// is out[i*Dim:(i+1)*Dim]. Only one batch's rows are held besides it, where
+// Encode holds every row as its own slice and a caller wanting one array
+// copies them all again (for an index build, 2 KB per text less at the
+// peak).
+func (e *Encoder) EncodeFlat(ctx context.Context, texts []string, progress func(done, total int)) ([]float32, error) {
+	dim := e.spec.Dim
+	out := make([]float32, len(texts)*dim)
+	err := e.encode(ctx, texts, progress, func(i int, v []float32) { copy(out[i*dim:(i+1)*dim], v) })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// encode embeds texts in length-sorted batches on e.workers goroutines and
+// hands each text's vector to put (concurrently, for distinct i).
+func (e *Encoder) encode(ctx context.Context, texts []string, progress func(done, total int), put func(i int, v []float32)) error {
 	ids := make([][]int32, len(texts))
 	for i, t := range texts {
 		ids[i] = e.be.tokens(t)
@@ -214,7 +240,6 @@ func (e *Encoder) Encode(ctx context.Context, texts []string, progress func(done
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return len(ids[order[a]]) < len(ids[order[b]]) })
-	out := make([][]float32, len(texts))
 	chunk := e.batch
 	nChunks := (len(order) + chunk - 1) / chunk
 	var next, done atomic.Int64
@@ -245,7 +270,7 @@ func (e *Encoder) Encode(ctx context.Context, texts []string, progress func(done
 						errs[w] = fmt.Errorf("encode: model returned %d dimensions, spec says %d", len(vecs[i]), e.spec.Dim)
 						return
 					}
-					out[o] = vecs[i]
+					put(o, vecs[i])
 				}
 				d := done.Add(int64(hi - lo))
 				if progress != nil {
@@ -258,10 +283,7 @@ func (e *Encoder) Encode(ctx context.Context, texts []string, progress func(done
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return ctx.Err()
 }

@@ -106,3 +106,35 @@ func TestHashMismatchRefused(t *testing.T) {
 		t.Fatal("mismatched hash accepted")
 	}
 }
+
+// TestEncodeFlat: EncodeFlat gives Encode's rows, bit for bit, in one
+// array, and stops with the context's error when cancelled.
+func TestEncodeFlat(t *testing.T) {
+	e := defaultEncoder(t)
+	defer e.Close()
+	texts := []string{"The ferry leaves at nine.", "It returns at noon.", "", "Tickets cost five euros, children travel free on weekdays.", "Gulls."}
+	rows, err := e.Encode(context.Background(), texts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat, err := e.EncodeFlat(context.Background(), texts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dim := e.Spec().Dim
+	if len(flat) != len(texts)*dim {
+		t.Fatalf("%d floats for %d texts of %d", len(flat), len(texts), dim)
+	}
+	for i, r := range rows {
+		for j, x := range r {
+			if math.Float32bits(flat[i*dim+j]) != math.Float32bits(x) {
+				t.Fatalf("text %d, dimension %d: %v, Encode %v", i, j, flat[i*dim+j], x)
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.EncodeFlat(ctx, texts, nil); err == nil {
+		t.Fatal("cancelled EncodeFlat succeeded")
+	}
+}
