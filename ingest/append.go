@@ -198,7 +198,9 @@ func storedEncoder(w *store.Writer, d *store.DenseMeta, threads int) (*encoder.E
 // the node id, so the graph is the one a full build makes).
 func appendDense(ctx context.Context, w *store.Writer, c *Corpus, old store.Meta, sentVec, ctxVec dense.Vectors, opt Options) error {
 	d := old.Dense
-	return w.Update(func(tx *store.WriteTx) error {
+	var graph []byte
+	var allSent, allCtx dense.Vectors
+	err := w.Update(func(tx *store.WriteTx) error {
 		load := func(name string, n int) (dense.Vectors, error) {
 			raw, err := tx.LargeBlob(name)
 			if err != nil {
@@ -221,30 +223,28 @@ func appendDense(ctx context.Context, w *store.Writer, c *Corpus, old store.Meta
 		if err != nil {
 			return err
 		}
-		var graph []byte
 		if d.Graph {
 			if graph, err = extendGraph(ctx, tx, c, old, oldSent, oldCtx, sentVec, ctxVec, opt); err != nil {
 				return err
 			}
 		}
-		allSent := dense.Vectors{Dim: d.Dim, Data: append(oldSent.Data, sentVec.Data...)}
-		allCtx := dense.Vectors{Dim: d.Dim, Data: append(oldCtx.Data, ctxVec.Data...)}
-		for _, b := range []struct {
-			name string
-			v    []byte
-		}{{BlobDenseSent, allSent.Encode()}, {BlobDenseCtx, allCtx.Encode()}, {BlobDenseGraph, graph}} {
-			if b.v == nil {
+		allSent = dense.Vectors{Dim: d.Dim, Data: append(oldSent.Data, sentVec.Data...)}
+		allCtx = dense.Vectors{Dim: d.Dim, Data: append(oldCtx.Data, ctxVec.Data...)}
+		// The old blobs go; writeDense stores the extended ones.
+		for _, name := range []string{BlobDenseSent, BlobDenseCtx, BlobDenseGraph} {
+			if name == BlobDenseGraph && graph == nil {
 				continue
 			}
-			if err := tx.DeleteLargeBlob(b.name); err != nil {
-				return err
-			}
-			if err := tx.PutLargeBlob(b.name, b.v); err != nil {
+			if err := tx.DeleteLargeBlob(name); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return writeDense(w, graph, nil, nil, allSent, allCtx)
 }
 
 // extendGraph loads the stored graph over the old answer vectors and adds

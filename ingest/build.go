@@ -129,6 +129,39 @@ func embed(ctx context.Context, c *Corpus, opt Options) (sent, ctxv dense.Vector
 	return sent, dense.Vectors{Dim: dim, Data: flat}, nil
 }
 
+// writeDense stores the dense part of an index: the graph (when not nil),
+// the model and vocabulary (when not nil) and the vectors, which are
+// written chunk by chunk from their arrays (store.Writer.PutLargeBlobFrom)
+// rather than encoded whole first.
+func writeDense(w *store.Writer, graph, model, vocab []byte, sent, ctxv dense.Vectors) error {
+	err := w.Update(func(tx *store.WriteTx) error {
+		for _, b := range []struct {
+			name string
+			v    []byte
+		}{{BlobDenseGraph, graph}, {BlobDenseModel, model}, {BlobDenseVocab, vocab}} {
+			if b.v == nil {
+				continue
+			}
+			if err := tx.PutLargeBlob(b.name, b.v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, b := range []struct {
+		name string
+		v    dense.Vectors
+	}{{BlobDenseSent, sent}, {BlobDenseCtx, ctxv}} {
+		if err := w.PutLargeBlobFrom(b.name, b.v.EncodedLen(), b.v.EncodeAt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // writeRecords stores c's contexts and sentences, numbered from baseCtx
 // and baseSent (non-zero when appending), in transactions of a bounded
 // size.
@@ -370,26 +403,7 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 			}
 			meta.Dense.Graph, meta.Dense.GraphLambda = true, opt.Lambda
 		}
-		err := w.Update(func(tx *store.WriteTx) error {
-			if graph != nil {
-				if err := tx.PutLargeBlob(BlobDenseGraph, graph); err != nil {
-					return err
-				}
-			}
-			for _, b := range []struct {
-				name string
-				v    []byte
-			}{
-				{BlobDenseModel, opt.EncoderModel}, {BlobDenseVocab, opt.EncoderVocab},
-				{BlobDenseSent, sentVec.Encode()}, {BlobDenseCtx, ctxVec.Encode()},
-			} {
-				if err := tx.PutLargeBlob(b.name, b.v); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		if err := writeDense(w, graph, opt.EncoderModel, opt.EncoderVocab, sentVec, ctxVec); err != nil {
 			return store.Meta{}, fmt.Errorf("build: write embeddings: %w", err)
 		}
 	}

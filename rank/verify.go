@@ -38,12 +38,16 @@ func (r VerifyReport) OK() bool { return len(r.Problems) == 0 }
 // store.ErrCorrupt; the error is for a file that cannot be opened as an
 // index at all.
 func Verify(path string) (VerifyReport, error) {
-	r, err := store.Open(path)
+	cr, err := store.CheckFile(path)
 	if err != nil {
 		return VerifyReport{}, err
 	}
-	rep := VerifyReport{CheckReport: r.Check()}
-	r.Close()
+	rep := VerifyReport{CheckReport: cr}
+	if !rep.OK() && cr.Records == 0 {
+		// The pages themselves are damaged: nothing more can be read
+		// safely.
+		return rep, nil
+	}
 	seen := map[string]bool{}
 	for _, p := range rep.Problems {
 		seen[p.Error()] = true

@@ -39,6 +39,39 @@ func (t *WriteTx) PutLargeBlob(name string, v []byte) error {
 	return nil
 }
 
+// PutLargeBlobFrom stores a chunked blob of size bytes under name, as
+// PutLargeBlob does, asking fill for the bytes of one chunk at a time
+// (offset off, len(chunk) bytes) and writing each chunk in its own
+// transaction: neither the whole value nor every chunk's sealed copy is
+// ever held at once. Nothing is visible until the writer commits. A blob
+// already stored under name must be deleted first.
+func (w *Writer) PutLargeBlobFrom(name string, size int64, fill func(off int64, chunk []byte)) error {
+	if size < 0 {
+		return fmt.Errorf("blob %s: size %d", name, size)
+	}
+	n := int((size + chunkSize - 1) / chunkSize)
+	h, _ := json.Marshal(blobHeader{Size: size, Chunks: n})
+	err := w.Update(func(tx *WriteTx) error {
+		return tx.tx.Bucket(bucketBlobs).Put([]byte(name), seal(h))
+	})
+	if err != nil {
+		return fmt.Errorf("blob %s: %w", name, err)
+	}
+	buf := make([]byte, min(size, chunkSize))
+	for i := 0; i < n; i++ {
+		off := int64(i) * chunkSize
+		chunk := buf[:min(size-off, chunkSize)]
+		fill(off, chunk)
+		err := w.Update(func(tx *WriteTx) error {
+			return tx.tx.Bucket(bucketBlobs).Put(chunkKey(name, i), seal(chunk))
+		})
+		if err != nil {
+			return fmt.Errorf("blob %s chunk %d: %w", name, i, err)
+		}
+	}
+	return nil
+}
+
 // LargeBlob returns a copy of the chunked blob stored under name.
 func (r *Reader) LargeBlob(name string) ([]byte, error) {
 	var out []byte

@@ -10,6 +10,24 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// CheckFile checks the index file at path like [Reader.Check], but looks
+// at its pages ([CheckPages]) before bbolt opens it at all; damaged pages
+// are reported as the file's one problem. The error is for a file that is
+// not an index.
+func CheckFile(path string) (CheckReport, error) {
+	if hasBoltMagic(path) {
+		if err := CheckPages(path); err != nil {
+			return CheckReport{Problems: []error{fmt.Errorf("index %s: %w", path, err)}}, nil
+		}
+	}
+	r, err := Open(path)
+	if err != nil {
+		return CheckReport{}, err
+	}
+	defer r.Close()
+	return r.Check(), nil
+}
+
 // CheckReport is what [Reader.Check] read.
 type CheckReport struct {
 	// Records is the number of checksummed records read: contexts,
@@ -35,6 +53,11 @@ const MaxProblems = 100
 // and graphs are the upper layers' to check (rank.Verify does both).
 func (r *Reader) Check() CheckReport {
 	var rep CheckReport
+	if err := CheckPages(r.path); err != nil {
+		// Reading damaged pages through bbolt is not safe (see CheckPages).
+		rep.Problems = append(rep.Problems, fmt.Errorf("index %s: %w", r.path, err))
+		return rep
+	}
 	problem := func(err error) {
 		if len(rep.Problems) < MaxProblems {
 			rep.Problems = append(rep.Problems, err)

@@ -439,6 +439,9 @@ func Open(path string) (*Reader, error) {
 		}
 		return nil, fmt.Errorf("open index %s: file too small (%d bytes): %w", path, st.Size(), ErrNotIndex)
 	}
+	if err := checkLength(path, st.Size()); err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
 	db, err := openBolt(path)
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {

@@ -3,7 +3,10 @@ package store
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"strings"
 	"os"
 	"path/filepath"
 	"testing"
@@ -162,5 +165,121 @@ func TestUsage(t *testing.T) {
 	}
 	if sum > r.SizeBytes() {
 		t.Fatalf("parts take %d bytes, the file is %d", sum, r.SizeBytes())
+	}
+}
+
+// TestPutLargeBlobFrom: a blob written chunk by chunk from a fill function
+// reads back as the same bytes PutLargeBlob stores, empty and over several
+// chunks, and Check finds it whole.
+func TestPutLargeBlobFrom(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.reqa")
+	big := make([]byte, chunkSize*2+123)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	fill := func(b []byte) func(off int64, chunk []byte) {
+		return func(off int64, chunk []byte) { calls++; copy(chunk, b[off:]) }
+	}
+	if err := w.PutLargeBlobFrom("big", int64(len(big)), fill(big)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.PutLargeBlobFrom("empty", 0, fill(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 3 {
+		t.Fatalf("fill called %d times, want 3 (one per chunk)", calls)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := r.LargeBlob("big")
+	if err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("round trip: %d bytes, %v", len(got), err)
+	}
+	if got, err := r.LargeBlob("empty"); err != nil || len(got) != 0 {
+		t.Fatalf("empty blob: %v %v", got, err)
+	}
+	if rep := r.Check(); len(rep.Problems) != 0 {
+		t.Fatalf("check: %v", rep.Problems)
+	}
+}
+
+// TestCheckPages: a healthy file passes; a leaf element pointing past its
+// page, a page claiming another id and a truncated file are ErrCorrupt,
+// found before bbolt reads them.
+func TestCheckPages(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.reqa")
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Update(func(tx *WriteTx) error {
+		for i := uint32(0); i < 300; i++ {
+			if err := tx.PutContext(Context{ID: i, Title: "t", Text: strings.Repeat("words here. ", 20)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(Meta{Contexts: 300}); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckPages(path); err != nil {
+		t.Fatalf("healthy file: %v", err)
+	}
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = 4096
+	leaf := -1 // a leaf page with elements, past the meta pages
+	for off := 2 * page; off+page <= len(orig); off += page {
+		if binary.LittleEndian.Uint16(orig[off+8:]) == leafPageFlag && binary.LittleEndian.Uint16(orig[off+10:]) > 1 {
+			leaf = off
+			break
+		}
+	}
+	if leaf < 0 {
+		t.Fatal("no leaf page found")
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(b []byte) []byte
+		want string
+	}{
+		{"element past its page", func(b []byte) []byte {
+			binary.LittleEndian.PutUint32(b[leaf+pageHeaderSize+4:], 1<<30) // first element's pos
+			return b
+		}, "runs past the page"},
+		{"page with another id", func(b []byte) []byte {
+			binary.LittleEndian.PutUint64(b[leaf:], 99999)
+			return b
+		}, "says it is page 99999"},
+		{"truncated", func(b []byte) []byte { return b[:len(b)-page] }, "truncated"},
+	} {
+		bad := filepath.Join(t.TempDir(), "bad.reqa")
+		if err := os.WriteFile(bad, tc.edit(bytes.Clone(orig)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := CheckPages(bad)
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(fmt.Sprint(err), tc.want) {
+			t.Errorf("%s: %v, want ErrCorrupt saying %q", tc.name, err, tc.want)
+		}
+		if rep, err := CheckFile(bad); err != nil || len(rep.Problems) != 1 {
+			t.Errorf("%s: CheckFile %v, %v", tc.name, rep.Problems, err)
+		}
 	}
 }

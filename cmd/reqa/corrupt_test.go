@@ -75,8 +75,8 @@ func TestDamagedIndexCommands(t *testing.T) {
 		want string
 	}
 	cases := []damage{
-		{"truncated to 6000 bytes", false, func(t *testing.T, p string) { os.Truncate(p, 6000) }, "bm25-wpm", "unreadable (file size too small 6000): index is damaged"},
-		{"truncated to a third", false, func(t *testing.T, p string) { os.Truncate(p, int64(len(orig)/3)) }, "bm25-word", "index is damaged"},
+		{"truncated to 6000 bytes", false, func(t *testing.T, p string) { os.Truncate(p, 6000) }, "bm25-wpm", "truncated to 6000 of its"},
+		{"truncated to a third", false, func(t *testing.T, p string) { os.Truncate(p, int64(len(orig)/3)) }, "bm25-word", "truncated to"},
 		{"meta", false, func(t *testing.T, p string) { damageValue(t, p, []string{"meta"}, []byte("meta"), 20) }, "bm25-wpm", "meta: checksum mismatch"},
 		{"postings of ferry", false, func(t *testing.T, p string) {
 			damageValue(t, p, []string{"field/wpm/ctx", "postings"}, []byte("ferry"), 0)

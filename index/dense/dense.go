@@ -67,6 +67,35 @@ func (v Vectors) Encode() []byte {
 	return b
 }
 
+// EncodedLen returns the length of what Encode writes.
+func (v Vectors) EncodedLen() int64 { return 12 + 4*int64(len(v.Data)) }
+
+// EncodeAt writes the bytes of Encode's output from offset off into dst
+// (len(dst) bytes, within EncodedLen), without building the whole of it.
+func (v Vectors) EncodeAt(off int64, dst []byte) {
+	var head [12]byte
+	copy(head[:], magic)
+	binary.LittleEndian.PutUint32(head[4:], uint32(v.Dim))
+	binary.LittleEndian.PutUint32(head[8:], uint32(v.Len()))
+	for len(dst) > 0 {
+		if off < 12 {
+			n := copy(dst, head[off:])
+			dst, off = dst[n:], off+int64(n)
+			continue
+		}
+		i, r := (off-12)/4, (off-12)%4
+		var b [4]byte
+		binary.LittleEndian.PutUint32(b[:], math.Float32bits(v.Data[i]))
+		if r == 0 && len(dst) >= 4 {
+			copy(dst, b[:])
+			dst, off = dst[4:], off+4
+			continue
+		}
+		n := copy(dst, b[r:])
+		dst, off = dst[n:], off+int64(n)
+	}
+}
+
 // Decode parses what Encode wrote.
 func Decode(b []byte) (Vectors, error) {
 	if len(b) < 12 || string(b[:4]) != magic {

@@ -101,3 +101,22 @@ func TestScoreBlockMatchesScoreAll(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeAt: any window of EncodeAt equals the same bytes of Encode,
+// at aligned and unaligned offsets and lengths.
+func TestEncodeAt(t *testing.T) {
+	v := Vectors{Dim: 3, Data: []float32{1, -2.5, 3e-7, 4, 5, 6.25, -7, 8, 9}}
+	want := v.Encode()
+	if int64(len(want)) != v.EncodedLen() {
+		t.Fatalf("EncodedLen %d, Encode wrote %d", v.EncodedLen(), len(want))
+	}
+	for off := 0; off < len(want); off++ {
+		for n := 0; off+n <= len(want); n++ {
+			got := make([]byte, n)
+			v.EncodeAt(int64(off), got)
+			if string(got) != string(want[off:off+n]) {
+				t.Fatalf("EncodeAt(%d, %d bytes) = %x, want %x", off, n, got, want[off:off+n])
+			}
+		}
+	}
+}
