@@ -36,7 +36,13 @@ const (
 // process ("found bad pointer in Go heap"; no recover catches it). Check,
 // which reads every page through bbolt, runs this first and gives up with
 // its error instead.
+//
+// A file that does not start like a bbolt file is not checked (nil): Open
+// says what it is.
 func CheckPages(path string) error {
+	if !hasBoltMagic(path) {
+		return nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err

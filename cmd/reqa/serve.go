@@ -29,6 +29,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/store"
 )
 
 // web holds the single-page UI served at /: no file is fetched from
@@ -89,7 +90,7 @@ func serveCommand() *cli.Command {
 			if c.Int("max-concurrent") < 0 {
 				return usagef("serve: --max-concurrent %d: want ≥ 0", c.Int("max-concurrent"))
 			}
-			e, err := rank.Open(c.String("index"))
+			e, err := openServed(c.String("index"))
 			if err != nil {
 				return err
 			}
@@ -349,9 +350,20 @@ func (s *server) watch(ctx context.Context, interval time.Duration) {
 	}
 }
 
+// openServed opens an index for serve after checking its pages
+// (store.CheckPages reads the whole file once): bbolt trusts its pages,
+// and a damaged one could stop a long-running server for good, where a
+// refused file leaves it serving, or not starting, with the reason.
+func openServed(path string) (*rank.Engine, error) {
+	if err := store.CheckPages(path); err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	return rank.Open(path)
+}
+
 // reload opens the file now at cur.path (st) and makes it current.
 func (s *server) reload(cur *servedIndex, st os.FileInfo) error {
-	e, err := rank.Open(cur.path)
+	e, err := openServed(cur.path)
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -115,5 +118,48 @@ func TestVerifyMore(t *testing.T) {
 	code, _, errs := reqa(t, "verify", renamed)
 	if code != 1 || !strings.Contains(errs, `blob "fusion/pbrams": not a blob reqa writes`) {
 		t.Fatalf("unknown blob name: exit %d\n%s", code, errs)
+	}
+}
+
+// TestServeRefusesDamagedPages: serve checks an index's pages before
+// opening it (a damaged page can make bbolt hand out wild pointers), so a
+// file with a leaf element pointing past its page is refused with the
+// reason instead of being served; verify reports the same.
+func TestServeRefusesDamagedPages(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "notes.txt", strings.Repeat("The ferry leaves at nine. It returns at noon.\n\n", 200))
+	idx := filepath.Join(dir, "n.reqa")
+	if code, _, errs := reqa(t, "index", "--quiet", "--dense=false", "--out", idx, in); code != 0 {
+		t.Fatalf("index: exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = 4096
+	damaged := false
+	for off := 2 * page; off+page <= len(b); off += page {
+		if binary.LittleEndian.Uint16(b[off+8:]) == 0x02 && binary.LittleEndian.Uint16(b[off+10:]) > 1 { // a leaf page
+			binary.LittleEndian.PutUint32(b[off+16+4:], 1<<30) // its first element's key offset
+			damaged = true
+			break
+		}
+	}
+	if !damaged {
+		t.Fatal("no leaf page found")
+	}
+	if err := os.WriteFile(idx, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "serve", "--index", idx, "--addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "REQA_RUN_MAIN=1")
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil || err == nil || !strings.Contains(string(out), "runs past the page") {
+		t.Fatalf("serve on damaged pages: %v\n%s", err, out)
+	}
+	if code, _, errs := reqa(t, "verify", idx); code != 1 || !strings.Contains(errs, "runs past the page") {
+		t.Fatalf("verify: exit %d: %s", code, errs)
 	}
 }
