@@ -42,43 +42,54 @@ func BenchmarkBuildMemory(b *testing.B) {
 				b.Fatal(err)
 			}
 			out := filepath.Join(dir, "x.reqa")
-			var peak atomic.Uint64
+			var peak uint64
 			for b.Loop() {
-				runtime.GC()
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				base := ms.HeapInuse
-				stop := make(chan struct{})
-				sampled := make(chan struct{})
-				go func() {
-					defer close(sampled)
-					for {
-						var ms runtime.MemStats
-						runtime.ReadMemStats(&ms)
-						if ms.HeapInuse > base && ms.HeapInuse-base > peak.Load() {
-							peak.Store(ms.HeapInuse - base)
-						}
-						select {
-						case <-stop:
-							return
-						case <-time.After(5 * time.Millisecond):
-						}
+				peak = max(peak, peakHeap(5*time.Millisecond, func() {
+					if _, err := Build(context.Background(), c, out, Options{}); err != nil {
+						b.Fatal(err)
 					}
-				}()
-				if _, err := Build(context.Background(), c, out, Options{}); err != nil {
-					b.Fatal(err)
-				}
-				close(stop)
-				<-sampled
+				}))
 			}
 			st, err := os.Stat(out)
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 			b.ReportMetric(float64(len(in.text))/(1<<20)/(b.Elapsed().Seconds()/float64(b.N)), "MB/s")
 			b.ReportMetric(float64(st.Size())/float64(len(in.text)), "index-bytes/input-byte")
 			b.ReportMetric(float64(EstimateBuildMemory(c, false))/(1<<20), "estimate-MB")
 		})
 	}
+}
+
+// peakHeap runs fn and returns the highest Go heap in use above what was
+// in use when it started, sampled every interval.
+func peakHeap(interval time.Duration, fn func()) uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapInuse
+	var peak atomic.Uint64
+	stop, sampled := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > base && ms.HeapInuse-base > peak.Load() {
+				peak.Store(ms.HeapInuse - base)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(interval):
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		<-sampled
+	}()
+	fn()
+	return peak.Load()
 }

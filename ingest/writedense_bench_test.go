@@ -3,8 +3,6 @@ package ingest
 import (
 	"math/rand"
 	"path/filepath"
-	"runtime"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,50 +27,30 @@ func BenchmarkWriteDense(b *testing.B) {
 	sent, ctxv := mk(100000), mk(20000)
 	for _, how := range []string{"whole", "streamed"} {
 		b.Run(how, func(b *testing.B) {
-			var peak atomic.Uint64
+			var peak uint64
 			for b.Loop() {
 				w, err := store.Create(filepath.Join(b.TempDir(), "x.reqa"))
 				if err != nil {
 					b.Fatal(err)
 				}
-				runtime.GC()
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				base := ms.HeapInuse
-				stop, done := make(chan struct{}), make(chan struct{})
-				go func() {
-					defer close(done)
-					for {
-						var ms runtime.MemStats
-						runtime.ReadMemStats(&ms)
-						if ms.HeapInuse > base && ms.HeapInuse-base > peak.Load() {
-							peak.Store(ms.HeapInuse - base)
-						}
-						select {
-						case <-stop:
-							return
-						case <-time.After(2 * time.Millisecond):
-						}
+				peak = max(peak, peakHeap(2*time.Millisecond, func() {
+					if how == "whole" {
+						err = w.Update(func(tx *store.WriteTx) error {
+							if err := tx.PutLargeBlob(BlobDenseSent, sent.Encode()); err != nil {
+								return err
+							}
+							return tx.PutLargeBlob(BlobDenseCtx, ctxv.Encode())
+						})
+					} else {
+						err = writeDense(w, nil, nil, nil, sent, ctxv)
 					}
-				}()
-				if how == "whole" {
-					err = w.Update(func(tx *store.WriteTx) error {
-						if err := tx.PutLargeBlob(BlobDenseSent, sent.Encode()); err != nil {
-							return err
-						}
-						return tx.PutLargeBlob(BlobDenseCtx, ctxv.Encode())
-					})
-				} else {
-					err = writeDense(w, nil, nil, nil, sent, ctxv)
-				}
-				close(stop)
-				<-done
+				}))
 				if err != nil {
 					b.Fatal(err)
 				}
 				w.Abort()
 			}
-			b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 		})
 	}
 }
