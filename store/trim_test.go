@@ -20,22 +20,12 @@ import (
 func TestCommitTrimsPadding(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.reqa")
 	blob := bytes.Repeat([]byte("0123456789abcdef"), 1<<20) // 16 MB: past bbolt's doubling
-	w, err := Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = w.Update(func(tx *WriteTx) error {
+	buildIndex(t, path, Meta{Contexts: 1}, func(tx *WriteTx) error {
 		if err := tx.PutContext(Context{ID: 0, Title: "t", Text: "One. Two."}); err != nil {
 			return err
 		}
 		return tx.PutLargeBlob("big", blob)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Commit(Meta{Contexts: 1}); err != nil {
-		t.Fatal(err)
-	}
 	checkTrimmed := func() {
 		t.Helper()
 		st, err := os.Stat(path)
@@ -65,7 +55,7 @@ func TestCommitTrimsPadding(t *testing.T) {
 	checkTrimmed()
 
 	// Append to the trimmed file: it grows again and is trimmed again.
-	w, _, err = CreateFrom(context.Background(), path, nil)
+	w, _, err := CreateFrom(context.Background(), path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,11 +112,7 @@ func TestFormatOf(t *testing.T) {
 // in "blobs", and the parts fit in the file.
 func TestUsage(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.reqa")
-	w, err := Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = w.Update(func(tx *WriteTx) error {
+	buildIndex(t, path, Meta{Contexts: 1}, func(tx *WriteTx) error {
 		if err := tx.PutContext(Context{ID: 0, Title: "t", Text: "One. Two."}); err != nil {
 			return err
 		}
@@ -139,12 +125,6 @@ func TestUsage(t *testing.T) {
 		}
 		return tx.PutLargeBlob("big", bytes.Repeat([]byte{7}, 3<<20))
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Commit(Meta{Contexts: 1}); err != nil {
-		t.Fatal(err)
-	}
 	r, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -219,11 +199,7 @@ func TestPutLargeBlobFrom(t *testing.T) {
 // found before bbolt reads them.
 func TestCheckPages(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.reqa")
-	w, err := Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = w.Update(func(tx *WriteTx) error {
+	buildIndex(t, path, Meta{Contexts: 300}, func(tx *WriteTx) error {
 		for i := uint32(0); i < 300; i++ {
 			if err := tx.PutContext(Context{ID: i, Title: "t", Text: strings.Repeat("words here. ", 20)}); err != nil {
 				return err
@@ -231,12 +207,6 @@ func TestCheckPages(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Commit(Meta{Contexts: 300}); err != nil {
-		t.Fatal(err)
-	}
 	if err := CheckPages(path); err != nil {
 		t.Fatalf("healthy file: %v", err)
 	}
@@ -281,5 +251,22 @@ func TestCheckPages(t *testing.T) {
 		if rep, err := CheckFile(bad); err != nil || len(rep.Problems) != 1 {
 			t.Errorf("%s: CheckFile %v, %v", tc.name, rep.Problems, err)
 		}
+	}
+}
+
+// buildIndex creates an index at path, runs fill in one transaction and
+// commits it with meta m.
+func buildIndex(t *testing.T, path string, m Meta, fill func(tx *WriteTx) error) {
+	t.Helper()
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Update(fill); err != nil {
+		w.Abort()
+		t.Fatal(err)
+	}
+	if err := w.Commit(m); err != nil {
+		t.Fatal(err)
 	}
 }
