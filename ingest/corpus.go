@@ -3,15 +3,10 @@ package ingest
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -33,6 +28,9 @@ type InputError struct {
 	Field string
 	// Msg says what is wrong.
 	Msg string
+	// Err, if set, is a sentinel saying what kind of bad input this is
+	// (ErrBinary, ErrNotRegular, ErrDuplicateID, ErrDecompressionBomb…).
+	Err error
 }
 
 func (e *InputError) Error() string {
@@ -49,11 +47,22 @@ func (e *InputError) Error() string {
 	return b.String()
 }
 
-// Unwrap makes errors.Is(err, ErrBadInput) true.
-func (e *InputError) Unwrap() error { return ErrBadInput }
+// Unwrap makes errors.Is(err, ErrBadInput) true, and errors.Is(err,
+// e.Err) when Err is set.
+func (e *InputError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrBadInput, e.Err}
+	}
+	return []error{ErrBadInput}
+}
 
 func badInput(file string, line int, field, format string, args ...any) error {
 	return &InputError{File: file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// badInputOf is badInput with a sentinel saying what kind of bad input it is.
+func badInputOf(kind error, file string, line int, field, format string, args ...any) error {
+	return &InputError{File: file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...), Err: kind}
 }
 
 // Corpus is a set of contexts and their sentences, ready to index. Sentence
@@ -68,6 +77,13 @@ type Corpus struct {
 	Dataset, Digest string
 	// Warnings collects non-fatal problems (skipped files and the like).
 	Warnings []string
+	// Files lists every file met while reading the inputs — read, skipped
+	// or refused, with the reason — in the order met; [Corpus.FileCounts]
+	// and [Corpus.FileSummary] count them by kind.
+	Files []FileResult
+	// Deduped counts the JSONL records replaced by a later record with
+	// the same id (ReadOptions.Dedupe).
+	Deduped int
 }
 
 // AddContext appends a context and returns its id.
@@ -202,144 +218,6 @@ func splitLongSentences(text string, spans []sentence.Span, max int) ([]sentence
 
 func isSpace(b byte) bool {
 	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' || b == '\v'
-}
-
-// ReadInputs reads every input path into one corpus, detecting each one's
-// kind: a directory holding candidates.jsonl(.gz) is a ReQA dataset, other
-// directories are walked for .txt/.md files; .jsonl is JSONL; .json is SQuAD
-// JSON; anything else is plain text (.md/.markdown as Markdown). A ".gz"
-// suffix is decompressed.
-func ReadInputs(paths []string) (*Corpus, error) {
-	if len(paths) == 0 {
-		return nil, errors.New("no input given")
-	}
-	c := &Corpus{}
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("input %s: %w", p, err)
-		}
-		c.Sources = append(c.Sources, p)
-		if st.IsDir() {
-			if IsDataset(p) {
-				if len(paths) > 1 {
-					return nil, fmt.Errorf("input %s: a ReQA dataset must be indexed on its own", p)
-				}
-				d, err := ReadDataset(p)
-				if err != nil {
-					return nil, err
-				}
-				return d.Corpus, nil
-			}
-			if err := readDir(c, p); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if err := readFile(c, p, true); err != nil {
-			return nil, err
-		}
-	}
-	if len(c.Sentences) == 0 {
-		return nil, fmt.Errorf("inputs %s: %w: no sentences found", strings.Join(paths, ", "), ErrBadInput)
-	}
-	return c, nil
-}
-
-func kindOf(path string) string {
-	base := strings.ToLower(strings.TrimSuffix(path, ".gz"))
-	switch {
-	case strings.HasSuffix(base, ".jsonl"):
-		return "jsonl"
-	case strings.HasSuffix(base, ".json"):
-		return "squad"
-	case strings.HasSuffix(base, ".md"), strings.HasSuffix(base, ".markdown"):
-		return "markdown"
-	}
-	return "text"
-}
-
-func readDir(c *Corpus, root string) error {
-	var files []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return fmt.Errorf("walk %s: %w", p, err)
-		}
-		if d.IsDir() {
-			if p != root && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		switch strings.ToLower(filepath.Ext(strings.TrimSuffix(p, ".gz"))) {
-		case ".txt", ".text", ".md", ".markdown", ".jsonl":
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	sort.Strings(files)
-	if len(files) == 0 {
-		return badInput(root, 0, "", "no .txt, .md or .jsonl files in directory")
-	}
-	for _, f := range files {
-		if err := readFile(c, f, false); err != nil {
-			var ie *InputError
-			if errors.As(err, &ie) && ie.Line == 0 && strings.HasPrefix(ie.Msg, "empty") {
-				c.Warnings = append(c.Warnings, err.Error()+" (skipped)")
-				continue
-			}
-			return err
-		}
-	}
-	return nil
-}
-
-// openMaybeGzip opens path, decompressing a ".gz" suffix.
-func openMaybeGzip(path string) (io.ReadCloser, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	if !strings.HasSuffix(strings.ToLower(path), ".gz") {
-		return f, nil
-	}
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		f.Close()
-		return nil, badInput(path, 0, "", "not a gzip file: %v", err)
-	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{z, f}, nil
-}
-
-func readAll(path string) ([]byte, error) {
-	rc, err := openMaybeGzip(path)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(rc)
-	if err != nil {
-		return nil, badInput(path, 0, "", "read: %v", err)
-	}
-	return b, nil
-}
-
-func readFile(c *Corpus, path string, explicit bool) error {
-	switch kindOf(path) {
-	case "jsonl":
-		return readJSONL(c, path)
-	case "squad":
-		return readSQuAD(c, path)
-	case "markdown":
-		return readText(c, path, true)
-	}
-	return readText(c, path, false)
 }
 
 // checkUTF8 reports the first line holding invalid UTF-8.

@@ -1,8 +1,11 @@
 package ingest
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -66,15 +69,24 @@ func IsDataset(dir string) bool {
 // gzipped, and an optional split.json ({"tune": [titles], "test": [titles]}).
 // Candidates keep their file order.
 func ReadDataset(dir string) (*Dataset, error) {
+	r, err := newReader(context.Background(), ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return r.readDataset(dir)
+}
+
+func (r *reader) readDataset(dir string) (*Dataset, error) {
 	abs, _ := filepath.Abs(dir)
 	d := &Dataset{Name: filepath.Base(abs), Dir: dir, Corpus: &Corpus{Sources: []string{dir}}}
 	c := d.Corpus
+	r.c = c
 	ctxPath, ok := datasetFile(dir, "contexts")
 	if !ok {
 		return nil, badInput(ctxPath, 0, "", "missing: a ReQA dataset needs contexts.jsonl(.gz)")
 	}
 	byExt := map[string]uint32{}
-	err := jsonLines(ctxPath, func(line int, obj map[string]json.RawMessage) error {
+	err := r.jsonFile(ctxPath, func(line int, obj map[string]json.RawMessage) error {
 		id, err := idField(ctxPath, line, obj, "context_id", true)
 		if err != nil {
 			return err
@@ -100,7 +112,7 @@ func ReadDataset(dir string) (*Dataset, error) {
 	offsets := map[uint32][]int{}
 	candPath, _ := datasetFile(dir, "candidates")
 	candIDs := map[string]uint32{}
-	err = jsonLines(candPath, func(line int, obj map[string]json.RawMessage) error {
+	err = r.jsonFile(candPath, func(line int, obj map[string]json.RawMessage) error {
 		id, err := idField(candPath, line, obj, "candidate_id", true)
 		if err != nil {
 			return err
@@ -155,7 +167,7 @@ func ReadDataset(dir string) (*Dataset, error) {
 	}
 	qPath, ok := datasetFile(dir, "questions")
 	if ok {
-		err = jsonLines(qPath, func(line int, obj map[string]json.RawMessage) error {
+		err = r.jsonFile(qPath, func(line int, obj map[string]json.RawMessage) error {
 			var q Question
 			var err error
 			if q.ID, err = idField(qPath, line, obj, "question_id", true); err != nil {
@@ -199,17 +211,44 @@ func ReadDataset(dir string) (*Dataset, error) {
 		}
 	}
 	splitPath := filepath.Join(dir, "split.json")
-	if b, err := os.ReadFile(splitPath); err == nil {
+	if b, err := r.readSmallFile(splitPath); err != nil {
+		return nil, err
+	} else if b != nil {
 		if !utf8.Valid(b) {
 			return nil, badInput(splitPath, 0, "", "invalid UTF-8")
 		}
 		if err := json.Unmarshal(b, &d.Split); err != nil {
-			return nil, badInput(splitPath, 0, "", "want {\"tune\": [titles], \"test\": [titles]}: %v", err)
+			return nil, badInput(splitPath, 0, "", "want {\"tune\": [titles], \"test\": [titles]}")
 		}
 	}
 	c.Dataset = d.Name
 	c.Digest = digest(c)
 	return d, nil
+}
+
+// readSmallFile reads the optional file path whole (nil when it does not
+// exist).
+func (r *reader) readSmallFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, notRegular(path, st.Mode())
+	}
+	in, err := r.openFile(path, "squad")
+	if err != nil {
+		return nil, err
+	}
+	defer in.close()
+	b, err := in.readAll()
+	if err != nil {
+		return nil, err
+	}
+	return b, in.changed(true)
 }
 
 func intField(path string, line int, obj map[string]json.RawMessage, name string) (int, error) {

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -44,8 +45,7 @@ func fuzzRead(t *testing.T, name string, data []byte, gz bool) {
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := &Corpus{}
-	err := readFile(c, p, true)
+	c, err := readOne(p)
 	if err != nil {
 		var ie *InputError
 		if !errors.As(err, &ie) || !errors.Is(err, ErrBadInput) {
@@ -156,4 +156,23 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(fuzzDir)
 	}
 	os.Exit(code)
+}
+
+// readOne reads the file p the way ReadInputs reads a file named on the
+// command line, without the final "no sentences" check.
+func readOne(p string) (*Corpus, error) {
+	r, err := newReader(context.Background(), ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	kind, _ := kindOfName(p)
+	if kind == "" {
+		kind = "txt"
+	}
+	err = r.readFile(p, kind, st)
+	return r.c, err
 }

@@ -101,7 +101,7 @@ func TestBadInput(t *testing.T) {
 		{"empty jsonl", "a.jsonl", "\n\n", 0, "", "empty"},
 		{"blank texts jsonl", "a.jsonl", "{\"text\": \"  \"}\n{\"text\": \"\\n\"}\n", 0, "", "empty file (no sentences)"},
 		{"squad not squad", "a.json", "{\"version\": \"1\"}", 0, "data", "missing"},
-		{"squad malformed", "a.json", "{\"data\": [\n{\"title\": 3}]}", 2, "data.title", "want string"},
+		{"squad malformed", "a.json", "{\"data\": [\n{\"title\": 3}]}", 2, "data.title", "want a string, got a number"},
 		{"bad gzip", "a.jsonl.gz", "not gzip", 0, "", "not a gzip file"},
 	}
 	for _, tc := range cases {

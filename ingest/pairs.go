@@ -36,7 +36,7 @@ type Pair struct {
 // file, line and field.
 func ReadPairs(path string) ([]Pair, error) {
 	var out []Pair
-	err := jsonLines(path, func(line int, obj map[string]json.RawMessage) error {
+	err := jsonLinesFile(path, func(line int, obj map[string]json.RawMessage) error {
 		q, err := stringField(path, line, obj, "question", true)
 		if err != nil {
 			return err

@@ -1,8 +1,13 @@
 package ingest
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"reflect"
+	"strings"
 
 	"github.com/reqa/reqa/store"
 )
@@ -34,27 +39,95 @@ type SQuADParagraph struct {
 
 // ReadSQuADFile parses a SQuAD JSON file (optionally gzipped).
 func ReadSQuADFile(path string) (*SQuADFile, error) {
-	b, err := readAll(path)
+	r, err := newReader(context.Background(), ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, notRegular(path, st.Mode())
+	}
+	in, err := r.openFile(path, "squad")
+	if err != nil {
+		return nil, err
+	}
+	defer in.close()
+	return r.squadFile(in)
+}
+
+// squadFile reads and parses the whole input as SQuAD JSON.
+func (r *reader) squadFile(in *input) (*SQuADFile, error) {
+	path := in.name
+	b, err := in.readAll()
+	if err != nil {
+		return nil, err
+	}
+	if err := in.changed(true); err != nil {
+		return nil, err
 	}
 	if err := checkUTF8(path, b); err != nil {
 		return nil, err
 	}
 	var f SQuADFile
 	if err := json.Unmarshal(b, &f); err != nil {
-		if se, ok := err.(*json.SyntaxError); ok {
-			return nil, badInput(path, lineOf(b, se.Offset), "", "malformed JSON: %v", err)
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return nil, badInput(path, lineOf(b, se.Offset), "", "malformed JSON: %s", strings.TrimPrefix(se.Error(), "json: "))
+		case errors.As(err, &te):
+			return nil, badInput(path, lineOf(b, te.Offset), te.Field, "want %s, got %s", goKindName(te.Type), jsonValueName(te.Value))
 		}
-		if te, ok := err.(*json.UnmarshalTypeError); ok {
-			return nil, badInput(path, lineOf(b, te.Offset), te.Field, "want %s, got %s", te.Type, te.Value)
-		}
-		return nil, badInput(path, 0, "", "malformed SQuAD JSON: %v", err)
+		return nil, badInput(path, 0, "", "malformed SQuAD JSON")
 	}
 	if f.Data == nil {
 		return nil, badInput(path, 0, "data", "missing: not a SQuAD file")
 	}
 	return &f, nil
+}
+
+// goKindName says in JSON's words what a Go type decodes from.
+func goKindName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return "another kind of value"
+}
+
+// jsonValueName names the JSON value kinds encoding/json reports
+// ("number", "string", "array", "object", "bool", "number 1e99").
+func jsonValueName(v string) string {
+	switch {
+	case v == "array":
+		return "a list"
+	case v == "object":
+		return "an object"
+	case v == "bool":
+		return "true or false"
+	case v == "string":
+		return "a string"
+	case strings.HasPrefix(v, "number"):
+		if rest := strings.TrimSpace(strings.TrimPrefix(v, "number")); rest != "" {
+			return "the number " + truncate(rest, 40)
+		}
+		return "a number"
+	}
+	return truncate(v, 40)
 }
 
 func lineOf(b []byte, off int64) int {
@@ -67,11 +140,13 @@ func lineOf(b []byte, off int64) int {
 	return line
 }
 
-func readSQuAD(c *Corpus, path string) error {
-	f, err := ReadSQuADFile(path)
+func (r *reader) readSQuAD(in *input) error {
+	path := in.name
+	f, err := r.squadFile(in)
 	if err != nil {
 		return err
 	}
+	c := r.c
 	before := len(c.Sentences)
 	for ai, a := range f.Data {
 		for pi, p := range a.Paragraphs {

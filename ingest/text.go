@@ -15,13 +15,10 @@ var (
 	mdHeading  = regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$`)
 )
 
-// readText reads a plain text or Markdown file: each paragraph (lines up to
-// a blank line) is a context whose lines are joined with single spaces.
-func readText(c *Corpus, path string, markdown bool) error {
-	b, err := readAll(path)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
+// readText reads a plain text or Markdown file's bytes b: each paragraph
+// (lines up to a blank line) is a context whose lines are joined with
+// single spaces.
+func readText(c *Corpus, path string, b []byte, markdown bool) error {
 	if err := checkUTF8(path, b); err != nil {
 		return err
 	}

@@ -1,0 +1,736 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// ReadOptions configures [ReadInputsContext]. The zero value reads with no
+// memory limit, the default decompression guard and the directory rules
+// described there.
+type ReadOptions struct {
+	// MemoryLimit, when positive, stops reading as soon as the inputs read
+	// so far (bytes not yet turned into sentences counted as text) would
+	// need more memory to index than this, by [EstimateBuildMemory]: a
+	// refusal comes before the memory is spent. An uncompressed file
+	// whose size alone is over the limit is refused before it is read.
+	MemoryLimit int64
+	// Dense and HeldBytes complete the estimate: the build embeds the
+	// sentences, and holds HeldBytes besides (an appended-to index's
+	// vectors).
+	Dense     bool
+	HeldBytes int64
+	// MaxDecompressedBytes bounds what one gzipped input may expand to
+	// (0: DefaultMaxDecompressedBytes; negative: no bound), and
+	// MaxDecompressionRatio how many times its compressed size (0:
+	// DefaultMaxDecompressionRatio; negative: no bound; checked from
+	// 16 MiB of output on).
+	MaxDecompressedBytes  int64
+	MaxDecompressionRatio float64
+	// FollowSymlinks makes directory walks follow symbolic links that
+	// lead out of the directory given (by default they are skipped with a
+	// warning; links within it are followed, once: loops are cut).
+	FollowSymlinks bool
+	// Include and Exclude filter the files of directory walks by glob
+	// patterns (see [MatchGlob]) on their path relative to the directory
+	// given: with Include set, only files matching one of its patterns
+	// are read; files and directories matching an Exclude pattern are
+	// not. Both are listed in Corpus.Files as skipped. Files named on the
+	// command line are always read.
+	Include, Exclude []string
+	// Dedupe keeps the last of JSONL records sharing an id (counted in
+	// Corpus.Deduped and a warning) instead of refusing the repeat.
+	Dedupe bool
+	// Stdin is read for the input "-" (nil: os.Stdin), as StdinKind ("md",
+	// "html", "pdf", "txt", "jsonl" or "squad"; "": sniffed from its
+	// first bytes). Gzipped data is recognised by its magic number.
+	Stdin     io.Reader
+	StdinKind string
+	// Out, if set, is the index file about to be written: an input that
+	// is that very file (os.SameFile, also inside directories) is refused
+	// with ErrOutIsInput.
+	Out string
+}
+
+// Defaults of the decompression guard.
+const (
+	DefaultMaxDecompressedBytes  = 4 << 30
+	DefaultMaxDecompressionRatio = 200
+	// ratioFloor is the output size from which the ratio is checked:
+	// small files of repeated text may compress far.
+	ratioFloor = 16 << 20
+	// sniffBytes is how much of a file decides whether it is text (git's
+	// rule: a NUL in the first 8 KB means binary).
+	sniffBytes = 8 << 10
+	// checkEvery is how many bytes are read between memory checks.
+	checkEvery = 256 << 10
+)
+
+var (
+	// ErrNotRegular is wrapped by the error for an input that is a named
+	// pipe, a device or a socket.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrBinary is wrapped by the error for an input that is not text
+	// (a NUL byte, UTF-16 that does not decode to text…).
+	ErrBinary = errors.New("binary data, not text")
+	// ErrChangedWhileRead is wrapped by the error for an input whose size
+	// or modification time changed while it was read.
+	ErrChangedWhileRead = errors.New("changed while being read")
+	// ErrDecompressionBomb is wrapped by the error for a gzipped input
+	// that expands past the decompression guard.
+	ErrDecompressionBomb = errors.New("decompresses too far")
+	// ErrDuplicateID is wrapped by the error for a JSONL record whose id
+	// an earlier record has.
+	ErrDuplicateID = errors.New("repeated id")
+)
+
+// stdinName names standard input in sources and messages.
+const stdinName = "stdin"
+
+// ReadInputs reads every input path into one corpus, with no memory limit
+// and no way to stop it: ReadInputsContext(context.Background(), paths,
+// ReadOptions{}).
+func ReadInputs(paths []string) (*Corpus, error) {
+	return ReadInputsContext(context.Background(), paths, ReadOptions{})
+}
+
+// ReadInputsContext reads every input path into one corpus, detecting each
+// one's kind:
+//
+//   - "-" is standard input (opt.Stdin), of kind opt.StdinKind or sniffed;
+//   - a directory holding candidates.jsonl(.gz) is a ReQA dataset (indexed
+//     on its own);
+//   - other directories are walked (see below);
+//   - a file is read by its name: .jsonl is JSONL, .json SQuAD JSON, .md and
+//     .markdown Markdown, .html and .htm HTML, .pdf PDF, anything else plain
+//     text; a ".gz" suffix is decompressed.
+//
+// Every input is read as a stream: cancelling ctx stops the read at once
+// (standard input included, even a pipe nobody writes to), opt.MemoryLimit
+// is applied while reading, and gzip has a ratio and size guard. Inputs
+// named are followed through symbolic links; an input that is not a regular
+// file (a FIFO, a device) is refused with ErrNotRegular — "-" is the way to
+// read a pipe. Text must be text: a NUL byte (in the first 8 KB: git's
+// rule, or later) refuses it with ErrBinary; UTF-16 with a byte-order mark,
+// or without one when its NULs say so, is decoded. A file whose size or
+// modification time changes while it is read, or that ends before the size
+// it had when opened, is refused with ErrChangedWhileRead.
+//
+// Directory walks read .md, .markdown, .html, .htm, .txt, .text, .pdf and
+// .jsonl files (each optionally gzipped) in sorted path order, skipping
+// hidden directories, files of other kinds, files filtered out by
+// opt.Include and opt.Exclude, FIFOs and devices, binary files and symbolic
+// links leading out of the directory (unless opt.FollowSymlinks); a file
+// whose content is refused (malformed JSONL, invalid UTF-8…) does not stop
+// the walk. Every file met is listed in Corpus.Files with its kind and
+// status — read, skipped or refused, and why — and those skipped for a
+// reason the user may not expect, and those refused, in Corpus.Warnings.
+//
+// Errors name the file (and line and field where they apply); bad input is
+// an *InputError.
+func ReadInputsContext(ctx context.Context, paths []string, opt ReadOptions) (*Corpus, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("no input given")
+	}
+	r, err := newReader(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	c := r.c
+	for _, p := range paths {
+		if p == "-" {
+			if r.stdinUsed {
+				return nil, errors.New("input -: standard input given twice")
+			}
+			r.stdinUsed = true
+			c.Sources = append(c.Sources, stdinName)
+			if err := r.readStdin(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("input %s: %w", p, err)
+		}
+		c.Sources = append(c.Sources, p)
+		if st.IsDir() {
+			if IsDataset(p) {
+				if len(paths) > 1 {
+					return nil, fmt.Errorf("input %s: a ReQA dataset must be indexed on its own", p)
+				}
+				d, err := r.readDataset(p)
+				if err != nil {
+					return nil, err
+				}
+				d.Corpus.Files = []FileResult{{Path: p, Kind: "dataset", Status: FileRead}}
+				return d.Corpus, nil
+			}
+			if err := r.readDir(p); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		kind, _ := kindOfName(p)
+		if kind == "" {
+			kind = "txt"
+		}
+		if err := r.readFile(p, kind, st); err != nil {
+			r.note(p, kind, FileRefused, err.Error())
+			return nil, err
+		}
+		r.note(p, kind, FileRead, "")
+	}
+	r.compact()
+	if len(c.Sentences) == 0 {
+		return nil, fmt.Errorf("inputs %s: %w: no sentences found", strings.Join(paths, ", "), ErrBadInput)
+	}
+	return c, nil
+}
+
+// kindOfName returns the kind a file name says ("md", "html", "pdf",
+// "txt", "jsonl", "squad"), ignoring a ".gz" suffix, or "" with the
+// extension when it says none of these.
+func kindOfName(path string) (kind, ext string) {
+	base := strings.ToLower(path)
+	base = strings.TrimSuffix(base, ".gz")
+	ext = filepath.Ext(base)
+	switch ext {
+	case ".jsonl":
+		return "jsonl", ext
+	case ".json":
+		return "squad", ext
+	case ".md", ".markdown":
+		return "md", ext
+	case ".html", ".htm":
+		return "html", ext
+	case ".txt", ".text":
+		return "txt", ext
+	case ".pdf":
+		return "pdf", ext
+	}
+	return "", ext
+}
+
+// reader holds the state of one ReadInputsContext call.
+type reader struct {
+	ctx context.Context
+	opt ReadOptions
+	c   *Corpus
+	est memEstimator
+	// pending counts bytes read and not yet turned into records;
+	// pendingFactor is what a pending byte is estimated to cost.
+	pending, total int64
+	pendingFactor  float64
+	sinceCheck     int64
+	file           string
+	out            os.FileInfo
+	stdinUsed      bool
+	// ids maps a JSONL record id to where it was first seen and the
+	// contexts it became; dropped marks contexts of records replaced
+	// under Dedupe.
+	ids     map[string]idSeen
+	dropped map[uint32]bool
+	// idLog, when not nil, records the changes to ids and dropped, so
+	// that those of a file refused in a directory can be undone.
+	idLog []idUndo
+}
+
+// idUndo is one change to reader.ids (and the contexts it dropped).
+type idUndo struct {
+	id      string
+	prev    idSeen
+	had     bool
+	dropped []uint32
+	deduped bool
+}
+
+// undoIDs undoes the changes of log, last first.
+func (r *reader) undoIDs(log []idUndo) {
+	for i := len(log) - 1; i >= 0; i-- {
+		u := log[i]
+		if u.had {
+			r.ids[u.id] = u.prev
+		} else {
+			delete(r.ids, u.id)
+		}
+		for _, d := range u.dropped {
+			delete(r.dropped, d)
+		}
+		if u.deduped {
+			r.c.Deduped--
+		}
+	}
+}
+
+type idSeen struct {
+	where  string
+	lo, hi uint32
+}
+
+func newReader(ctx context.Context, opt ReadOptions) (*reader, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	for _, g := range append(append([]string(nil), opt.Include...), opt.Exclude...) {
+		if err := checkGlob(g); err != nil {
+			return nil, err
+		}
+	}
+	switch opt.StdinKind {
+	case "", "md", "html", "pdf", "txt", "jsonl", "squad":
+	default:
+		return nil, fmt.Errorf("standard input kind %q: want md, html, pdf, txt, jsonl or squad", opt.StdinKind)
+	}
+	r := &reader{ctx: ctx, opt: opt, c: &Corpus{}, ids: map[string]idSeen{}}
+	if opt.Out != "" {
+		if st, err := os.Stat(opt.Out); err == nil {
+			r.out = st
+		}
+	}
+	return r, nil
+}
+
+// note records what happened to a file.
+func (r *reader) note(path, kind string, status FileStatus, reason string) {
+	r.c.Files = append(r.c.Files, FileResult{Path: path, Kind: kind, Status: status, Reason: reason})
+}
+
+// checkMemory returns a *MemoryLimitError when what was read so far needs
+// more memory to index than the limit.
+func (r *reader) checkMemory() error {
+	if r.opt.MemoryLimit <= 0 {
+		return nil
+	}
+	r.est.update(r.c)
+	need := r.est.bytes(r.opt.Dense) + r.opt.HeldBytes + int64(r.pendingFactor*float64(r.pending))
+	if need <= r.opt.MemoryLimit {
+		return nil
+	}
+	return &MemoryLimitError{Need: need, Limit: r.opt.MemoryLimit, Bytes: r.total, Sentences: len(r.c.Sentences), Contexts: len(r.c.Contexts), File: r.file}
+}
+
+// settle is called when the bytes read so far are records: it checks the
+// memory estimate with them.
+func (r *reader) settle() error {
+	r.pending = 0
+	return r.checkMemory()
+}
+
+// notRegular is the error for an input that is not a regular file.
+func notRegular(path string, mode fs.FileMode) error {
+	return badInputOf(ErrNotRegular, path, 0, "", "%s: reqa reads regular files and directories; to read a pipe or a device, give - and redirect it to standard input", describeMode(mode))
+}
+
+// describeMode says what kind of file that is not regular mode is.
+func describeMode(mode fs.FileMode) string {
+	what := "not a regular file"
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO), not a regular file"
+	case mode&fs.ModeCharDevice != 0:
+		what = "a character device, not a regular file"
+	case mode&fs.ModeDevice != 0:
+		what = "a block device, not a regular file"
+	case mode&fs.ModeSocket != 0:
+		what = "a socket, not a regular file"
+	}
+	return what
+}
+
+// outIsInput is the error for an input that is the index being written.
+func outIsInput(path string) error {
+	return fmt.Errorf("input %s: %w: it is the index file --out would replace", path, ErrOutIsInput)
+}
+
+// input is one input being read.
+type input struct {
+	name string
+	kind string
+	f    *os.File    // nil for standard input
+	info os.FileInfo // at open
+	raw  *countReader
+	r    io.Reader // the decoded stream
+	gz   bool
+}
+
+func (in *input) close() {
+	if in.f != nil {
+		in.f.Close()
+	}
+}
+
+// changed returns an ErrChangedWhileRead error when the file's size or
+// modification time now differs from when it was opened, or (atEOF) when
+// fewer or more bytes were read than its size then.
+func (in *input) changed(atEOF bool) error {
+	if in.f == nil {
+		return nil
+	}
+	st, err := in.f.Stat()
+	if err != nil {
+		return fmt.Errorf("read %s: %w", in.name, err)
+	}
+	if st.Size() != in.info.Size() || !st.ModTime().Equal(in.info.ModTime()) {
+		return fmt.Errorf("read %s: %w: its size or modification time changed (%d → %d bytes, %s → %s); nothing was indexed",
+			in.name, ErrChangedWhileRead, in.info.Size(), st.Size(), in.info.ModTime().Format("15:04:05.000000"), st.ModTime().Format("15:04:05.000000"))
+	}
+	if atEOF && in.raw.n != in.info.Size() {
+		return fmt.Errorf("read %s: %w: %d bytes read, but it held %d when opened; nothing was indexed", in.name, ErrChangedWhileRead, in.raw.n, in.info.Size())
+	}
+	return nil
+}
+
+// readAll reads the whole decoded stream.
+func (in *input) readAll() ([]byte, error) {
+	var buf bytes.Buffer
+	if in.info != nil && !in.gz {
+		buf.Grow(int(min(in.info.Size(), 1<<30)) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(in.r)
+	return buf.Bytes(), err
+}
+
+// readFile reads the regular file path (st from os.Stat) as kind.
+func (r *reader) readFile(path, kind string, st os.FileInfo) error {
+	if !st.Mode().IsRegular() {
+		return notRegular(path, st.Mode())
+	}
+	if r.out != nil && os.SameFile(st, r.out) {
+		return outIsInput(path)
+	}
+	in, err := r.openFile(path, kind)
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	return r.readInput(in)
+}
+
+// openFile opens path without blocking (a FIFO swapped in after the stat
+// must not hang the read) and checks it is still a regular file.
+func (r *reader) openFile(path, kind string) (*input, error) {
+	if err := r.ctx.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, notRegular(path, st.Mode())
+	}
+	if r.out != nil && os.SameFile(st, r.out) {
+		f.Close()
+		return nil, outIsInput(path)
+	}
+	in := &input{name: path, kind: kind, f: f, info: st, gz: strings.HasSuffix(strings.ToLower(path), ".gz")}
+	if err := r.stream(in, &ctxReader{ctx: r.ctx, name: path, r: f}); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return in, nil
+}
+
+// readStdin reads standard input.
+func (r *reader) readStdin() error {
+	src := r.opt.Stdin
+	if src == nil {
+		src = os.Stdin
+	}
+	// A read from a pipe or a terminal blocks until data comes: it runs
+	// in a goroutine the read abandons when ctx is cancelled.
+	ar := newAsyncReader(r.ctx, stdinName, src)
+	defer ar.stop()
+	in := &input{name: stdinName, kind: r.opt.StdinKind}
+	br := bufio.NewReaderSize(ar, 64<<10)
+	head, err := br.Peek(2)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	in.gz = len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b
+	if err := r.stream(in, br); err != nil {
+		r.note(stdinName, in.kind, FileRefused, err.Error())
+		return err
+	}
+	if err := r.readInput(in); err != nil {
+		r.note(stdinName, in.kind, FileRefused, err.Error())
+		return err
+	}
+	r.note(stdinName, in.kind, FileRead, "")
+	return nil
+}
+
+// stream builds in's decoding pipeline over src: byte count,
+// decompression with its guard, kind sniffing (when in.kind is ""), the
+// text check and decoding (not for PDF) and the memory budget.
+func (r *reader) stream(in *input, src io.Reader) error {
+	r.file = in.name
+	in.raw = &countReader{r: src}
+	var rd io.Reader = in.raw
+	if in.gz {
+		z, err := gzip.NewReader(rd)
+		if err != nil {
+			if isStop(err) {
+				return err
+			}
+			return badInput(in.name, 0, "", "not a gzip file: %v", err)
+		}
+		maxBytes, maxRatio := r.opt.MaxDecompressedBytes, r.opt.MaxDecompressionRatio
+		if maxBytes == 0 {
+			maxBytes = DefaultMaxDecompressedBytes
+		}
+		if maxRatio == 0 {
+			maxRatio = DefaultMaxDecompressionRatio
+		}
+		rd = &gzipGuard{name: in.name, z: z, raw: in.raw, maxBytes: maxBytes, maxRatio: maxRatio}
+	}
+	if in.kind == "" {
+		br := bufio.NewReaderSize(rd, 64<<10)
+		head, err := br.Peek(sniffBytes)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		in.kind = sniffKind(head)
+		rd = br
+	}
+	r.pendingFactor = memPerTextByte
+	if in.kind == "pdf" {
+		r.pendingFactor = 2
+	} else {
+		var err error
+		if rd, err = textStream(in.name, rd); err != nil {
+			return err
+		}
+	}
+	if r.opt.MemoryLimit > 0 && in.info != nil && !in.gz {
+		// The whole file will be read: refuse before reading it.
+		r.pending = in.info.Size()
+		err := r.checkMemory()
+		r.pending = 0
+		if err != nil {
+			return err
+		}
+	}
+	in.r = &budgetReader{r: r, src: rd}
+	return nil
+}
+
+// readInput reads an opened input into the corpus by its kind.
+func (r *reader) readInput(in *input) error {
+	var err error
+	switch in.kind {
+	case "jsonl":
+		err = r.readJSONL(in)
+	case "squad":
+		err = r.readSQuAD(in)
+	default:
+		var data []byte
+		if data, err = in.readAll(); err == nil {
+			if err = in.changed(true); err != nil {
+				return err
+			}
+			err = readDocument(r.c, in.name, in.kind, data)
+		}
+	}
+	if err != nil {
+		// A file cut short while read makes bad input: say what happened.
+		if cerr := in.changed(false); cerr != nil {
+			return cerr
+		}
+		return err
+	}
+	if err := in.changed(true); err != nil {
+		return err
+	}
+	return r.settle()
+}
+
+// sniffKind guesses the kind of data from its first bytes.
+func sniffKind(head []byte) string {
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
+	lower := bytes.ToLower(t[:min(len(t), 64)])
+	switch {
+	case bytes.HasPrefix(t, []byte("%PDF-")):
+		return "pdf"
+	case bytes.HasPrefix(lower, []byte("<!doctype html")), bytes.HasPrefix(lower, []byte("<html")), bytes.HasPrefix(lower, []byte("<head")):
+		return "html"
+	case bytes.HasPrefix(t, []byte("{")):
+		line, _, found := bytes.Cut(t, []byte("\n"))
+		if found && isJSONObject(bytes.TrimSpace(line)) {
+			return "jsonl"
+		}
+		if !found && isJSONObject(bytes.TrimSpace(t)) {
+			return "jsonl"
+		}
+		return "squad"
+	}
+	return "txt"
+}
+
+// isStop reports whether err stops a read for a reason outside the data
+// (cancellation, the memory limit, an I/O error, a refusal already made).
+func isStop(err error) bool {
+	var ie *InputError
+	var pe *fs.PathError
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, ErrMemoryLimit) || errors.As(err, &ie) || errors.As(err, &pe) || errors.Is(err, ErrChangedWhileRead)
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// ctxReader stops reading when ctx is done.
+type ctxReader struct {
+	ctx  context.Context
+	name string
+	r    io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, fmt.Errorf("read %s: %w", c.name, err)
+	}
+	n, err := c.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = fmt.Errorf("read %s: %w", c.name, err)
+	}
+	return n, err
+}
+
+// asyncReader reads src in a goroutine so that a read blocked on a pipe
+// or a terminal can be abandoned when ctx is done.
+type asyncReader struct {
+	ctx  context.Context
+	name string
+	ch   chan asyncChunk
+	done chan struct{}
+	buf  []byte
+	err  error
+}
+
+type asyncChunk struct {
+	b   []byte
+	err error
+}
+
+func newAsyncReader(ctx context.Context, name string, src io.Reader) *asyncReader {
+	a := &asyncReader{ctx: ctx, name: name, ch: make(chan asyncChunk), done: make(chan struct{})}
+	go func() {
+		for {
+			b := make([]byte, 64<<10)
+			n, err := src.Read(b)
+			select {
+			case a.ch <- asyncChunk{b[:n], err}:
+			case <-a.done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return a
+}
+
+func (a *asyncReader) Read(p []byte) (int, error) {
+	for len(a.buf) == 0 {
+		if a.err != nil {
+			return 0, a.err
+		}
+		select {
+		case <-a.ctx.Done():
+			return 0, fmt.Errorf("read %s: %w", a.name, a.ctx.Err())
+		case c := <-a.ch:
+			a.buf = c.b
+			if c.err != nil {
+				a.err = c.err
+				if !errors.Is(c.err, io.EOF) {
+					a.err = fmt.Errorf("read %s: %w", a.name, c.err)
+				}
+			}
+		}
+	}
+	if err := a.ctx.Err(); err != nil {
+		return 0, fmt.Errorf("read %s: %w", a.name, err)
+	}
+	n := copy(p, a.buf)
+	a.buf = a.buf[n:]
+	return n, nil
+}
+
+// stop lets the goroutine end (at once if it waits to hand over a chunk;
+// a goroutine blocked in a read ends with the process).
+func (a *asyncReader) stop() { close(a.done) }
+
+// gzipGuard decompresses, refusing output past its size and ratio bounds.
+type gzipGuard struct {
+	name     string
+	z        *gzip.Reader
+	raw      *countReader
+	out      int64
+	maxBytes int64
+	maxRatio float64
+}
+
+func (g *gzipGuard) Read(p []byte) (int, error) {
+	n, err := g.z.Read(p)
+	g.out += int64(n)
+	if g.maxBytes > 0 && g.out > g.maxBytes {
+		return 0, badInputOf(ErrDecompressionBomb, g.name, 0, "", "decompresses to more than %s (the limit for one gzipped input); decompress it yourself if it is meant to be that large",
+			HumanBytes(g.maxBytes))
+	}
+	if g.maxRatio > 0 && g.out > ratioFloor && float64(g.out) > g.maxRatio*float64(g.raw.n) {
+		return 0, badInputOf(ErrDecompressionBomb, g.name, 0, "", "decompresses more than %.0f times (%s from %s read so far): a decompression bomb? decompress it yourself if it is meant to be so",
+			g.maxRatio, HumanBytes(g.out), HumanBytes(g.raw.n))
+	}
+	if err != nil && !errors.Is(err, io.EOF) && !isStop(err) {
+		err = badInput(g.name, 0, "", "corrupt gzip data: %v", err)
+	}
+	return n, err
+}
+
+// budgetReader counts the bytes read against the memory limit.
+type budgetReader struct {
+	r   *reader
+	src io.Reader
+}
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	n, err := b.src.Read(p)
+	b.r.pending += int64(n)
+	b.r.total += int64(n)
+	b.r.sinceCheck += int64(n)
+	if b.r.sinceCheck >= checkEvery {
+		b.r.sinceCheck = 0
+		if merr := b.r.checkMemory(); merr != nil {
+			return n, merr
+		}
+	}
+	return n, err
+}
