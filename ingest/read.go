@@ -440,8 +440,14 @@ func (r *reader) openFile(path, kind string) (*input, error) {
 		f.Close()
 		return nil, outIsInput(path)
 	}
+	if testHookOpened != nil {
+		testHookOpened(path)
+	}
 	in := &input{name: path, kind: kind, f: f, info: st, gz: strings.HasSuffix(strings.ToLower(path), ".gz")}
 	if err := r.stream(in, &ctxReader{ctx: r.ctx, name: path, r: f}); err != nil {
+		if cerr := in.changed(false); cerr != nil {
+			err = cerr
+		}
 		f.Close()
 		return nil, err
 	}
@@ -532,6 +538,10 @@ func (r *reader) stream(in *input, src io.Reader) error {
 	return nil
 }
 
+// Test hooks: called with a file's path when it has been opened and
+// checked, and when it has been read.
+var testHookOpened, testHookRead func(path string)
+
 // readInput reads an opened input into the corpus by its kind.
 func (r *reader) readInput(in *input) error {
 	var err error
@@ -543,11 +553,17 @@ func (r *reader) readInput(in *input) error {
 	default:
 		var data []byte
 		if data, err = in.readAll(); err == nil {
+			if testHookRead != nil {
+				testHookRead(in.name)
+			}
 			if err = in.changed(true); err != nil {
 				return err
 			}
 			err = readDocument(r.c, in.name, in.kind, data)
 		}
+	}
+	if testHookRead != nil && in.kind != "txt" && in.kind != "md" && in.kind != "html" && in.kind != "pdf" {
+		testHookRead(in.name)
 	}
 	if err != nil {
 		// A file cut short while read makes bad input: say what happened.

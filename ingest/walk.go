@@ -133,7 +133,17 @@ func (r *reader) readDir(root string) error {
 	if len(w.files) == 0 {
 		return badInput(root, 0, "", "no .md, .markdown, .html, .htm, .txt, .pdf or .jsonl files to read in directory (%s)", r.c.FileSummary())
 	}
+	seen := map[fileID]string{}
 	for _, f := range w.files {
+		if st, err := os.Stat(f.path); err == nil {
+			if id, ok := idOf(st); ok {
+				if first, dup := seen[id]; dup {
+					w.skip(f.path, f.kind, "the same file as "+first+" (a link to it)", false)
+					continue
+				}
+				seen[id] = f.path
+			}
+		}
 		if err := r.readDirFile(f); err != nil {
 			return err
 		}
@@ -324,8 +334,8 @@ func within(p, dir string) bool {
 //   - a pattern without a slash matches the last element of the path, at
 //     any depth ("*.md" matches "a/b/c.md");
 //   - a pattern with a slash matches the whole path, element by element
-//     ("docs/*.md" matches "docs/a.md", not "docs/x/a.md"); a leading
-//     slash anchors nothing more and is ignored;
+//     ("docs/*.md" matches "docs/a.md", not "docs/x/a.md"; "/README.md"
+//     only the README.md at the top);
 //   - "**" as a whole element matches any number of elements, none
 //     included ("docs/**/*.md" matches "docs/a.md" and "docs/x/y/a.md");
 //   - within an element, "*", "?", "[…]" and "\" work as in path.Match
@@ -333,7 +343,6 @@ func within(p, dir string) bool {
 //
 // A malformed pattern matches nothing (ReadInputsContext refuses it first).
 func MatchGlob(pattern, name string) bool {
-	pattern = strings.TrimPrefix(pattern, "/")
 	name = strings.Trim(name, "/")
 	if !strings.Contains(pattern, "/") {
 		if pattern == "**" {
@@ -342,7 +351,7 @@ func MatchGlob(pattern, name string) bool {
 		ok, _ := path.Match(pattern, path.Base(name))
 		return ok
 	}
-	return matchParts(strings.Split(pattern, "/"), strings.Split(name, "/"))
+	return matchParts(strings.Split(strings.TrimPrefix(pattern, "/"), "/"), strings.Split(name, "/"))
 }
 
 func matchParts(pat, name []string) bool {
