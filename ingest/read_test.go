@@ -164,7 +164,7 @@ func TestReadNotText(t *testing.T) {
 	const text = "Lighthouses guide ships. Keepers trimmed the wicks.\n\nÜber alles: a café.\n"
 	want := "Lighthouses guide ships.|Keepers trimmed the wicks.|Über alles: a café."
 	long := strings.Repeat("A line of plain text.\n", 1000) // 22 KB
-	int16s := make([]byte, 4096)                              // little numbers as int16: not text
+	int16s := make([]byte, 4096)                            // little numbers as int16: not text
 	for i := 0; i < len(int16s); i += 2 {
 		int16s[i] = byte(1 + i%30)
 	}

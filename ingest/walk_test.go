@@ -20,12 +20,12 @@ func TestWalkSymlinks(t *testing.T) {
 	links := map[string]string{
 		"to-secret.txt": filepath.Join(outside, "secret.txt"),
 		"to-dir":        filepath.Join(outside, "dir"),
-		"to-a.txt":      "a.txt",        // within: the same file, read once
-		"sub/to-sub":    ".",            // a loop
-		"sub/up":        "..",           // a loop through the root
-		"broken.txt":    "missing.txt",  // broken
-		"to-sub":        "sub",          // within: a directory already walked
-		"sub/rel.txt":   "../a.txt",     // within, relative
+		"to-a.txt":      "a.txt",       // within: the same file, read once
+		"sub/to-sub":    ".",           // a loop
+		"sub/up":        "..",          // a loop through the root
+		"broken.txt":    "missing.txt", // broken
+		"to-sub":        "sub",         // within: a directory already walked
+		"sub/rel.txt":   "../a.txt",    // within, relative
 		"via-abs.txt":   filepath.Join(tree, "sub", "b.md"),
 	}
 	for name, target := range links {
