@@ -149,8 +149,13 @@ func FuzzReadSQuAD(f *testing.F) {
 	})
 }
 
-// TestMain removes the fuzz targets' directory when the process ends.
+// TestMain runs a hostile trial's child process (see hostileChild) when
+// REQA_INGEST_CHILD is set, and removes the fuzz targets' directory when
+// the process ends.
 func TestMain(m *testing.M) {
+	if os.Getenv("REQA_INGEST_CHILD") != "" {
+		os.Exit(hostileChild())
+	}
 	code := m.Run()
 	if fuzzDir != "" {
 		os.RemoveAll(fuzzDir)
