@@ -12,6 +12,18 @@
 //     optionally gzipped, plus split.json), whose sentence boundaries are used
 //     as given.
 //
+// [ReadInputsContext] reads every input as a stream: cancelling its
+// context stops it at once (standard input, "-", included); a memory limit
+// is applied while reading, with the estimate of [EstimateBuildMemory], so
+// that a refusal comes before the memory is spent; gzip has a ratio and
+// size guard; FIFOs and devices are refused when named and skipped in
+// directories; text must be text (a NUL byte means binary; UTF-16 is
+// decoded); a file that changes while read is refused; JSONL ids must not
+// repeat. Directory walks follow symbolic links only within the tree
+// given, filter files with [MatchGlob] patterns and list every file met,
+// read, skipped or refused, in Corpus.Files. [CheckOut] says whether an
+// index may be written over a path.
+//
 // Everything but a ReQA dataset is split into sentences by package
 // index/sentence. Every sentence keeps its context, title and source
 // ("file:line").

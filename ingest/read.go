@@ -193,7 +193,17 @@ func ReadInputsContext(ctx context.Context, paths []string, opt ReadOptions) (*C
 	}
 	r.compact()
 	if len(c.Sentences) == 0 {
-		return nil, fmt.Errorf("inputs %s: %w: no sentences found", strings.Join(paths, ", "), ErrBadInput)
+		why := ""
+		if len(c.Files) > 0 {
+			why = " (" + c.FileSummary() + ")"
+			for _, f := range c.Files {
+				if f.Status == FileRefused || f.Status == FileSkipped && f.Kind != "other" && f.Kind != "dir" {
+					why += fmt.Sprintf("; %s %s: %s", f.Path, f.Status, f.Reason)
+					break
+				}
+			}
+		}
+		return nil, fmt.Errorf("inputs %s: %w: no sentences found%s", strings.Join(paths, ", "), ErrBadInput, why)
 	}
 	return c, nil
 }
@@ -521,7 +531,11 @@ func (r *reader) stream(in *input, src io.Reader) error {
 		r.pendingFactor = 2
 	} else {
 		var err error
-		if rd, err = textStream(in.name, rd); err != nil {
+		var hint int64
+		if in.info != nil && !in.gz {
+			hint = in.info.Size()
+		}
+		if rd, err = textStream(in.name, rd, hint); err != nil {
 			return err
 		}
 	}
@@ -545,6 +559,7 @@ var testHookOpened, testHookRead func(path string)
 // readInput reads an opened input into the corpus by its kind.
 func (r *reader) readInput(in *input) error {
 	var err error
+	checked := false
 	switch in.kind {
 	case "jsonl":
 		err = r.readJSONL(in)
@@ -559,10 +574,11 @@ func (r *reader) readInput(in *input) error {
 			if err = in.changed(true); err != nil {
 				return err
 			}
+			checked = true
 			err = readDocument(r.c, in.name, in.kind, data)
 		}
 	}
-	if testHookRead != nil && in.kind != "txt" && in.kind != "md" && in.kind != "html" && in.kind != "pdf" {
+	if testHookRead != nil && !checked {
 		testHookRead(in.name)
 	}
 	if err != nil {
@@ -572,8 +588,10 @@ func (r *reader) readInput(in *input) error {
 		}
 		return err
 	}
-	if err := in.changed(true); err != nil {
-		return err
+	if !checked {
+		if err := in.changed(true); err != nil {
+			return err
+		}
 	}
 	return r.settle()
 }

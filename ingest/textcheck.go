@@ -22,9 +22,16 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // first 8 KB (git's rule for binary files) or later — is refused with
 // ErrBinary. Whether the UTF-8 is valid is left to the readers, which name
 // the line.
-func textStream(name string, src io.Reader) (io.Reader, error) {
-	br := bufio.NewReaderSize(src, 64<<10)
-	head, err := br.Peek(sniffBytes)
+//
+// sizeHint, when positive, is the size of the data: a small file gets a
+// small buffer.
+func textStream(name string, src io.Reader, sizeHint int64) (io.Reader, error) {
+	n := sniffBytes
+	if sizeHint > 0 && sizeHint < sniffBytes {
+		n = max(16, int(sizeHint)+1)
+	}
+	br := bufio.NewReaderSize(src, n)
+	head, err := br.Peek(n)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}

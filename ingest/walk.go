@@ -135,7 +135,8 @@ func (r *reader) readDir(root string) error {
 	}
 	seen := map[fileID]string{}
 	for _, f := range w.files {
-		if st, err := os.Stat(f.path); err == nil {
+		st, err := os.Stat(f.path)
+		if err == nil {
 			if id, ok := idOf(st); ok {
 				if first, dup := seen[id]; dup {
 					w.skip(f.path, f.kind, "the same file as "+first+" (a link to it)", false)
@@ -144,7 +145,7 @@ func (r *reader) readDir(root string) error {
 				seen[id] = f.path
 			}
 		}
-		if err := r.readDirFile(f); err != nil {
+		if err := r.readDirFile(f, st, err); err != nil {
 			return err
 		}
 	}
@@ -153,11 +154,10 @@ func (r *reader) readDir(root string) error {
 
 // readDirFile reads one file found by a walk: bad input skips (binary,
 // empty) or refuses it and the walk goes on; anything else stops it.
-func (r *reader) readDirFile(f walkFile) error {
+func (r *reader) readDirFile(f walkFile, st os.FileInfo, err error) error {
 	c := r.c
 	nc, ns, nw, est := len(c.Contexts), len(c.Sentences), len(c.Warnings), r.est
 	r.idLog = []idUndo{}
-	st, err := os.Stat(f.path)
 	if err == nil {
 		err = r.readFile(f.path, f.kind, st)
 	}
