@@ -24,5 +24,5 @@ require (
 	go.etcd.io/bbolt v1.4.3 // indirect
 	golang.org/x/exp v0.0.0-20240506185415-9bf2ced13842 // indirect
 	golang.org/x/sys v0.29.0
-	golang.org/x/text v0.44.0 // indirect
+	golang.org/x/text v0.44.0
 )

@@ -218,7 +218,7 @@ func (w *walker) walk(dir, rel string) error {
 	}
 	if id, ok := idOf(st); ok {
 		if w.visited[id] {
-			w.skip(dir, "dir", "a symbolic link loop: this directory was already walked", true)
+			w.skip(dir, "dir", "already walked (a symbolic link back into the tree, or a loop)", true)
 			return nil
 		}
 		w.visited[id] = true
