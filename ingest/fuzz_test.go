@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"os"
@@ -34,11 +32,7 @@ func fuzzRead(t *testing.T, name string, data []byte, gz bool) {
 	}
 	dir := fuzzDir
 	if gz {
-		var b bytes.Buffer
-		z := gzip.NewWriter(&b)
-		z.Write(data)
-		z.Close()
-		data = b.Bytes()
+		data = gzipped(t, data)
 		name += ".gz"
 	}
 	p := filepath.Join(dir, name)

@@ -255,15 +255,13 @@ func TestHostileDevZero(t *testing.T) {
 // writing, the read stops within 2 s of SIGTERM.
 func TestHostileFIFO(t *testing.T) {
 	for i := range hostileTrials(t) {
-		fifo := mkfifo(t, "pipe.txt")
+		fifo := mkfifo(t, filepath.Join(t.TempDir(), "pipe.txt"))
 		r := runChild(t, fifo, nil, nil, 0)
 		if r.outcome != "notregular" {
 			t.Fatalf("trial %d, FIFO named: %s %s", i, r.outcome, r.msg)
 		}
 		dir := writeFiles(t, map[string]string{"a.txt": "Some text."})
-		if err := syscall.Mkfifo(filepath.Join(dir, "b.txt"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		mkfifo(t, filepath.Join(dir, "b.txt"))
 		if r = runChild(t, dir, nil, nil, 0); r.outcome != "ok" {
 			t.Fatalf("trial %d, FIFO in a directory: %s %s", i, r.outcome, r.msg)
 		}

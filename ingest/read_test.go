@@ -56,10 +56,9 @@ func sentenceTexts(c *Corpus) []string {
 	return out
 }
 
-// mkfifo makes a named pipe in a fresh directory.
-func mkfifo(t testing.TB, name string) string {
+// mkfifo makes a named pipe at p and returns p.
+func mkfifo(t testing.TB, p string) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
 	if err := syscall.Mkfifo(p, 0o644); err != nil {
 		t.Fatalf("mkfifo: %v", err)
 	}
@@ -69,7 +68,7 @@ func mkfifo(t testing.TB, name string) string {
 // TestReadNotRegular checks a FIFO or a device named as input is refused
 // before it is opened (reading a FIFO nobody writes to would block).
 func TestReadNotRegular(t *testing.T) {
-	for _, p := range []string{mkfifo(t, "pipe.txt"), "/dev/null", "/dev/zero"} {
+	for _, p := range []string{mkfifo(t, filepath.Join(t.TempDir(), "pipe.txt")), "/dev/null", "/dev/zero"} {
 		if _, err := os.Stat(p); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
@@ -468,7 +467,7 @@ func TestCheckOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	notes, small := filepath.Join(dir, "notes.txt"), filepath.Join(dir, "small.txt")
-	fifo := mkfifo(t, "fifo")
+	fifo := mkfifo(t, filepath.Join(t.TempDir(), "fifo"))
 	cases := []struct {
 		out    string
 		inputs []string

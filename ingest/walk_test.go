@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -85,9 +84,7 @@ func TestWalkReport(t *testing.T) {
 		"docs/deep/z.txt": "Deep text.",
 	})
 	os.WriteFile(filepath.Join(dir, "c.text.gz"), gzipped(t, []byte("Gzipped text.")), 0o644)
-	if err := mkfifoAt(filepath.Join(dir, "pipe.txt")); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, filepath.Join(dir, "pipe.txt"))
 	c, err := ReadInputs([]string{dir})
 	if err != nil {
 		t.Fatal(err)
@@ -133,8 +130,6 @@ func TestWalkReport(t *testing.T) {
 		}
 	}
 }
-
-func mkfifoAt(p string) error { return syscall.Mkfifo(p, 0o644) }
 
 // TestWalkIncludeExclude checks the glob filters of directory walks.
 func TestWalkIncludeExclude(t *testing.T) {
