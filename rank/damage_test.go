@@ -82,7 +82,7 @@ func askDamaged(path, name string) (answers []rank.Answer, err error) {
 	var r rank.Ranker
 	switch name {
 	case "dense-ann":
-		d, err := e.DenseRanker(true, rank.DenseOptions{ANN: true, K: 3})
+		d, err := e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{ANN: true, K: 3}})
 		if err != nil {
 			return nil, err
 		}
@@ -91,9 +91,9 @@ func askDamaged(path, name string) (answers []rank.Answer, err error) {
 		}
 		r = d
 	case "fusion-zscore":
-		r, err = e.Fused(rank.DefaultFusion(), true, rank.DenseOptions{})
+		r, err = e.Fused(rank.DefaultFusion(), rank.Spec{})
 	default:
-		r, err = e.Ranker(name, true)
+		r, err = e.Ranker(name)
 	}
 	if err != nil {
 		return nil, err
@@ -302,28 +302,28 @@ func TestDamagedParts(t *testing.T) {
 			i := strings.Index(p, `"sentences":`)
 			return sealed([]byte(p[:i] + `"sentences":1` + strings.TrimLeft(p[i+len(`"sentences":`):], "0123456789")))
 		}, false, rankers, "meta says 1"},
-		{"ANN graph chunk", []string{"blobs"}, chunkKey(ingest.BlobDenseGraph, 0), flipAt(100), true,
+		{"ANN graph chunk", []string{"blobs"}, chunkKey(store.BlobDenseGraph, 0), flipAt(100), true,
 			[]string{"dense-ann"}, "blob dense/graph chunk 0: checksum mismatch"},
-		{"ANN graph header", []string{"blobs"}, []byte(ingest.BlobDenseGraph), flipAt(3), true,
+		{"ANN graph header", []string{"blobs"}, []byte(store.BlobDenseGraph), flipAt(3), true,
 			[]string{"dense-ann"}, "blob dense/graph: checksum mismatch"},
-		{"ANN graph, resealed garbage", []string{"blobs"}, chunkKey(ingest.BlobDenseGraph, 0), func(v []byte) []byte {
+		{"ANN graph, resealed garbage", []string{"blobs"}, chunkKey(store.BlobDenseGraph, 0), func(v []byte) []byte {
 			p := v[:len(v)-4]
 			for i := range p {
 				p[i] = byte(i * 7)
 			}
 			return sealed(p)
 		}, true, []string{"dense-ann"}, "ANN graph"},
-		{"model chunk 0", []string{"blobs"}, chunkKey(ingest.BlobDenseModel, 0), flipAt(1 << 20), true,
+		{"model chunk 0", []string{"blobs"}, chunkKey(store.BlobDenseModel, 0), flipAt(1 << 20), true,
 			allBut("bm25-word", "bm25-wpm"), "blob dense/model.onnx chunk 0: checksum mismatch"},
-		{"model chunk 1, deleted", []string{"blobs"}, chunkKey(ingest.BlobDenseModel, 1), func([]byte) []byte { return nil }, true,
+		{"model chunk 1, deleted", []string{"blobs"}, chunkKey(store.BlobDenseModel, 1), func([]byte) []byte { return nil }, true,
 			allBut("bm25-word", "bm25-wpm"), "blob dense/model.onnx chunk 1: missing"},
-		{"vocabulary", []string{"blobs"}, chunkKey(ingest.BlobDenseVocab, 0), flipAt(5000), true,
+		{"vocabulary", []string{"blobs"}, chunkKey(store.BlobDenseVocab, 0), flipAt(5000), true,
 			allBut("bm25-word", "bm25-wpm"), "blob dense/vocab.json chunk 0: checksum mismatch"},
-		{"sentence vectors", []string{"blobs"}, chunkKey(ingest.BlobDenseSent, 0), flipAt(64), true,
+		{"sentence vectors", []string{"blobs"}, chunkKey(store.BlobDenseSent, 0), flipAt(64), true,
 			allBut("bm25-word", "bm25-wpm"), "blob dense/sentences chunk 0: checksum mismatch"},
-		{"context vectors", []string{"blobs"}, chunkKey(ingest.BlobDenseCtx, 0), flipAt(-9), true,
+		{"context vectors", []string{"blobs"}, chunkKey(store.BlobDenseCtx, 0), flipAt(-9), true,
 			allBut("bm25-word", "bm25-wpm"), "blob dense/contexts chunk 0: checksum mismatch"},
-		{"sentence vectors, resealed one vector short", []string{"blobs"}, chunkKey(ingest.BlobDenseSent, 0), func(v []byte) []byte {
+		{"sentence vectors, resealed one vector short", []string{"blobs"}, chunkKey(store.BlobDenseSent, 0), func(v []byte) []byte {
 			return sealed(v[:len(v)-4-4*uselite.Dim])
 		}, true, allBut("bm25-word", "bm25-wpm"), "dense/sentences"},
 	}

@@ -3,7 +3,6 @@ package rank
 import (
 	"context"
 	"math"
-	"strings"
 
 	"github.com/reqa/reqa/index/bm25"
 )
@@ -68,19 +67,13 @@ func (c *ContextRanker) Score(question string, acc *bm25.Accumulator) error {
 	return nil
 }
 
-// derived builds "ctxmax:R" / "ctxrel:R" inputs.
-func (e *Engine) derived(name string, withContext bool, dopt DenseOptions) (Ranker, bool, error) {
-	mode, base, ok := strings.Cut(name, ":")
-	if !ok || (mode != "ctxmax" && mode != "ctxrel") {
-		return nil, false, nil
-	}
-	r, err := e.input(base, withContext, dopt)
+// derived builds the "ctxmax:R" / "ctxrel:R" ranker s names.
+func (e *Engine) derived(s Spec) (Ranker, error) {
+	b := s.with(s.Base)
+	b.Dense.ANN = false // every candidate's score is needed
+	r, err := e.Resolve(b)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
-	ctxOf := make([]uint32, len(e.sentences))
-	for i, s := range e.sentences {
-		ctxOf[i] = s.ContextID
-	}
-	return &ContextRanker{name: name, mode: mode, base: r, ctxOf: ctxOf, nCtx: e.r.Meta().Contexts}, true, nil
+	return &ContextRanker{name: s.Name, mode: s.Method, base: r, ctxOf: e.contextOf(), nCtx: e.r.Meta().Contexts}, nil
 }
