@@ -202,7 +202,8 @@ func evalCommand() *cli.Command {
 		ArgsUsage: "DATASET_DIR...",
 		Flags: append([]cli.Flag{
 			&cli.GenericFlag{Name: "index", Aliases: []string{"i"}, Value: &pathList{}, Usage: "index built from DATASET_DIR (default: build a temporary one); with several datasets, one --index per dataset in the same order"},
-			&cli.StringSliceFlag{Name: "ranker", Aliases: []string{"r"}, Usage: "ranker to evaluate, repeatable (default: every ranker the index supports)"},
+			&cli.StringSliceFlag{Name: "ranker", Aliases: []string{"r"}, Usage: "ranker to evaluate, repeatable; \"default\" is the index's default ranker, what ask uses (default: every ranker the index answers with, then the default, labelled \"default (NAME)\" unless one of them is it)"},
+			&cli.StringFlag{Name: "params-from", Usage: "measure transfer: answer with the fusion parameters and question adapter learned for another index (OTHER.reqa) or with the fusion parameters of a JSON file (reqa fuse --json's or reqa eval --json's output), instead of the index's own"},
 			&cli.BoolFlag{Name: "no-context", Usage: "sentence-only ablation: documents are the sentence alone"},
 			&cli.StringFlag{Name: "split", Value: "all", Usage: "questions to evaluate: all, tune or test (split.json)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -100,7 +99,7 @@ func readEvalDataset(dir, split string) (*ingest.Dataset, []ingest.Question, err
 // temporary file when path is empty (with the dense encoder when a ranker
 // asked for needs it), and applies --params-from. cleanup closes and
 // removes what it made.
-func evalIndex(c *cli.Context, ds *ingest.Dataset, dir, path string) (e *rank.Engine, used string, cleanup func(), err error) {
+func evalIndex(c *cli.Context, ds *ingest.Dataset, dir, path string) (_ *rank.Engine, used string, cleanup func(), err error) {
 	var undo []func()
 	cleanup = func() {
 		for i := len(undo) - 1; i >= 0; i-- {
@@ -123,7 +122,8 @@ func evalIndex(c *cli.Context, ds *ingest.Dataset, dir, path string) (e *rank.En
 			return nil, "", cleanup, err
 		}
 	}
-	if e, err = rank.Open(path); err != nil {
+	e, err := rank.Open(path)
+	if err != nil {
 		return nil, "", cleanup, err
 	}
 	undo = append(undo, func() { e.Close() })
@@ -292,13 +292,18 @@ func evalRunFor(e *rank.Engine, name string, opt rank.Spec, tunable bool) (evalR
 	return run, false, nil
 }
 
-// addDefaultRun adds the default ranker's row, or marks the row that
-// measures the same ranker with the same parameters.
+// addDefaultRun adds the default ranker's row, "default (NAME)". A plain
+// ranker already in the table (bm25-wpm on an index without embeddings)
+// is not measured twice: its row is marked instead. A default fusion
+// always gets its own row, even when another row runs the same parameters,
+// so that what ask answers with is always labelled in the report.
 func addDefaultRun(runs []evalRun, def evalRun) []evalRun {
-	for i, r := range runs {
-		if r.spec.Name == def.spec.Name && reflect.DeepEqual(r.spec.Fusion, def.spec.Fusion) {
-			runs[i].isDefault = true
-			return runs
+	if def.spec.Kind != rank.KindFusion {
+		for i, r := range runs {
+			if r.spec.Name == def.spec.Name && r.spec.SentenceOnly == def.spec.SentenceOnly {
+				runs[i].isDefault = true
+				return runs
+			}
 		}
 	}
 	return append(runs, def)
