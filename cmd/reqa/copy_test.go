@@ -282,7 +282,7 @@ func copyTestBinary(t *testing.T) string {
 		return p
 	}
 	if !ortlib.Embedded() {
-		skipUnlessCI(t, "ONNX Runtime and the model are not in this tree, so no self-contained binary can be built: " +
+		skipUnlessCI(t, "ONNX Runtime and the model are not in this tree, so no self-contained binary can be built: "+
 			"run `make assets` (or `make test`), or set REQA_BIN to a binary built by `make build`")
 	}
 	goTool, err := exec.LookPath("go")

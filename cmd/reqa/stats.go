@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reqa/reqa/internal/display"
 	"github.com/reqa/reqa/rank"
 	"github.com/urfave/cli/v2"
 )
@@ -15,7 +16,7 @@ func statsCommand() *cli.Command {
 		Name:         "stats",
 		Usage:        "show what an index holds",
 		ArgsUsage:    "INDEX",
-		Flags:        []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print as JSON"}},
+		Flags:        []cli.Flag{jsonFlag("print as JSON"), quietFlag()},
 		OnUsageError: onUsage,
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -28,24 +29,34 @@ func statsCommand() *cli.Command {
 			defer e.Close()
 			m := e.Meta()
 			size := e.Store().SizeBytes()
+			rankers, err := e.Available()
+			if err != nil {
+				return err
+			}
+			def, err := e.Default()
+			if err != nil {
+				return err
+			}
 			usage, err := e.Store().Usage()
 			if err != nil {
 				// Damaged pages: say so and show the rest (reqa verify tells more).
-				fmt.Fprintf(c.App.ErrWriter, "reqa: stats: storage not shown: %v (run reqa verify)\n", err)
+				if !c.Bool("quiet") {
+					fmt.Fprintf(c.App.ErrWriter, "reqa: stats: storage not shown: %v (run reqa verify)\n", err)
+				}
 				usage = nil
 			}
 			if c.Bool("json") {
-				return writeJSON(c.App.Writer, map[string]any{"index": c.Args().First(), "size_bytes": size, "storage": usage, "meta": m, "rankers": e.Rankers()})
+				return writeJSON(c.App.Writer, map[string]any{"index": c.Args().First(), "size_bytes": size, "storage": usage, "meta": m, "rankers": rankers, "default_ranker": def})
 			}
 			w := c.App.Writer
-			fmt.Fprintf(w, "index        %s (%.1f MB)\n", c.Args().First(), float64(size)/1e6)
+			fmt.Fprintf(w, "index        %s (%s)\n", safeName(c.Args().First()), display.Bytes(size))
 			fmt.Fprintf(w, "format       v%d, built by %s at %s\n", m.FormatVersion, m.Builder, m.Created.Format(time.RFC3339))
 			fmt.Fprintf(w, "contents     %d contexts, %d sentences\n", m.Contexts, m.Sentences)
 			if m.Dataset != "" {
 				fmt.Fprintf(w, "dataset      %s (digest %s)\n", m.Dataset, m.DatasetDigest)
 			}
 			fmt.Fprintf(w, "bm25         %s k1=%g b=%g epsilon=%g\n", m.BM25.Variant, m.BM25.K1, m.BM25.B, m.BM25.Epsilon)
-			fmt.Fprintf(w, "rankers      %s\n", strings.Join(e.Rankers(), ", "))
+			fmt.Fprintf(w, "rankers      %s (default: %s)\n", strings.Join(rankers, ", "), def)
 			if d := m.Dense; d != nil {
 				fmt.Fprintf(w, "dense        %s (%s, %d-d, model %.12s…), λ=%g, ANN graph: %v\n", d.Encoder, d.Kind, d.Dim, d.Hash, d.Lambda, d.Graph)
 			}
@@ -60,7 +71,7 @@ func statsCommand() *cli.Command {
 			var parts []string
 			for _, u := range usage {
 				if u.Bytes >= 1e5 {
-					parts = append(parts, fmt.Sprintf("%s %.1f MB", u.Part, float64(u.Bytes)/1e6))
+					parts = append(parts, fmt.Sprintf("%s %s", u.Part, display.Bytes(u.Bytes)))
 				}
 			}
 			if len(parts) > 0 {
