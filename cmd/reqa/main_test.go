@@ -67,64 +67,6 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	return p
 }
 
-func TestIndexAsk(t *testing.T) {
-	dir := t.TempDir()
-	in := writeFile(t, dir, "notes.txt", "The ferry leaves at nine. It returns at noon.\n\nTickets cost five euros.\n")
-	idx := filepath.Join(dir, "n.reqa")
-	if code, _, errs := reqa(t, "index", "--out", idx, in); code != 0 {
-		t.Fatalf("index: exit %d: %s", code, errs)
-	}
-	code, out, errs := reqa(t, "ask", "--index", idx, "-r", "bm25-wpm", "--json", "--k", "2", "What returns at noon?")
-	if code != 0 {
-		t.Fatalf("ask: exit %d: %s", code, errs)
-	}
-	var res struct {
-		Answers []struct {
-			Sentence, Context, Source string
-			Start, End                int
-			Score                     float64
-		}
-	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("ask --json: %v\n%s", err, out)
-	}
-	if len(res.Answers) == 0 || res.Answers[0].Sentence != "It returns at noon." {
-		t.Fatalf("answers %+v", res.Answers)
-	}
-	a := res.Answers[0]
-	if a.Context[a.Start:a.End] != a.Sentence || !strings.HasPrefix(a.Source, in+":") {
-		t.Fatalf("answer offsets or source wrong: %+v", a)
-	}
-	rankers := []string{"bm25-word", "bm25-wpm"}
-	if code, out, _ := reqa(t, "stats", idx); code == 0 && strings.Contains(out, "dense") {
-		rankers = append(rankers, "dense")
-	} else {
-		requireDense(t)
-		t.Log("dense encoder not embedded (build with make): dense ranker not tested")
-	}
-	for _, r := range rankers {
-		code, out, _ := reqa(t, "ask", "--index", idx, "--ranker", r, "ferry tickets")
-		if code != 0 || !strings.Contains(out, "⟦") {
-			t.Fatalf("ask --ranker %s: exit %d:\n%s", r, code, out)
-		}
-	}
-	if len(rankers) == 3 {
-		// With embeddings, ask fuses by default and shows each input's score.
-		code, out, _ := reqa(t, "ask", "--index", idx, "--json", "ferry tickets")
-		if code != 0 || !strings.Contains(out, `"scores"`) || !strings.Contains(out, `"dense"`) || !strings.Contains(out, `"ranker": "fusion-zscore"`) {
-			t.Fatalf("default ask on a dense index: exit %d:\n%s", code, out)
-		}
-	}
-	// A question with no known terms: an empty result, not an error.
-	code, out, _ = reqa(t, "ask", "--index", idx, "--json", "zyzzyva qwerty")
-	if code != 0 || !strings.Contains(out, `"answers": []`) {
-		t.Fatalf("unknown terms: exit %d:\n%s", code, out)
-	}
-	if code, out, _ := reqa(t, "stats", idx); code != 0 || !strings.Contains(out, "3 sentences") {
-		t.Fatalf("stats: exit %d:\n%s", code, out)
-	}
-}
-
 func TestErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := writeFile(t, dir, "bad.jsonl", "{\"text\": \"fine.\"}\n{\"text\": oops}\n")
@@ -161,13 +103,6 @@ func TestErrors(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, ".*")); len(m) != 0 {
 		t.Fatalf("temporary files left: %v", m)
-	}
-}
-
-func TestDemo(t *testing.T) {
-	code, out, errs := reqa(t, "demo")
-	if code != 0 || !strings.Contains(out, "Q: Where does the whole index live?") || !strings.Contains(out, "bbolt file") {
-		t.Fatalf("demo: exit %d: %s\n%s", code, errs, out)
 	}
 }
 
