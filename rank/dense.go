@@ -54,7 +54,6 @@ type DenseRanker struct {
 
 // denseState is loaded once per engine: the encoder and raw vectors.
 type denseState struct {
-	once     sync.Once
 	err      error
 	enc      *encoder.Encoder
 	sent     dense.Vectors

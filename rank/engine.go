@@ -2,7 +2,6 @@ package rank
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
@@ -232,6 +231,3 @@ func rankOf(acc *bm25.Accumulator, n int, g uint32) int {
 	}
 	return better + 1
 }
-
-// sortUint32 sorts ids ascending.
-func sortUint32(ids []uint32) { sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] }) }

@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"syscall"
@@ -287,7 +286,7 @@ func copyTestBinary(t *testing.T) string {
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Fatalf("no go tool on PATH to build the binary: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "reqa")
 	cmd := exec.Command(goTool, "build", "-o", bin, ".")
