@@ -325,7 +325,7 @@ func TestDamagedParts(t *testing.T) {
 			allBut("bm25-word", "bm25-wpm"), "blob dense/contexts chunk 0: checksum mismatch"},
 		{"sentence vectors, resealed one vector short", []string{"blobs"}, chunkKey(store.BlobDenseSent, 0), func(v []byte) []byte {
 			return sealed(v[:len(v)-4-4*uselite.Dim])
-		}, true, allBut("bm25-word", "bm25-wpm"), "dense/sentences"},
+		}, true, allBut("bm25-word", "bm25-wpm"), store.BlobDenseSent},
 	}
 	for _, tc := range cases {
 		if tc.dense && !dense {

@@ -97,7 +97,7 @@ func ParseSpec(name string) (Spec, error) {
 		s.Kind, s.Method, s.Base = KindDerived, mode, base
 		return s, nil
 	}
-	base, sent := strings.CutSuffix(name, "/sent")
+	base, sent := strings.CutSuffix(name, fuse.SentenceOnlySuffix)
 	s.SentenceOnly = sent
 	switch {
 	case base == "dense":

@@ -42,7 +42,7 @@ func TestAdapterForOtherModelRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Amend(idx, func(tx *store.WriteTx) error { return tx.PutBlob("dense/adapter", ad.Marshal()) }); err != nil {
+	if err := store.Amend(idx, func(tx *store.WriteTx) error { return tx.PutBlob(store.BlobAdapter, ad.Marshal()) }); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errs := reqa(t, "ask", "--index", idx, "-r", "dense", "ferry")
