@@ -44,6 +44,9 @@ func TestBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
+	if v, err := exec.Command(chromiumPath, "--version").Output(); err == nil {
+		t.Logf("browser test runs with %s", strings.TrimSpace(string(v)))
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
 
