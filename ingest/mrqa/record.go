@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/reqa/reqa/internal/display"
 )
 
 // Header is the first line of an MRQA file: {"header": {"dataset": …,
@@ -278,13 +280,4 @@ func jsonProblem(prefix string, err error) *Problem {
 	return &Problem{Field: prefix, Msg: fmt.Sprintf("malformed: %v", err)}
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
+func truncate(s string, n int) string { return display.Truncate(s, n) }
