@@ -203,7 +203,7 @@ func (e *Engine) StoredFusions() ([]fuse.Params, error) {
 	}
 	var ps []fuse.Params
 	if err := json.Unmarshal(raw, &ps); err != nil {
-		return nil, fmt.Errorf("fusion parameters: %v: %w", err, store.ErrCorrupt)
+		return nil, fmt.Errorf("fusion parameters (blob %s): %v: %w", store.BlobFusion, jsonProblem(err), store.ErrCorrupt)
 	}
 	for _, p := range ps {
 		if err := p.Validate(); err != nil {

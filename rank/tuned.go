@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
+	"strings"
 
 	"github.com/reqa/reqa/index/adapter"
 	"github.com/reqa/reqa/rank/fuse"
@@ -71,7 +73,7 @@ func LoadTuned(path string) (*Tuned, error) {
 		t.Fusions = obj.Fusions
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: fusion parameters: %w", path, err)
+		return nil, fmt.Errorf("%s: fusion parameters: %w", path, jsonProblem(err))
 	}
 	if len(t.Fusions) == 0 {
 		return nil, fmt.Errorf("%s: %w: no fusion parameters in it (want `reqa fuse --json`'s array, or an object with \"fusions\")", path, ErrNoTunedParams)
@@ -104,4 +106,38 @@ func (e *Engine) UseTuned(t *Tuned) error {
 	}
 	e.tuned = t
 	return nil
+}
+
+// jsonProblem describes a JSON decoding error in the terms of the file —
+// fields, JSON types, byte offsets — not of the Go types it was decoded
+// into.
+func jsonProblem(err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "(top level)"
+		}
+		return fmt.Errorf("field %s holds a JSON %s where %s is expected (byte %d)", field, te.Value, jsonKind(te.Type.Kind()), te.Offset)
+	case errors.As(err, &se):
+		return fmt.Errorf("malformed JSON at byte %d: %s", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
+	}
+	return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// jsonKind names what JSON value a Go kind is decoded from.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct, reflect.Pointer:
+		return "an object"
+	}
+	return "a number"
 }

@@ -111,6 +111,12 @@ func evalIndex(c *cli.Context, ds *ingest.Dataset, dir, path string) (_ *rank.En
 			cleanup()
 		}
 	}()
+	var tuned *rank.Tuned
+	if from := c.String("params-from"); from != "" {
+		if tuned, err = rank.LoadTuned(from); err != nil {
+			return nil, "", cleanup, fmt.Errorf("eval: --params-from: %w", err)
+		}
+	}
 	if path == "" {
 		tmp, err := os.MkdirTemp("", "reqa-eval-*")
 		if err != nil {
@@ -131,12 +137,8 @@ func evalIndex(c *cli.Context, ds *ingest.Dataset, dir, path string) (_ *rank.En
 		return nil, "", cleanup, fmt.Errorf("eval: index %s was not built from dataset %s (its candidates differ); rebuild it with `reqa index --out %s %s` or drop --index",
 			safeName(path), safeName(dir), safeName(path), safeName(dir))
 	}
-	if from := c.String("params-from"); from != "" {
-		t, err := rank.LoadTuned(from)
-		if err != nil {
-			return nil, "", cleanup, fmt.Errorf("eval: --params-from: %w", err)
-		}
-		if err := e.UseTuned(t); err != nil {
+	if tuned != nil {
+		if err := e.UseTuned(tuned); err != nil {
 			return nil, "", cleanup, fmt.Errorf("eval: --params-from: %w", err)
 		}
 	}
