@@ -67,7 +67,7 @@ func concurrentRankers() []concurrentRanker {
 //	go test -race -run ConcurrentQueries ./rank
 func TestConcurrentQueries(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.reqa")
-	dense := buildDamageIndex(t, path)
+	dense := buildTestIndex(t, path)
 	var rankers []concurrentRanker
 	for _, r := range concurrentRankers() {
 		if r.dense && !dense {

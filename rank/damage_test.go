@@ -1,7 +1,6 @@
 package rank_test
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -14,9 +13,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/encoder/uselite"
-	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/store"
 )
@@ -24,37 +21,6 @@ import (
 // damageQuestion is asked of every damaged index; its terms ("Bell",
 // "Rock", "light") have postings in both BM25 fields.
 const damageQuestion = "Who kept the Bell Rock light?"
-
-// buildDamageIndex builds a real index of the ingest test corpus with both
-// BM25 fields and, when the encoder is embedded, embeddings and an ANN
-// graph. It reports whether the index is dense.
-func buildDamageIndex(t *testing.T, path string) bool {
-	t.Helper()
-	c, err := ingest.ReadInputs([]string{"../ingest/testdata/corpus"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := ingest.Options{Tokenizers: []string{"word", "wpm"}}
-	dense := uselite.Available()
-	if dense {
-		onnx, vocab, err := uselite.Model()
-		if err != nil {
-			t.Fatal(err)
-		}
-		enc, err := encoder.New(encoder.Spec{Name: uselite.Name, Kind: encoder.KindUSELite, Dim: uselite.Dim}, onnx, vocab, encoder.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer enc.Close()
-		opt.Encoder, opt.EncoderModel, opt.EncoderVocab, opt.Lambda = enc, onnx, vocab, 0.25
-	} else {
-		t.Log("the USE-Lite encoder is not embedded in this build (fetch it with make): only the BM25 parts of the index are damaged and checked")
-	}
-	if _, err := ingest.Build(context.Background(), c, path, opt); err != nil {
-		t.Fatal(err)
-	}
-	return dense
-}
 
 // damageRankers are the ways an index is asked: each BM25 field, dense
 // exact search, dense search over the ANN graph, and a fusion.
@@ -141,7 +107,7 @@ func checkDamaged(t *testing.T, what, path string, want map[string][]rank.Answer
 func TestTruncatedIndex(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.reqa")
-	dense := buildDamageIndex(t, good)
+	dense := buildTestIndex(t, good)
 	want := map[string][]rank.Answer{}
 	for _, name := range damageRankers(dense) {
 		a, err := askDamaged(good, name)
@@ -235,7 +201,7 @@ func flipAt(off int) func([]byte) []byte {
 func TestDamagedParts(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.reqa")
-	dense := buildDamageIndex(t, good)
+	dense := buildTestIndex(t, good)
 	rankers := damageRankers(dense)
 	want := map[string][]rank.Answer{}
 	for _, name := range rankers {

@@ -16,7 +16,8 @@ import (
 var ErrUnknownRanker = errors.New("unknown ranker")
 
 // ErrNoTunedParams reports a fusion that needs tuned parameters the index
-// does not hold (and that has no built-in default).
+// does not hold (and that has no built-in default). Such an error wraps
+// ErrUnknownRanker too: the index cannot answer with that ranker.
 var ErrNoTunedParams = errors.New("no tuned parameters")
 
 // Kind is what a ranker name stands for.
@@ -205,7 +206,7 @@ func (e *Engine) Default() (string, error) {
 // FusionParams returns the parameters the index answers the fusion called
 // name with: the ones stored by `reqa fuse`, else the built-in defaults of
 // fusion-zscore and fusion-rrf on an index with embeddings. Other fusions
-// of an untuned index fail with ErrNoTunedParams.
+// of an untuned index fail with ErrNoTunedParams (and ErrUnknownRanker).
 func (e *Engine) FusionParams(name string) (fuse.Params, error) {
 	if e.r.Meta().Dense == nil {
 		return fuse.Params{}, fmt.Errorf("%w %q: fusion needs an index with embeddings (the dense ranker; rebuild with `reqa index --dense`)", ErrUnknownRanker, name)
@@ -224,7 +225,7 @@ func (e *Engine) FusionParams(name string) (fuse.Params, error) {
 			return p, nil
 		}
 	}
-	return fuse.Params{}, fmt.Errorf("%s: %w in index %s (run `reqa fuse --index FILE DATASET_DIR`, or eval --params-from)", name, ErrNoTunedParams, e.r.Path())
+	return fuse.Params{}, fmt.Errorf("%w %q: %w in index %s (run `reqa fuse --index FILE DATASET_DIR`, or eval --params-from)", ErrUnknownRanker, name, ErrNoTunedParams, e.r.Path())
 }
 
 // Resolve builds the ranker s names, with its options; it is the one place
