@@ -6,8 +6,10 @@
 //	a = normalize(e_sentence + λ · e_context)
 //
 // ([Combine]); λ = 0 is the sentence alone. Scores are dot products with the
-// question's unit vector. [Vectors.Encode] is the stored form: a small header
-// and little-endian float32 rows.
+// question's unit vector: [Dot] is reqa's one dot product (exact search here,
+// the HNSW graph of index/ann and the question adapter all use it, so they
+// agree to the bit; [Kernel] names the kernel in use). [Vectors.Encode] is
+// the stored form: a small header and little-endian float32 rows.
 package dense
 
 import (
