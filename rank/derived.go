@@ -2,6 +2,7 @@ package rank
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"github.com/reqa/reqa/index/bm25"
@@ -69,7 +70,13 @@ func (c *ContextRanker) Score(question string, acc *bm25.Accumulator) error {
 
 // derived builds the "ctxmax:R" / "ctxrel:R" ranker s names.
 func (e *Engine) derived(s Spec) (Ranker, error) {
-	b := s.with(s.Base)
+	b, err := s.with(s.Base)
+	if err != nil {
+		return nil, err
+	}
+	if (s.Method != "ctxmax" && s.Method != "ctxrel") || b.Kind == KindDefault || b.Kind == KindFusion {
+		return nil, fmt.Errorf("%w %q: derives from %q, not a ranker to derive from", ErrUnknownRanker, s.Name, s.Base)
+	}
 	b.Dense.ANN = false // every candidate's score is needed
 	r, err := e.Resolve(b)
 	if err != nil {

@@ -249,14 +249,13 @@ func (e *Engine) corpus() *fuse.Corpus {
 // input returns the ranker a fusion input name stands for, with the
 // fusion's options s; the result's Name() equals name.
 func (e *Engine) input(name string, s Spec) (Ranker, error) {
-	in, err := ParseSpec(name)
+	in, err := s.with(name)
 	if err != nil {
 		return nil, err
 	}
 	if in.Kind == KindFusion || in.Kind == KindDefault {
 		return nil, fmt.Errorf("%w %q: not a fusion input", ErrUnknownRanker, name)
 	}
-	in = s.with(name)
 	in.Dense.ANN = false // fusion normalises over every candidate's score
 	return e.Resolve(in)
 }

@@ -125,22 +125,16 @@ func unknownName(name string) error {
 	return fmt.Errorf("%w %q (rankers: %s, dense, %s)", ErrUnknownRanker, name, strings.Join(bm, ", "), strings.Join(fusions, ", "))
 }
 
-// mustParse parses a name the package itself wrote.
-func mustParse(name string) Spec {
-	s, err := ParseSpec(name)
-	if err != nil {
-		panic(err)
-	}
-	return s
-}
-
-// With returns s for another name, keeping its options (document form,
+// with returns the spec of another name with s's options (document form,
 // dense options); the explicit fusion parameters are dropped.
-func (s Spec) with(name string) Spec {
-	n := mustParse(name)
+func (s Spec) with(name string) (Spec, error) {
+	n, err := ParseSpec(name)
+	if err != nil {
+		return Spec{}, err
+	}
 	n.SentenceOnly = n.SentenceOnly || s.SentenceOnly
 	n.Dense = s.Dense
-	return n
+	return n, nil
 }
 
 // Rankers lists the index's own rankers (BM25 per tokenizer, dense), in
@@ -242,7 +236,11 @@ func (e *Engine) Resolve(s Spec) (Ranker, error) {
 		if err != nil {
 			return nil, err
 		}
-		return e.Resolve(s.with(name))
+		d, err := s.with(name)
+		if err != nil {
+			return nil, err
+		}
+		return e.Resolve(d)
 	case KindBM25:
 		return e.bm25(s)
 	case KindDense:

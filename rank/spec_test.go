@@ -100,6 +100,18 @@ func TestDefaultsBM25(t *testing.T) {
 			t.Errorf("%s on a BM25-only index: %v, want ErrUnknownRanker", name, err)
 		}
 	}
+	// Specs built by hand, not by ParseSpec: an error, never a panic.
+	for _, s := range []rank.Spec{
+		{Name: "x", Kind: rank.KindBM25, Tokenizer: "nope"},
+		{Name: "x", Kind: rank.KindDerived, Method: "ctxmax", Base: "junk"},
+		{Name: "x", Kind: rank.KindDerived, Method: "nope", Base: "bm25-wpm"},
+		{Name: "x", Kind: rank.KindDerived, Method: "ctxmax", Base: "fusion-zscore"},
+		{Name: "x", Kind: rank.Kind(99)},
+	} {
+		if r, err := e.Resolve(s); err == nil {
+			t.Errorf("Resolve(%+v) = %v, want an error", s, r.Name())
+		}
+	}
 }
 
 // TestDefaultsDense checks the defaults of an index with embeddings: the
