@@ -3,9 +3,18 @@ module github.com/reqa/reqa
 go 1.26.8
 
 require (
+	github.com/coder/hnsw v0.6.1
+	github.com/sugarme/tokenizer v0.3.0
+	github.com/urfave/cli/v2 v2.27.7
+	github.com/viterin/vek v0.4.2
+	github.com/yalue/onnxruntime_go v1.27.0
+	go.etcd.io/bbolt v1.4.3
+	golang.org/x/sys v0.29.0
+	golang.org/x/text v0.44.0
+)
+
+require (
 	github.com/chewxy/math32 v1.10.1 // indirect
-	github.com/clems4ever/all-minilm-l6-v2-go v0.0.9 // indirect
-	github.com/coder/hnsw v0.6.1 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/emirpasic/gods v1.18.1 // indirect
 	github.com/google/renameio v1.0.1 // indirect
@@ -15,14 +24,7 @@ require (
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/schollz/progressbar/v2 v2.15.0 // indirect
 	github.com/sugarme/regexpset v0.0.0-20200920021344-4d4ec8eaf93c // indirect
-	github.com/sugarme/tokenizer v0.3.0 // indirect
-	github.com/urfave/cli/v2 v2.27.7 // indirect
 	github.com/viterin/partial v1.1.0 // indirect
-	github.com/viterin/vek v0.4.2 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
-	github.com/yalue/onnxruntime_go v1.27.0 // indirect
-	go.etcd.io/bbolt v1.4.3 // indirect
 	golang.org/x/exp v0.0.0-20240506185415-9bf2ced13842 // indirect
-	golang.org/x/sys v0.29.0
-	golang.org/x/text v0.44.0
 )

@@ -131,7 +131,7 @@ func Append(ctx context.Context, c *Corpus, path string, opt Options) (store.Met
 				})
 			})
 			if err == nil {
-				meta.Fields[i], err = bm25.AppendContextField(ctx, w, fm, old.Contexts, f, FieldName(fm.Tokenizer, false), ctxOf)
+				meta.Fields[i], err = bm25.AppendContextField(ctx, w, fm, old.Contexts, f, store.FieldName(fm.Tokenizer, false), ctxOf)
 			}
 		}
 		if err != nil {
@@ -149,8 +149,8 @@ func Append(ctx context.Context, c *Corpus, path string, opt Options) (store.Met
 				continue
 			}
 			if late {
-				if _, ok := old.Field(FieldName(fm.Tokenizer, false)); !ok {
-					return store.Meta{}, fmt.Errorf("append to %s: field %s: %w: its sentence field %s is missing", path, fm.Name, store.ErrCorrupt, FieldName(fm.Tokenizer, false))
+				if _, ok := old.Field(store.FieldName(fm.Tokenizer, false)); !ok {
+					return store.Meta{}, fmt.Errorf("append to %s: field %s: %w: its sentence field %s is missing", path, fm.Name, store.ErrCorrupt, store.FieldName(fm.Tokenizer, false))
 				}
 			}
 			if err := mergeOne(i, fm); err != nil {
@@ -180,10 +180,10 @@ func storedEncoder(w *store.Writer, d *store.DenseMeta, threads int) (*encoder.E
 	var onnx, vocab []byte
 	err := w.Update(func(tx *store.WriteTx) error {
 		var err error
-		if onnx, err = tx.LargeBlob(BlobDenseModel); err != nil {
+		if onnx, err = tx.LargeBlob(store.BlobDenseModel); err != nil {
 			return err
 		}
-		vocab, err = tx.LargeBlob(BlobDenseVocab)
+		vocab, err = tx.LargeBlob(store.BlobDenseVocab)
 		return err
 	})
 	if err != nil {
@@ -215,11 +215,11 @@ func appendDense(ctx context.Context, w *store.Writer, c *Corpus, old store.Meta
 			}
 			return v, nil
 		}
-		oldSent, err := load(BlobDenseSent, old.Sentences)
+		oldSent, err := load(store.BlobDenseSent, old.Sentences)
 		if err != nil {
 			return err
 		}
-		oldCtx, err := load(BlobDenseCtx, old.Contexts)
+		oldCtx, err := load(store.BlobDenseCtx, old.Contexts)
 		if err != nil {
 			return err
 		}
@@ -231,8 +231,8 @@ func appendDense(ctx context.Context, w *store.Writer, c *Corpus, old store.Meta
 		allSent = dense.Vectors{Dim: d.Dim, Data: append(oldSent.Data, sentVec.Data...)}
 		allCtx = dense.Vectors{Dim: d.Dim, Data: append(oldCtx.Data, ctxVec.Data...)}
 		// The old blobs go; writeDense stores the extended ones.
-		for _, name := range []string{BlobDenseSent, BlobDenseCtx, BlobDenseGraph} {
-			if name == BlobDenseGraph && graph == nil {
+		for _, name := range []string{store.BlobDenseSent, store.BlobDenseCtx, store.BlobDenseGraph} {
+			if name == store.BlobDenseGraph && graph == nil {
 				continue
 			}
 			if err := tx.DeleteLargeBlob(name); err != nil {
@@ -264,13 +264,13 @@ func extendGraph(ctx context.Context, tx *store.WriteTx, c *Corpus, old store.Me
 	if err != nil {
 		return nil, err
 	}
-	raw, err := tx.LargeBlob(BlobDenseGraph)
+	raw, err := tx.LargeBlob(store.BlobDenseGraph)
 	if err != nil {
 		return nil, err
 	}
 	g, err := ann.Load(raw, oldAns.Data, d.Dim)
 	if err != nil {
-		return nil, fmt.Errorf("blob %s: %w", BlobDenseGraph, err)
+		return nil, fmt.Errorf("blob %s: %w", store.BlobDenseGraph, err)
 	}
 	newCtxOf := make([]uint32, len(c.Sentences))
 	for i, s := range c.Sentences {

@@ -150,7 +150,7 @@ func compareIndexes(t *testing.T, fullPath, appPath string) {
 		t.Errorf("sentences differ")
 	}
 	if fm.Dense != nil {
-		for _, b := range []string{ingest.BlobDenseModel, ingest.BlobDenseVocab} {
+		for _, b := range []string{store.BlobDenseModel, store.BlobDenseVocab} {
 			x, err1 := full.LargeBlob(b)
 			y, err2 := app.LargeBlob(b)
 			if err1 != nil || err2 != nil || !bytes.Equal(x, y) {
@@ -161,7 +161,7 @@ func compareIndexes(t *testing.T, fullPath, appPath string) {
 		// (a batch is padded to its longest text, which changes the
 		// shapes ONNX Runtime multiplies), and the append batches the new
 		// contexts without the old ones: equal up to 1e-6.
-		for _, b := range []string{ingest.BlobDenseSent, ingest.BlobDenseCtx} {
+		for _, b := range []string{store.BlobDenseSent, store.BlobDenseCtx} {
 			x, err1 := full.LargeBlob(b)
 			y, err2 := app.LargeBlob(b)
 			if err1 != nil || err2 != nil {
@@ -180,8 +180,8 @@ func compareIndexes(t *testing.T, fullPath, appPath string) {
 				t.Errorf("blob %s: embeddings differ by up to %g", b, worst)
 			}
 		}
-		gx, err1 := full.LargeBlob(ingest.BlobDenseGraph)
-		gy, err2 := app.LargeBlob(ingest.BlobDenseGraph)
+		gx, err1 := full.LargeBlob(store.BlobDenseGraph)
+		gy, err2 := app.LargeBlob(store.BlobDenseGraph)
 		if err1 != nil || err2 != nil || len(gx) == 0 || len(gy) == 0 {
 			t.Fatalf("graph: %v %v", err1, err2)
 		}
@@ -214,16 +214,16 @@ func compareAnswers(t *testing.T, fullPath, appPath string, withDense bool) {
 	defer ea.Close()
 	type mk func(e *rank.Engine) (rank.Ranker, error)
 	rankers := map[string]mk{
-		"bm25-word": func(e *rank.Engine) (rank.Ranker, error) { return e.Ranker("bm25-word", true) },
-		"bm25-wpm":  func(e *rank.Engine) (rank.Ranker, error) { return e.Ranker("bm25-wpm", true) },
+		"bm25-word": func(e *rank.Engine) (rank.Ranker, error) { return e.Ranker("bm25-word") },
+		"bm25-wpm":  func(e *rank.Engine) (rank.Ranker, error) { return e.Ranker("bm25-wpm") },
 	}
 	if withDense {
-		rankers["dense-exact"] = func(e *rank.Engine) (rank.Ranker, error) { return e.DenseRanker(true, rank.DenseOptions{}) }
+		rankers["dense-exact"] = func(e *rank.Engine) (rank.Ranker, error) { return e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{}}) }
 		rankers["dense-ann"] = func(e *rank.Engine) (rank.Ranker, error) {
-			return e.DenseRanker(true, rank.DenseOptions{ANN: true, K: 5})
+			return e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{ANN: true, K: 5}})
 		}
 		rankers["fusion"] = func(e *rank.Engine) (rank.Ranker, error) {
-			return e.Fused(rank.DefaultFusion(), true, rank.DenseOptions{})
+			return e.Fused(rank.DefaultFusion(), rank.Spec{})
 		}
 	}
 	// BM25 is exact; dense scores carry the embeddings' float32 noise.

@@ -57,15 +57,6 @@ func (opt Options) stageProgress(stage string) func(done, total int) {
 	return func(d, t int) { opt.Progress(stage, d, t) }
 }
 
-// Blob names of the dense part of an index.
-const (
-	BlobDenseModel = "dense/model.onnx"
-	BlobDenseVocab = "dense/vocab.json"
-	BlobDenseSent  = "dense/sentences"
-	BlobDenseCtx   = "dense/contexts"
-	BlobDenseGraph = "dense/graph"
-)
-
 // buildGraph builds the ANN graph over the answer vectors for opt.Lambda.
 func buildGraph(ctx context.Context, c *Corpus, sent, ctxv dense.Vectors, opt Options) ([]byte, error) {
 	ctxOf := make([]uint32, len(c.Sentences))
@@ -138,7 +129,7 @@ func writeDense(w *store.Writer, graph, model, vocab []byte, sent, ctxv dense.Ve
 		for _, b := range []struct {
 			name string
 			v    []byte
-		}{{BlobDenseGraph, graph}, {BlobDenseModel, model}, {BlobDenseVocab, vocab}} {
+		}{{store.BlobDenseGraph, graph}, {store.BlobDenseModel, model}, {store.BlobDenseVocab, vocab}} {
 			if b.v == nil {
 				continue
 			}
@@ -154,7 +145,7 @@ func writeDense(w *store.Writer, graph, model, vocab []byte, sent, ctxv dense.Ve
 	for _, b := range []struct {
 		name string
 		v    dense.Vectors
-	}{{BlobDenseSent, sent}, {BlobDenseCtx, ctxv}} {
+	}{{store.BlobDenseSent, sent}, {store.BlobDenseCtx, ctxv}} {
 		if err := w.PutLargeBlobFrom(b.name, b.v.EncodedLen(), b.v.EncodeAt); err != nil {
 			return err
 		}
@@ -206,14 +197,6 @@ func writeRecords(ctx context.Context, w *store.Writer, c *Corpus, baseCtx, base
 		}
 	}
 	return nil
-}
-
-// FieldName is the store field of a tokenizer and document form.
-func FieldName(tokenizer string, withContext bool) string {
-	if withContext {
-		return tokenizer + "/ctx"
-	}
-	return tokenizer + "/sent"
 }
 
 // IndexFields tokenizes c's contexts and sentences with tok and fills the
@@ -372,14 +355,14 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 		if err != nil {
 			return store.Meta{}, fmt.Errorf("build: %w", err)
 		}
-		wc, err := f.Stats(FieldName(name, true), name)
+		wc, err := f.Stats(store.FieldName(name, true), name)
 		if err != nil {
 			return store.Meta{}, fmt.Errorf("build: %w", err)
 		}
 		if wc.Digest, wc.DigestTerms, err = f.Write(ctx, w, wc.Name, progress("write "+wc.Name)); err != nil {
 			return store.Meta{}, fmt.Errorf("build: write field %s: %w", wc.Name, err)
 		}
-		so := f.Sentences.Stats(FieldName(name, false), name, false)
+		so := f.Sentences.Stats(store.FieldName(name, false), name, false)
 		if so.Digest, so.DigestTerms, err = f.Sentences.WriteField(ctx, w, so.Name, progress("write "+so.Name)); err != nil {
 			return store.Meta{}, fmt.Errorf("build: write field %s: %w", so.Name, err)
 		}

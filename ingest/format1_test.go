@@ -42,7 +42,7 @@ func TestFormat1Index(t *testing.T) {
 		}
 		return r.Meta().FormatVersion, m
 	}
-	if v, l := layouts(old); v != 1 || l["word/ctx"] != "" || l["wpm/ctx"] != "" {
+	if v, l := layouts(old); v != 1 || l[store.FieldName("word", true)] != "" || l[store.FieldName("wpm", true)] != "" {
 		t.Fatalf("fixture: format %d, layouts %v", v, l)
 	}
 	ctx := context.Background()
@@ -51,7 +51,7 @@ func TestFormat1Index(t *testing.T) {
 	if _, err := ingest.Build(ctx, readParts(t, "part1.txt"), fresh, opt); err != nil {
 		t.Fatal(err)
 	}
-	if v, l := layouts(fresh); v != store.FormatVersion || l["word/ctx"] != bm25.ContextLayout || l["word/sent"] != "" {
+	if v, l := layouts(fresh); v != store.FormatVersion || l[store.FieldName("word", true)] != bm25.ContextLayout || l[store.FieldName("word", false)] != "" {
 		t.Fatalf("fresh build: format %d, layouts %v", v, l)
 	}
 	compareAnswers(t, fresh, old, false)
@@ -60,7 +60,7 @@ func TestFormat1Index(t *testing.T) {
 	if _, err := ingest.Append(ctx, readParts(t, "part2.txt"), old, ingest.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if v, l := layouts(old); v != 1 || l["word/ctx"] != "" || l["wpm/ctx"] != "" {
+	if v, l := layouts(old); v != 1 || l[store.FieldName("word", true)] != "" || l[store.FieldName("wpm", true)] != "" {
 		t.Fatalf("appended format-1 index: format %d, layouts %v; want format 1 and the expanded layout kept", v, l)
 	}
 	full := filepath.Join(dir, "full.reqa")

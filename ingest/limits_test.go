@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"encoding/json"
-	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -91,7 +90,7 @@ func TestLimitsHugeLine(t *testing.T) {
 		if total < n*9/10 || len(c.Warnings) != 1 {
 			t.Fatalf("%s: sentences hold %d of %d bytes; warnings %q", p, total, n, c.Warnings)
 		}
-		t.Log(fmt.Sprintf("%s: %d bytes → %d contexts, %d sentences in %.1f s; %d MB allocated, heap %d MB (Go runtime %d MB)",
-			filepath.Base(p), n, len(c.Contexts), len(c.Sentences), secs, (after.TotalAlloc-before.TotalAlloc)>>20, after.HeapInuse>>20, after.Sys>>20))
+		t.Logf("%s: %d bytes → %d contexts, %d sentences in %.1f s; %d MB allocated, heap %d MB (Go runtime %d MB)",
+			filepath.Base(p), n, len(c.Contexts), len(c.Sentences), secs, (after.TotalAlloc-before.TotalAlloc)>>20, after.HeapInuse>>20, after.Sys>>20)
 	}
 }

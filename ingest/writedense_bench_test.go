@@ -36,10 +36,10 @@ func BenchmarkWriteDense(b *testing.B) {
 				peak = max(peak, peakHeap(2*time.Millisecond, func() {
 					if how == "whole" {
 						err = w.Update(func(tx *store.WriteTx) error {
-							if err := tx.PutLargeBlob(BlobDenseSent, sent.Encode()); err != nil {
+							if err := tx.PutLargeBlob(store.BlobDenseSent, sent.Encode()); err != nil {
 								return err
 							}
-							return tx.PutLargeBlob(BlobDenseCtx, ctxv.Encode())
+							return tx.PutLargeBlob(store.BlobDenseCtx, ctxv.Encode())
 						})
 					} else {
 						err = writeDense(w, nil, nil, nil, sent, ctxv)

@@ -21,10 +21,17 @@ type concurrentRanker struct {
 
 func concurrentRankers() []concurrentRanker {
 	bm := func(name string, withContext bool) func(e *rank.Engine) (rank.Ranker, error) {
-		return func(e *rank.Engine) (rank.Ranker, error) { return e.Ranker(name, withContext) }
+		return func(e *rank.Engine) (rank.Ranker, error) {
+			s, err := rank.ParseSpec(name)
+			if err != nil {
+				return nil, err
+			}
+			s.SentenceOnly = !withContext
+			return e.Resolve(s)
+		}
 	}
 	fused := func(p fuse.Params) func(e *rank.Engine) (rank.Ranker, error) {
-		return func(e *rank.Engine) (rank.Ranker, error) { return e.Fused(p, true, rank.DenseOptions{}) }
+		return func(e *rank.Engine) (rank.Ranker, error) { return e.Fused(p, rank.Spec{}) }
 	}
 	in := rank.DefaultFusionInputs
 	return []concurrentRanker{
@@ -35,10 +42,10 @@ func concurrentRankers() []concurrentRanker {
 		{"dense", true, bm("dense", true)},
 		{"dense/sent", true, bm("dense", false)},
 		{"dense λ=0.5", true, func(e *rank.Engine) (rank.Ranker, error) {
-			return e.DenseRanker(true, rank.DenseOptions{Lambda: 0.5, LambdaSet: true})
+			return e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{Lambda: 0.5, LambdaSet: true}})
 		}},
 		{"dense-ann", true, func(e *rank.Engine) (rank.Ranker, error) {
-			return e.DenseRanker(true, rank.DenseOptions{ANN: true, K: 5})
+			return e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{ANN: true, K: 5}})
 		}},
 		{"fusion-rrf", true, fused(rank.DefaultRRF())},
 		{"fusion-zscore", true, fused(rank.DefaultFusion())},
@@ -60,7 +67,7 @@ func concurrentRankers() []concurrentRanker {
 //	go test -race -run ConcurrentQueries ./rank
 func TestConcurrentQueries(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.reqa")
-	dense := buildDamageIndex(t, path)
+	dense := buildTestIndex(t, path)
 	var rankers []concurrentRanker
 	for _, r := range concurrentRankers() {
 		if r.dense && !dense {

@@ -36,7 +36,7 @@ func TestDamagedIndexNeverPanics(t *testing.T) {
 			return nil, err
 		}
 		defer e.Close()
-		r, err := e.Ranker("bm25-word", true)
+		r, err := e.Ranker("bm25-word")
 		if err != nil {
 			return nil, err
 		}

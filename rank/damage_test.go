@@ -1,7 +1,6 @@
 package rank_test
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -14,9 +13,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/encoder/uselite"
-	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/store"
 )
@@ -24,37 +21,6 @@ import (
 // damageQuestion is asked of every damaged index; its terms ("Bell",
 // "Rock", "light") have postings in both BM25 fields.
 const damageQuestion = "Who kept the Bell Rock light?"
-
-// buildDamageIndex builds a real index of the ingest test corpus with both
-// BM25 fields and, when the encoder is embedded, embeddings and an ANN
-// graph. It reports whether the index is dense.
-func buildDamageIndex(t *testing.T, path string) bool {
-	t.Helper()
-	c, err := ingest.ReadInputs([]string{"../ingest/testdata/corpus"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := ingest.Options{Tokenizers: []string{"word", "wpm"}}
-	dense := uselite.Available()
-	if dense {
-		onnx, vocab, err := uselite.Model()
-		if err != nil {
-			t.Fatal(err)
-		}
-		enc, err := encoder.New(encoder.Spec{Name: uselite.Name, Kind: encoder.KindUSELite, Dim: uselite.Dim}, onnx, vocab, encoder.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer enc.Close()
-		opt.Encoder, opt.EncoderModel, opt.EncoderVocab, opt.Lambda = enc, onnx, vocab, 0.25
-	} else {
-		t.Log("the USE-Lite encoder is not embedded in this build (fetch it with make): only the BM25 parts of the index are damaged and checked")
-	}
-	if _, err := ingest.Build(context.Background(), c, path, opt); err != nil {
-		t.Fatal(err)
-	}
-	return dense
-}
 
 // damageRankers are the ways an index is asked: each BM25 field, dense
 // exact search, dense search over the ANN graph, and a fusion.
@@ -82,7 +48,7 @@ func askDamaged(path, name string) (answers []rank.Answer, err error) {
 	var r rank.Ranker
 	switch name {
 	case "dense-ann":
-		d, err := e.DenseRanker(true, rank.DenseOptions{ANN: true, K: 3})
+		d, err := e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{ANN: true, K: 3}})
 		if err != nil {
 			return nil, err
 		}
@@ -91,9 +57,9 @@ func askDamaged(path, name string) (answers []rank.Answer, err error) {
 		}
 		r = d
 	case "fusion-zscore":
-		r, err = e.Fused(rank.DefaultFusion(), true, rank.DenseOptions{})
+		r, err = e.Fused(rank.DefaultFusion(), rank.Spec{})
 	default:
-		r, err = e.Ranker(name, true)
+		r, err = e.Ranker(name)
 	}
 	if err != nil {
 		return nil, err
@@ -141,7 +107,7 @@ func checkDamaged(t *testing.T, what, path string, want map[string][]rank.Answer
 func TestTruncatedIndex(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.reqa")
-	dense := buildDamageIndex(t, good)
+	dense := buildTestIndex(t, good)
 	want := map[string][]rank.Answer{}
 	for _, name := range damageRankers(dense) {
 		a, err := askDamaged(good, name)
@@ -235,7 +201,7 @@ func flipAt(off int) func([]byte) []byte {
 func TestDamagedParts(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.reqa")
-	dense := buildDamageIndex(t, good)
+	dense := buildTestIndex(t, good)
 	rankers := damageRankers(dense)
 	want := map[string][]rank.Answer{}
 	for _, name := range rankers {
@@ -302,30 +268,30 @@ func TestDamagedParts(t *testing.T) {
 			i := strings.Index(p, `"sentences":`)
 			return sealed([]byte(p[:i] + `"sentences":1` + strings.TrimLeft(p[i+len(`"sentences":`):], "0123456789")))
 		}, false, rankers, "meta says 1"},
-		{"ANN graph chunk", []string{"blobs"}, chunkKey(ingest.BlobDenseGraph, 0), flipAt(100), true,
+		{"ANN graph chunk", []string{"blobs"}, chunkKey(store.BlobDenseGraph, 0), flipAt(100), true,
 			[]string{"dense-ann"}, "blob dense/graph chunk 0: checksum mismatch"},
-		{"ANN graph header", []string{"blobs"}, []byte(ingest.BlobDenseGraph), flipAt(3), true,
+		{"ANN graph header", []string{"blobs"}, []byte(store.BlobDenseGraph), flipAt(3), true,
 			[]string{"dense-ann"}, "blob dense/graph: checksum mismatch"},
-		{"ANN graph, resealed garbage", []string{"blobs"}, chunkKey(ingest.BlobDenseGraph, 0), func(v []byte) []byte {
+		{"ANN graph, resealed garbage", []string{"blobs"}, chunkKey(store.BlobDenseGraph, 0), func(v []byte) []byte {
 			p := v[:len(v)-4]
 			for i := range p {
 				p[i] = byte(i * 7)
 			}
 			return sealed(p)
 		}, true, []string{"dense-ann"}, "ANN graph"},
-		{"model chunk 0", []string{"blobs"}, chunkKey(ingest.BlobDenseModel, 0), flipAt(1 << 20), true,
+		{"model chunk 0", []string{"blobs"}, chunkKey(store.BlobDenseModel, 0), flipAt(1 << 20), true,
 			allBut("bm25-word", "bm25-wpm"), "blob dense/model.onnx chunk 0: checksum mismatch"},
-		{"model chunk 1, deleted", []string{"blobs"}, chunkKey(ingest.BlobDenseModel, 1), func([]byte) []byte { return nil }, true,
+		{"model chunk 1, deleted", []string{"blobs"}, chunkKey(store.BlobDenseModel, 1), func([]byte) []byte { return nil }, true,
 			allBut("bm25-word", "bm25-wpm"), "blob dense/model.onnx chunk 1: missing"},
-		{"vocabulary", []string{"blobs"}, chunkKey(ingest.BlobDenseVocab, 0), flipAt(5000), true,
+		{"vocabulary", []string{"blobs"}, chunkKey(store.BlobDenseVocab, 0), flipAt(5000), true,
 			allBut("bm25-word", "bm25-wpm"), "blob dense/vocab.json chunk 0: checksum mismatch"},
-		{"sentence vectors", []string{"blobs"}, chunkKey(ingest.BlobDenseSent, 0), flipAt(64), true,
+		{"sentence vectors", []string{"blobs"}, chunkKey(store.BlobDenseSent, 0), flipAt(64), true,
 			allBut("bm25-word", "bm25-wpm"), "blob dense/sentences chunk 0: checksum mismatch"},
-		{"context vectors", []string{"blobs"}, chunkKey(ingest.BlobDenseCtx, 0), flipAt(-9), true,
+		{"context vectors", []string{"blobs"}, chunkKey(store.BlobDenseCtx, 0), flipAt(-9), true,
 			allBut("bm25-word", "bm25-wpm"), "blob dense/contexts chunk 0: checksum mismatch"},
-		{"sentence vectors, resealed one vector short", []string{"blobs"}, chunkKey(ingest.BlobDenseSent, 0), func(v []byte) []byte {
+		{"sentence vectors, resealed one vector short", []string{"blobs"}, chunkKey(store.BlobDenseSent, 0), func(v []byte) []byte {
 			return sealed(v[:len(v)-4-4*uselite.Dim])
-		}, true, allBut("bm25-word", "bm25-wpm"), "dense/sentences"},
+		}, true, allBut("bm25-word", "bm25-wpm"), store.BlobDenseSent},
 	}
 	for _, tc := range cases {
 		if tc.dense && !dense {

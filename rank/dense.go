@@ -14,17 +14,6 @@ import (
 	"github.com/reqa/reqa/store"
 )
 
-// Blob names of the dense part of an index (see package ingest).
-const (
-	blobDenseModel = "dense/model.onnx"
-	blobDenseVocab = "dense/vocab.json"
-	blobDenseSent  = "dense/sentences"
-	blobDenseCtx   = "dense/contexts"
-	blobDenseGraph = "dense/graph"
-	// BlobAdapter holds the question adapter trained by `reqa tune`.
-	BlobAdapter = "dense/adapter"
-)
-
 // DenseOptions tune the dense ranker.
 type DenseOptions struct {
 	// Lambda overrides the index's context weight when set (>= 0 with
@@ -65,7 +54,6 @@ type DenseRanker struct {
 
 // denseState is loaded once per engine: the encoder and raw vectors.
 type denseState struct {
-	once     sync.Once
 	err      error
 	enc      *encoder.Encoder
 	sent     dense.Vectors
@@ -103,11 +91,11 @@ func (e *Engine) loadDense(threads int) (*denseState, error) {
 			recent: map[string][]float32{}, inflight: map[string]*questionCall{}}
 		e.dense = st
 		st.err = func() error {
-			onnx, err := e.r.LargeBlob(blobDenseModel)
+			onnx, err := e.r.LargeBlob(store.BlobDenseModel)
 			if err != nil {
 				return err
 			}
-			vocab, err := e.r.LargeBlob(blobDenseVocab)
+			vocab, err := e.r.LargeBlob(store.BlobDenseVocab)
 			if err != nil {
 				return err
 			}
@@ -118,7 +106,7 @@ func (e *Engine) loadDense(threads int) (*denseState, error) {
 			for _, b := range []struct {
 				name string
 				dst  *dense.Vectors
-			}{{blobDenseSent, &st.sent}, {blobDenseCtx, &st.ctx}} {
+			}{{store.BlobDenseSent, &st.sent}, {store.BlobDenseCtx, &st.ctx}} {
 				raw, err := e.r.LargeBlob(b.name)
 				if err != nil {
 					return err
@@ -151,21 +139,27 @@ func (e *Engine) loadDense(threads int) (*denseState, error) {
 // for another encoder.
 func (e *Engine) loadAdapter(st *denseState) (*adapter.Adapter, error) {
 	st.adapterOnce.Do(func() {
-		if !e.r.HasBlob(BlobAdapter) {
-			return
+		raw, from := []byte(nil), e.r.Path()
+		if t := e.tuned; t != nil {
+			raw, from = t.Adapter, t.Source
+		} else if e.r.HasBlob(store.BlobAdapter) {
+			var err error
+			if raw, err = e.r.Blob(store.BlobAdapter); err != nil {
+				st.adapterErr = fmt.Errorf("question adapter: %w", err)
+				return
+			}
 		}
-		raw, err := e.r.Blob(BlobAdapter)
-		if err != nil {
-			st.adapterErr = fmt.Errorf("question adapter: %w", err)
+		if raw == nil {
 			return
 		}
 		m := e.r.Meta().Dense
+		var err error
 		st.adapter, err = adapter.Load(raw, m.Hash, m.Dim)
 		switch {
 		case errors.Is(err, adapter.ErrCorrupt):
-			st.adapterErr = fmt.Errorf("question adapter in %s: %w: %w", e.r.Path(), store.ErrCorrupt, err)
+			st.adapterErr = fmt.Errorf("question adapter in %s: %w: %w", from, store.ErrCorrupt, err)
 		case err != nil:
-			st.adapterErr = fmt.Errorf("question adapter in %s: %w (or run with --no-adapter)", e.r.Path(), err)
+			st.adapterErr = fmt.Errorf("question adapter in %s: %w (or run with --no-adapter)", from, err)
 		}
 	})
 	return st.adapter, st.adapterErr
@@ -185,9 +179,14 @@ func (st *denseState) answers(lambda float64) (dense.Vectors, error) {
 	return v, nil
 }
 
-// DenseRanker returns the dense ranker; withContext mixes each answer with
-// its context by the index's λ (or opt.Lambda), otherwise λ = 0.
-func (e *Engine) DenseRanker(withContext bool, opt DenseOptions) (*DenseRanker, error) {
+// DenseRanker returns the dense ranker s names (with s.Dense's options):
+// each answer is mixed with its context by the index's λ (or
+// s.Dense.Lambda), or λ = 0 when s.SentenceOnly.
+func (e *Engine) DenseRanker(s Spec) (*DenseRanker, error) {
+	opt := s.Dense
+	if s.Name == "" {
+		s.Name = "dense"
+	}
 	st, err := e.loadDense(opt.Threads)
 	if err != nil {
 		return nil, err
@@ -196,14 +195,14 @@ func (e *Engine) DenseRanker(withContext bool, opt DenseOptions) (*DenseRanker, 
 	if opt.LambdaSet {
 		lambda = opt.Lambda
 	}
-	if !withContext {
+	if s.SentenceOnly {
 		lambda = 0
 	}
 	v, err := st.answers(lambda)
 	if err != nil {
 		return nil, err
 	}
-	d := &DenseRanker{name: "dense", enc: st.enc, answers: v, lambda: lambda, st: st, k: opt.K, ef: opt.Ef}
+	d := &DenseRanker{name: s.Name, enc: st.enc, answers: v, lambda: lambda, st: st, k: opt.K, ef: opt.Ef}
 	if !opt.NoAdapter {
 		if d.adapter, err = e.loadAdapter(st); err != nil {
 			return nil, fmt.Errorf("dense ranker: %w", err)
@@ -224,7 +223,7 @@ func (e *Engine) loadGraph(st *denseState, v dense.Vectors) (*ann.Graph, error) 
 	if st.graph != nil || st.graphErr != nil {
 		return st.graph, st.graphErr
 	}
-	raw, err := e.r.LargeBlob(blobDenseGraph)
+	raw, err := e.r.LargeBlob(store.BlobDenseGraph)
 	if err == nil {
 		st.graph, err = ann.Load(raw, v.Data, v.Dim)
 		if err != nil {

@@ -2,8 +2,8 @@ package rank
 
 import (
 	"context"
+	"fmt"
 	"math"
-	"strings"
 
 	"github.com/reqa/reqa/index/bm25"
 )
@@ -68,19 +68,19 @@ func (c *ContextRanker) Score(question string, acc *bm25.Accumulator) error {
 	return nil
 }
 
-// derived builds "ctxmax:R" / "ctxrel:R" inputs.
-func (e *Engine) derived(name string, withContext bool, dopt DenseOptions) (Ranker, bool, error) {
-	mode, base, ok := strings.Cut(name, ":")
-	if !ok || (mode != "ctxmax" && mode != "ctxrel") {
-		return nil, false, nil
-	}
-	r, err := e.input(base, withContext, dopt)
+// derived builds the "ctxmax:R" / "ctxrel:R" ranker s names.
+func (e *Engine) derived(s Spec) (Ranker, error) {
+	b, err := s.with(s.Base)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
-	ctxOf := make([]uint32, len(e.sentences))
-	for i, s := range e.sentences {
-		ctxOf[i] = s.ContextID
+	if (s.Method != "ctxmax" && s.Method != "ctxrel") || b.Kind == KindDefault || b.Kind == KindFusion {
+		return nil, fmt.Errorf("%w %q: derives from %q, not a ranker to derive from", ErrUnknownRanker, s.Name, s.Base)
 	}
-	return &ContextRanker{name: name, mode: mode, base: r, ctxOf: ctxOf, nCtx: e.r.Meta().Contexts}, true, nil
+	b.Dense.ANN = false // every candidate's score is needed
+	r, err := e.Resolve(b)
+	if err != nil {
+		return nil, err
+	}
+	return &ContextRanker{name: s.Name, mode: s.Method, base: r, ctxOf: e.contextOf(), nCtx: e.r.Meta().Contexts}, nil
 }

@@ -1,14 +1,61 @@
-// Package rank answers questions from an index and evaluates rankers.
+// Package rank answers questions from an index, evaluates rankers and owns
+// "which ranker, with what options".
 //
-// An [Engine] is an open index plus its rankers. A ranker scores every
-// candidate sentence for a question; "bm25-word" and "bm25-wpm" score the
-// BM25 field of their tokenizer (the sentence followed by its context, or
-// the sentence alone for the paper's sentence-only ablation).
+// # Engines and rankers
 //
-// [Evaluate] runs rankers over questions with known gold sentences and
-// reports the MultiReQA metrics in percent: P@1, MRR, P@5 and R@10. A
-// question is answered at rank r when its highest-ranked gold candidate is
-// at r (ties broken by candidate order): P@k counts r ≤ k, MRR averages 1/r,
-// and R@10 averages the fraction of a question's gold candidates ranked in
-// the top 10.
+// An [Engine] is an open index. A [Ranker] scores every candidate sentence
+// for a question; [Engine.Ask] returns the best answers, each with its
+// context, source and record id. The rankers are:
+//
+//   - "bm25-word" and "bm25-wpm": BM25 over one tokenizer's field, on the
+//     sentence followed by its context, or on the sentence alone for the
+//     paper's sentence-only ablation ([BM25Ranker]);
+//   - "dense": the dual encoder, the dot product of the question's embedding
+//     (through the question adapter `reqa tune` trained, when the index has
+//     one) with normalize(e_sentence + λ·e_context), exact or over the HNSW
+//     graph ([DenseRanker], [DenseOptions]);
+//   - "fusion-METHOD": the scores of several rankers fused by one of
+//     [FusionMethods] with parameters learned by `reqa fuse` (package
+//     rank/fuse), or built in for fusion-zscore ([DefaultFusion]) and
+//     fusion-rrf ([DefaultRRF]) ([FusedRanker]);
+//   - as fusion inputs only, "NAME/sent" (NAME on the sentence alone) and
+//     "ctxmax:NAME", "ctxrel:NAME" (context evidence, [ContextRanker]).
+//
+// # Names, options and defaults
+//
+// [ParseSpec] is the one parser of ranker names: it returns a [Spec], to
+// which the caller adds options (sentence only, dense options, explicit
+// fusion parameters). [Engine.Resolve] is the one place defaults are
+// applied: the empty name (or "default") is [Engine.Default] — the best
+// fusion stored by `reqa fuse`, else the built-in fusion-zscore on an index
+// with embeddings, else bm25-wpm — and a fusion runs with the parameters of
+// [Engine.FusionParams]. [Engine.Available] lists every ranker an index
+// answers with. ask, eval, fuse, demo and serve all go through these, so
+// they agree on what a name and the default mean. Errors wrap
+// [ErrUnknownRanker] (not a ranker, or not one this index has) or
+// [ErrNoTunedParams] (a fusion the index holds no parameters for).
+//
+// [LoadTuned] reads the fusion parameters and question adapter learned for
+// another index (or a JSON file of fusion parameters) and
+// [Engine.UseTuned] answers with them instead of the index's own: how
+// learned parts transfer to another domain (`reqa eval --params-from`).
+//
+// # Evaluation and tuning
+//
+// [Run] runs a ranker over [EvalQuestion]s with known gold sentences and
+// [Summarize] reports the MultiReQA metrics in percent: P@1, MRR, P@5 and
+// R@10. A question is answered at rank r when its highest-ranked gold
+// candidate is at r (ties broken by candidate order): P@k counts r ≤ k, MRR
+// averages 1/r (see internal/metric), and R@10 averages the fraction of a
+// question's gold candidates ranked in the top 10. [Engine.TuneFusions]
+// learns fusions on tuning questions, [SaveFusions] stores them;
+// [Engine.AdapterData] prepares a question adapter's training data and
+// [SaveAdapter] stores the adapter. Package rank/report writes eval's full
+// report.
+//
+// # Verification
+//
+// [Verify] reads a whole index and checks every record, postings list,
+// vector, graph, model hash, adapter and fusion parameter set, listing the
+// damage it finds (`reqa verify`).
 package rank

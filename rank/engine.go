@@ -1,9 +1,7 @@
 package rank
 
 import (
-	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
@@ -11,9 +9,6 @@ import (
 	"github.com/reqa/reqa/index/tokenize"
 	"github.com/reqa/reqa/store"
 )
-
-// ErrUnknownRanker reports a ranker the index cannot serve.
-var ErrUnknownRanker = errors.New("unknown ranker")
 
 // Engine is an open index with its rankers. It is safe for concurrent use.
 type Engine struct {
@@ -23,6 +18,8 @@ type Engine struct {
 	byExt     map[string]uint32
 	denseOnce sync.Once
 	dense     *denseState
+	// tuned replaces the index's own fusions and adapter (see UseTuned).
+	tuned *Tuned
 }
 
 // Open opens the index at path.
@@ -71,20 +68,6 @@ func (e *Engine) SentenceByExtID(ext string) (uint32, bool) {
 	return id, ok
 }
 
-// Rankers lists the rankers this index supports, in canonical order.
-func (e *Engine) Rankers() []string {
-	var out []string
-	for _, t := range tokenize.Names() {
-		if _, ok := e.r.Meta().Field(t + "/ctx"); ok {
-			out = append(out, "bm25-"+t)
-		}
-	}
-	if e.r.Meta().Dense != nil {
-		out = append(out, "dense")
-	}
-	return out
-}
-
 // Ranker scores every candidate sentence for a question.
 type Ranker interface {
 	// Name is the ranker's name, e.g. "bm25-wpm".
@@ -117,36 +100,30 @@ func (b *BM25Ranker) Score(question string, acc *bm25.Accumulator) error {
 	return b.field.Score(b.tok.Tokenize(question), acc)
 }
 
-// Ranker returns the ranker called name; withContext selects the sentence +
-// context documents (the default) or the sentence-only ablation.
-func (e *Engine) Ranker(name string, withContext bool) (Ranker, error) {
-	if name == "dense" {
-		return e.DenseRanker(withContext, DenseOptions{})
-	}
-	tokName, ok := strings.CutPrefix(name, "bm25-")
-	if !ok {
-		return nil, fmt.Errorf("%w %q (this index supports: %s)", ErrUnknownRanker, name, strings.Join(e.Rankers(), ", "))
-	}
-	field := tokName + "/ctx"
-	if !withContext {
-		field = tokName + "/sent"
-	}
+// bm25 builds the BM25 ranker s names.
+func (e *Engine) bm25(s Spec) (Ranker, error) {
+	field := store.FieldName(s.Tokenizer, !s.SentenceOnly)
 	if _, ok := e.r.Meta().Field(field); !ok {
-		return nil, fmt.Errorf("%w %q (this index supports: %s)", ErrUnknownRanker, name, strings.Join(e.Rankers(), ", "))
+		return nil, fmt.Errorf("%w %q (this index supports: %s)", ErrUnknownRanker, s.Name, strings.Join(e.Rankers(), ", "))
 	}
-	tok, err := tokenize.Get(tokName)
+	tok, err := tokenize.Get(s.Tokenizer)
 	if err != nil {
 		return nil, err
 	}
+	f, err := bm25.Open(e.r, field, e.contextOf())
+	if err != nil {
+		return nil, err
+	}
+	return &BM25Ranker{name: s.Name, tok: tok, field: f}, nil
+}
+
+// contextOf returns every sentence's context id.
+func (e *Engine) contextOf() []uint32 {
 	ctxOf := make([]uint32, len(e.sentences))
 	for i, s := range e.sentences {
 		ctxOf[i] = s.ContextID
 	}
-	f, err := bm25.Open(e.r, field, ctxOf)
-	if err != nil {
-		return nil, err
-	}
-	return &BM25Ranker{name: name, tok: tok, field: f}, nil
+	return ctxOf
 }
 
 // Answer is one ranked answer sentence with its context.
@@ -162,6 +139,9 @@ type Answer struct {
 	End     int    `json:"end"`
 	Title   string `json:"title,omitempty"`
 	Source  string `json:"source,omitempty"`
+	// ID is the record's id in its source (a JSONL "id", a dataset
+	// context_id), when it has one.
+	ID string `json:"id,omitempty"`
 	// SentenceID is the index-internal id; CandidateID the dataset's.
 	SentenceID  uint32 `json:"sentence_id"`
 	CandidateID string `json:"candidate_id,omitempty"`
@@ -224,7 +204,7 @@ func (e *Engine) answer(id uint32) (Answer, error) {
 		return Answer{}, fmt.Errorf("sentence %d: offsets outside its context: %w", id, store.ErrCorrupt)
 	}
 	return Answer{Sentence: c.Text[s.Start:s.End], Context: c.Text, Start: s.Start, End: s.End,
-		Title: c.Title, Source: c.Source, SentenceID: id, CandidateID: s.ExtID}, nil
+		Title: c.Title, Source: c.Source, ID: c.ExtID, SentenceID: id, CandidateID: s.ExtID}, nil
 }
 
 // rankOf returns the 1-based rank of document g when every document is
@@ -251,6 +231,3 @@ func rankOf(acc *bm25.Accumulator, n int, g uint32) int {
 	}
 	return better + 1
 }
-
-// sortUint32 sorts ids ascending.
-func sortUint32(ids []uint32) { sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] }) }

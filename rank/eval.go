@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/internal/metric"
 )
 
 // EvalQuestion is a question with its gold candidates.
@@ -151,20 +152,14 @@ func Summarize(name string, qs []EvalQuestion, rs []QuestionResult) Result {
 	if len(rs) == 0 {
 		return res
 	}
-	var p1, p5, mrr, r10 float64
+	ranks := make([]int, len(rs))
+	var r10 float64
 	for i, r := range rs {
-		if r.Rank == 1 {
-			p1++
-		}
-		if r.Rank <= 5 {
-			p5++
-		}
-		mrr += 1 / float64(r.Rank)
+		ranks[i] = r.Rank
 		if len(qs[i].Gold) > 0 {
 			r10 += float64(r.GoldInTop10) / float64(len(qs[i].Gold))
 		}
 	}
-	n := float64(len(rs))
-	res.PAt1, res.MRR, res.PAt5, res.RecallAt10 = 100*p1/n, 100*mrr/n, 100*p5/n, 100*r10/n
+	res.PAt1, res.MRR, res.PAt5, res.RecallAt10 = metric.PAt(ranks, 1), metric.MRR(ranks), metric.PAt(ranks, 5), 100*r10/float64(len(rs))
 	return res
 }

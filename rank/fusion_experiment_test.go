@@ -1,3 +1,5 @@
+//go:build experiment
+
 package rank_test
 
 import (
@@ -47,7 +49,7 @@ func experiment(t testing.TB) (*rank.Engine, map[string][]rank.EvalQuestion) {
 		}
 		splits[split] = out
 	}
-	dr, err := e.DenseRanker(true, rank.DenseOptions{NoAdapter: true})
+	dr, err := e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{NoAdapter: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +92,7 @@ func experiment(t testing.TB) (*rank.Engine, map[string][]rank.EvalQuestion) {
 func TestLambdaSweep(t *testing.T) {
 	e, splits := experiment(t)
 	for _, l := range []float64{0, 0.25, 0.5, 0.75, 1, 1.5, 2} {
-		dr, err := e.DenseRanker(true, rank.DenseOptions{Lambda: l, LambdaSet: true})
+		dr, err := e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{Lambda: l, LambdaSet: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,13 +132,13 @@ func TestFusionExperiment(t *testing.T) {
 	}
 	for _, inputs := range sets {
 		t0 := time.Now()
-		res, err := e.TuneFusions(ctx, []string{"zscore", "adaptive", "learned"}, inputs, splits["tune"], true, rank.DenseOptions{}, "squad tune")
+		res, err := e.TuneFusions(ctx, []string{"zscore", "adaptive", "learned"}, inputs, splits["tune"], rank.Spec{}, "squad tune")
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("tuned %v in %v", inputs, time.Since(t0))
 		for _, r := range res {
-			fr, err := e.Fused(r.Params, true, rank.DenseOptions{})
+			fr, err := e.Fused(r.Params, rank.Spec{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,7 +165,7 @@ func strconvF(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 // SQuAD answer vectors (λ = the index's), SQuAD questions as queries.
 func TestANNSQuAD(t *testing.T) {
 	e, splits := experiment(t)
-	dr, err := e.DenseRanker(true, rank.DenseOptions{})
+	dr, err := e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +240,7 @@ func BenchmarkFusionOverhead(b *testing.B) {
 			b.Fatalf("index has no fusion %s", name)
 		}
 	}
-	fr, err := e.Fused(p, true, rank.DenseOptions{})
+	fr, err := e.Fused(p, rank.Spec{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,9 +16,6 @@ import (
 	"github.com/reqa/reqa/store"
 )
 
-// BlobFusion is the index blob holding learned fusion parameters.
-const BlobFusion = "fusion/params"
-
 // FusedRanker ranks by fusing the scores of its input rankers.
 type FusedRanker struct {
 	params fuse.Params
@@ -192,18 +189,21 @@ func DefaultFusion() fuse.Params {
 }
 
 // StoredFusions returns the fusion parameters stored in the index (none is
-// not an error).
+// not an error), or those of UseTuned.
 func (e *Engine) StoredFusions() ([]fuse.Params, error) {
-	if !e.r.HasBlob(BlobFusion) {
+	if e.tuned != nil {
+		return e.tuned.Fusions, nil
+	}
+	if !e.r.HasBlob(store.BlobFusion) {
 		return nil, nil
 	}
-	raw, err := e.r.Blob(BlobFusion)
+	raw, err := e.r.Blob(store.BlobFusion)
 	if err != nil {
 		return nil, err
 	}
 	var ps []fuse.Params
 	if err := json.Unmarshal(raw, &ps); err != nil {
-		return nil, fmt.Errorf("fusion parameters: %v: %w", err, store.ErrCorrupt)
+		return nil, fmt.Errorf("fusion parameters (blob %s): %v: %w", store.BlobFusion, jsonProblem(err), store.ErrCorrupt)
 	}
 	for _, p := range ps {
 		if err := p.Validate(); err != nil {
@@ -213,12 +213,13 @@ func (e *Engine) StoredFusions() ([]fuse.Params, error) {
 	return ps, nil
 }
 
-// Fused builds the fused ranker for params from this engine's rankers.
-// An input name ending in "/sent" is that ranker on the sentence alone.
-func (e *Engine) Fused(params fuse.Params, withContext bool, dopt DenseOptions) (*FusedRanker, error) {
+// Fused builds the fused ranker for params from this engine's rankers,
+// with s's options (document form, dense options; dense inputs always score
+// every candidate: fusion normalises over all of them).
+func (e *Engine) Fused(params fuse.Params, s Spec) (*FusedRanker, error) {
 	var inputs []Ranker
 	for _, name := range params.Inputs {
-		r, err := e.input(name, withContext, dopt)
+		r, err := e.input(name, s)
 		if err != nil {
 			return nil, fmt.Errorf("fusion %s: %w", params.Name, err)
 		}
@@ -245,32 +246,18 @@ func (e *Engine) corpus() *fuse.Corpus {
 	return c
 }
 
-// input returns the ranker a fusion input name stands for; the result's
-// Name() equals name.
-func (e *Engine) input(name string, withContext bool, dopt DenseOptions) (Ranker, error) {
-	if r, ok, err := e.derived(name, withContext, dopt); ok {
-		return r, err
-	}
-	base, sentOnly := strings.CutSuffix(name, "/sent")
-	if sentOnly {
-		withContext = false
-	}
-	dopt.ANN = false // fusion normalises over every candidate's score
-	if base == "dense" {
-		d, err := e.DenseRanker(withContext, dopt)
-		if err == nil {
-			d.name = name
-		}
-		return d, err
-	}
-	r, err := e.Ranker(base, withContext)
+// input returns the ranker a fusion input name stands for, with the
+// fusion's options s; the result's Name() equals name.
+func (e *Engine) input(name string, s Spec) (Ranker, error) {
+	in, err := s.with(name)
 	if err != nil {
 		return nil, err
 	}
-	if b, ok := r.(*BM25Ranker); ok {
-		b.name = name
+	if in.Kind == KindFusion || in.Kind == KindDefault {
+		return nil, fmt.Errorf("%w %q: not a fusion input", ErrUnknownRanker, name)
 	}
-	return r, nil
+	in.Dense.ANN = false // fusion normalises over every candidate's score
+	return e.Resolve(in)
 }
 
 // TuningExamples scores qs with every input and reduces each question to a
@@ -336,9 +323,6 @@ func tuningExamples(ctx context.Context, inputs []Ranker, qs []EvalQuestion, cor
 	return out, ctx.Err()
 }
 
-// FusionMethods lists the fusion methods in canonical order.
-var FusionMethods = []string{"rrf", "minmax", "zscore", "adaptive", "learned", "rerank"}
-
 // RerankInputs are the inputs the "rerank" method fuses when asked for the
 // default inputs: both BM25 tokenizations and the dense ranker, each on
 // sentence+context and on the sentence alone (its features are chosen for
@@ -357,9 +341,9 @@ type TuneResult struct {
 }
 
 // TuneFusions learns every method in methods over inputs on tune (the
-// tuning questions) and returns them best first (by P@1 on tune). label
-// records what tune was.
-func (e *Engine) TuneFusions(ctx context.Context, methods, inputs []string, tune []EvalQuestion, withContext bool, dopt DenseOptions, label string) ([]TuneResult, error) {
+// tuning questions), the inputs built with opt's options, and returns them
+// best first (by P@1 on tune). label records what tune was.
+func (e *Engine) TuneFusions(ctx context.Context, methods, inputs []string, tune []EvalQuestion, opt Spec, label string) ([]TuneResult, error) {
 	type inputSet struct {
 		names []string
 		rs    []Ranker
@@ -376,7 +360,7 @@ func (e *Engine) TuneFusions(ctx context.Context, methods, inputs []string, tune
 		}
 		s := &inputSet{names: names}
 		for _, n := range names {
-			r, err := e.input(n, withContext, dopt)
+			r, err := e.input(n, opt)
 			if err != nil {
 				return nil, err
 			}
@@ -428,5 +412,5 @@ func SaveFusions(path string, ps []fuse.Params) error {
 	if err != nil {
 		return err
 	}
-	return store.Amend(path, func(tx *store.WriteTx) error { return tx.PutBlob(BlobFusion, b) })
+	return store.Amend(path, func(tx *store.WriteTx) error { return tx.PutBlob(store.BlobFusion, b) })
 }

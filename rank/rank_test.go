@@ -35,7 +35,6 @@ func TestRankOf(t *testing.T) {
 // fixedRanker scores candidates from a table, for testing Run.
 type fixedRanker struct {
 	scores map[string][]float64
-	batch  bool
 }
 
 func (f *fixedRanker) Name() string { return "fixed" }

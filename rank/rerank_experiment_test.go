@@ -1,3 +1,5 @@
+//go:build experiment
+
 package rank_test
 
 import (
@@ -71,7 +73,7 @@ func TestRerankDump(t *testing.T) {
 		crossFit(t, e, splits, title)
 		dopt.NoAdapter = true // question vectors are set adapted
 	}
-	fr, err := e.Fused(fuse.Params{Name: "fusion-x", Method: "zscore", Inputs: inputs, Weights: w}, true, dopt)
+	fr, err := e.Fused(fuse.Params{Name: "fusion-x", Method: "zscore", Inputs: inputs, Weights: w}, rank.Spec{Dense: dopt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,11 +208,11 @@ func TestRerankDump(t *testing.T) {
 // half of the tune articles, each test question by the index's adapter —
 // so fusion learned on tune sees a dense ranker as good as on unseen text.
 func crossFit(t *testing.T, e *rank.Engine, splits map[string][]rank.EvalQuestion, title map[string]string) {
-	raw, err := e.DenseRanker(true, rank.DenseOptions{NoAdapter: true})
+	raw, err := e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{NoAdapter: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := e.DenseRanker(true, rank.DenseOptions{})
+	full, err := e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{}})
 	if err != nil || !full.Adapted() {
 		t.Fatalf("crossfit needs an index with an adapter (%v)", err)
 	}

@@ -1,3 +1,5 @@
+//go:build experiment
+
 package rank_test
 
 import (

@@ -82,7 +82,7 @@ func BenchmarkSQuADQuery(b *testing.B) {
 	defer e.Close()
 	for _, name := range []string{"bm25-word", "bm25-wpm"} {
 		b.Run(name, func(b *testing.B) {
-			r, err := e.Ranker(name, true)
+			r, err := e.Ranker(name)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -131,7 +131,7 @@ func BenchmarkSQuADEval(b *testing.B) {
 	}
 	for _, name := range []string{"bm25-word", "bm25-wpm"} {
 		b.Run(name, func(b *testing.B) {
-			r, _ := e.Ranker(name, true)
+			r, _ := e.Ranker(name)
 			var res rank.Result
 			for i := 0; i < b.N; i++ {
 				rs, err := rank.Run(context.Background(), r, qs, 0, nil)

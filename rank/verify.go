@@ -101,19 +101,19 @@ func Verify(path string) (VerifyReport, error) {
 			return nil
 		})
 		problem(err)
-		if _, err := e.Ranker("bm25-"+f.Tokenizer, f.WithContext); err != nil {
+		if _, err := e.Resolve(Spec{Name: "bm25-" + f.Tokenizer, Kind: KindBM25, Tokenizer: f.Tokenizer, SentenceOnly: !f.WithContext}); err != nil {
 			problem(err)
 		}
 		rep.Parts = append(rep.Parts, "field "+f.Name)
 	}
-	known := map[string]bool{BlobFusion: true, BlobAdapter: true}
+	known := map[string]bool{store.BlobFusion: true, store.BlobAdapter: true}
 	if d := m.Dense; d != nil {
-		for _, b := range []string{blobDenseModel, blobDenseVocab, blobDenseSent, blobDenseCtx, blobDenseGraph} {
+		for _, b := range []string{store.BlobDenseModel, store.BlobDenseVocab, store.BlobDenseSent, store.BlobDenseCtx, store.BlobDenseGraph} {
 			known[b] = true
 		}
 		rep.Parts = append(rep.Parts, verifyDense(e, d, problem)...)
 	}
-	if e.r.HasBlob(BlobFusion) {
+	if e.r.HasBlob(store.BlobFusion) {
 		if _, err := e.StoredFusions(); err != nil {
 			problem(err)
 		} else {
@@ -136,8 +136,8 @@ func Verify(path string) (VerifyReport, error) {
 // returns the parts that passed.
 func verifyDense(e *Engine, d *store.DenseMeta, problem func(error)) []string {
 	var parts []string
-	onnx, err1 := e.r.LargeBlob(blobDenseModel)
-	vocab, err2 := e.r.LargeBlob(blobDenseVocab)
+	onnx, err1 := e.r.LargeBlob(store.BlobDenseModel)
+	vocab, err2 := e.r.LargeBlob(store.BlobDenseVocab)
 	problem(err1)
 	problem(err2)
 	if err1 == nil && err2 == nil {
@@ -152,7 +152,7 @@ func verifyDense(e *Engine, d *store.DenseMeta, problem func(error)) []string {
 	for i, b := range []struct {
 		name string
 		n    int
-	}{{blobDenseSent, len(e.sentences)}, {blobDenseCtx, e.r.Meta().Contexts}} {
+	}{{store.BlobDenseSent, len(e.sentences)}, {store.BlobDenseCtx, e.r.Meta().Contexts}} {
 		raw, err := e.r.LargeBlob(b.name)
 		if err != nil {
 			problem(err)
@@ -182,7 +182,7 @@ func verifyDense(e *Engine, d *store.DenseMeta, problem func(error)) []string {
 		answers, err := dense.Combine(vecs[0], vecs[1], ctxOf, d.GraphLambda)
 		if err != nil {
 			problem(fmt.Errorf("vectors: %w: %w", store.ErrCorrupt, err))
-		} else if raw, err := e.r.LargeBlob(blobDenseGraph); err != nil {
+		} else if raw, err := e.r.LargeBlob(store.BlobDenseGraph); err != nil {
 			problem(err)
 		} else if _, err := ann.Load(raw, answers.Data, answers.Dim); err != nil {
 			problem(fmt.Errorf("ANN graph: %w: %w", store.ErrCorrupt, err))
@@ -190,8 +190,8 @@ func verifyDense(e *Engine, d *store.DenseMeta, problem func(error)) []string {
 			parts = append(parts, "ANN graph")
 		}
 	}
-	if e.r.HasBlob(BlobAdapter) {
-		raw, err := e.r.Blob(BlobAdapter)
+	if e.r.HasBlob(store.BlobAdapter) {
+		raw, err := e.r.Blob(store.BlobAdapter)
 		if err == nil {
 			_, err = adapter.Load(raw, d.Hash, d.Dim)
 		}

@@ -16,7 +16,7 @@ import (
 func TestVerifySentenceOffsets(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.reqa")
-	buildDamageIndex(t, good)
+	buildTestIndex(t, good)
 	rep, err := rank.Verify(good)
 	if err != nil || !rep.OK() {
 		t.Fatalf("healthy index: %v %v", err, rep.Problems)

@@ -15,6 +15,19 @@
 //	            holds postings over contexts (see package index/bm25)
 //	blobs       name → large opaque values (embeddings, graphs, models)
 //
+// The names inside are declared once, in names.go, and every package uses
+// those constants: the BM25 fields are "TOKENIZER/ctx" (the sentence and its
+// context) and "TOKENIZER/sent" (the sentence alone), named by [FieldName];
+// the blobs are
+//
+//	dense/model.onnx  the dense encoder's ONNX model        [BlobDenseModel]
+//	dense/vocab.json  its vocabulary                        [BlobDenseVocab]
+//	dense/sentences   every sentence's embedding            [BlobDenseSent]
+//	dense/contexts    every context's embedding             [BlobDenseCtx]
+//	dense/graph       the HNSW graph over answer vectors    [BlobDenseGraph]
+//	dense/adapter     the question adapter (reqa tune)      [BlobAdapter]
+//	fusion/params     learned fusion parameters (reqa fuse) [BlobFusion]
+//
 // Every record value ends in a CRC-32C of its payload, so a flipped byte in a
 // context, a sentence, a postings list or a blob is reported as [ErrCorrupt]
 // naming the damaged record instead of producing silently wrong answers.

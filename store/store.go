@@ -18,6 +18,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // FormatVersion is the newest on-disk format version this package writes
@@ -165,7 +166,7 @@ func RemoveStale(target string) []string {
 		db, err := bolt.Open(m, 0o644, &bolt.Options{Timeout: 50 * time.Millisecond, ReadOnly: true})
 		if err == nil {
 			db.Close()
-		} else if !errors.Is(err, bolt.ErrTimeout) && !strings.Contains(err.Error(), "timeout") {
+		} else if !errors.Is(err, berrors.ErrTimeout) && !strings.Contains(err.Error(), "timeout") {
 			// Not a valid bolt file (killed before its first page): still
 			// ours by name, and no lock can be held on what bolt rejects.
 			err = nil
@@ -444,7 +445,7 @@ func Open(path string) (*Reader, error) {
 	}
 	db, err := openBolt(path)
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, fmt.Errorf("open index %s: another process is writing it (file locked): %w", path, err)
 		}
 		if hasBoltMagic(path) {

@@ -1,45 +1,17 @@
 package store
 
 import (
-	"fmt"
-
+	"bytes"
+	"context"
 	"errors"
-	bolt "go.etcd.io/bbolt"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func build(t *testing.T, path string, title string) {
-	t.Helper()
-	w, err := Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = w.Update(func(tx *WriteTx) error {
-		if err := tx.PutContext(Context{ID: 0, Title: title, Text: "One. Two.", Source: "a.txt:1"}); err != nil {
-			return err
-		}
-		if err := tx.PutSentence(Sentence{ID: 0, ContextID: 0, Start: 0, End: 4}); err != nil {
-			return err
-		}
-		fw, err := tx.Field("word/ctx")
-		if err != nil {
-			return err
-		}
-		if err := fw.PutPostings("One", []byte{1, 0, 1}); err != nil {
-			return err
-		}
-		return fw.PutDocLens([]byte{1, 4})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Commit(Meta{Contexts: 1, Sentences: 1, Fields: []FieldMeta{{Name: "word/ctx", Docs: 1}}}); err != nil {
-		t.Fatal(err)
-	}
-}
+	bolt "go.etcd.io/bbolt"
+)
 
 func TestRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.reqa")
@@ -195,61 +167,12 @@ func ExampleCreate() {
 	// Output: It returns at noon.
 }
 
-func TestLargeBlob(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.reqa")
-	w, err := Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	big := make([]byte, chunkSize*2+123)
-	for i := range big {
-		big[i] = byte(i * 7)
-	}
-	if err := w.Update(func(tx *WriteTx) error {
-		if err := tx.PutLargeBlob("big", big); err != nil {
-			return err
-		}
-		return tx.PutLargeBlob("empty", nil)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Commit(Meta{}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := r.LargeBlob("big")
-	if err != nil || string(got) != string(big) {
-		t.Fatalf("large blob round trip: %d bytes, %v", len(got), err)
-	}
-	if got, err := r.LargeBlob("empty"); err != nil || len(got) != 0 {
-		t.Fatalf("empty blob: %v %v", got, err)
-	}
-	if _, err := r.LargeBlob("none"); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("missing blob: %v", err)
-	}
-	r.Close()
-	// Flip one byte inside chunk 1: the error names the chunk.
-	db, _ := bolt.Open(path, 0o644, nil)
-	db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketBlobs)
-		v := append([]byte(nil), b.Get(chunkKey("big", 1))...)
-		v[1000] ^= 1
-		return b.Put(chunkKey("big", 1), v)
-	})
-	db.Close()
-	r, _ = Open(path)
-	defer r.Close()
-	if _, err := r.LargeBlob("big"); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "chunk 1") {
-		t.Fatalf("damaged chunk: %v", err)
-	}
-}
-
-// TestTruncatedBelowTwoPages: an index cut below bbolt's first pages is
-// reported as damaged (it starts like one), other short files as not an
 // index.
+
+// index.
+
+// index.
+
 func TestTruncatedBelowTwoPages(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.reqa")
@@ -269,3 +192,161 @@ func TestTruncatedBelowTwoPages(t *testing.T) {
 		t.Errorf("short non-index: %v", err)
 	}
 }
+
+// index.
+
+// index.
+
+// index.
+
+func TestCommitTrimsPadding(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.reqa")
+	blob := bytes.Repeat([]byte("0123456789abcdef"), 1<<20) // 16 MB: past bbolt's doubling
+	buildIndex(t, path, Meta{Contexts: 1}, func(tx *WriteTx) error {
+		if err := tx.PutContext(Context{ID: 0, Title: "t", Text: "One. Two."}); err != nil {
+			return err
+		}
+		return tx.PutLargeBlob("big", blob)
+	})
+	checkTrimmed := func() {
+		t.Helper()
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, err := bolt.Open(path, 0o644, &bolt.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var used int64
+		db.View(func(tx *bolt.Tx) error { used = tx.Size(); return nil })
+		db.Close()
+		if st.Size() != used {
+			t.Fatalf("file is %d bytes, its pages in use end at %d", st.Size(), used)
+		}
+		r, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		got, err := r.LargeBlob("big")
+		if err != nil || !bytes.Equal(got, blob) {
+			t.Fatalf("blob after trimming: %v (equal %v)", err, bytes.Equal(got, blob))
+		}
+	}
+	checkTrimmed()
+
+	// Append to the trimmed file: it grows again and is trimmed again.
+	w, _, err := CreateFrom(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Update(func(tx *WriteTx) error {
+		return tx.PutContext(Context{ID: 1, Title: "u", Text: "Three."})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(Meta{Contexts: 2}); err != nil {
+		t.Fatal(err)
+	}
+	checkTrimmed()
+
+	// Amend trims as well (it used to put the padding back: 33.6 → 67.2 MB).
+	if err := Amend(path, func(tx *WriteTx) error { return tx.PutBlob("tuned", bytes.Repeat([]byte("x"), 3<<20)) }); err != nil {
+		t.Fatal(err)
+	}
+	checkTrimmed()
+}
+
+// index.
+
+// index.
+
+// index.
+
+func TestFormatOf(t *testing.T) {
+	for _, tc := range []struct {
+		layouts []string
+		want    int
+	}{{nil, 1}, {[]string{"", ""}, 1}, {[]string{"", "context"}, 2}} {
+		var m Meta
+		for i, l := range tc.layouts {
+			m.Fields = append(m.Fields, FieldMeta{Name: fmt.Sprint("f", i), Layout: l})
+		}
+		path := filepath.Join(t.TempDir(), "x.reqa")
+		w, err := Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(m); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Meta().FormatVersion; got != tc.want {
+			t.Errorf("layouts %q: format %d, want %d", tc.layouts, got, tc.want)
+		}
+		r.Close()
+	}
+}
+
+// index.
+
+// index.
+
+func TestUsage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.reqa")
+	buildIndex(t, path, Meta{Contexts: 1}, func(tx *WriteTx) error {
+		if err := tx.PutContext(Context{ID: 0, Title: "t", Text: "One. Two."}); err != nil {
+			return err
+		}
+		fw, err := tx.Field("word/ctx")
+		if err != nil {
+			return err
+		}
+		if err := fw.PutPostings("one", []byte{1, 0, 1}); err != nil {
+			return err
+		}
+		return tx.PutLargeBlob("big", bytes.Repeat([]byte{7}, 3<<20))
+	})
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	us, err := r.Usage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	var sum int64
+	for _, u := range us {
+		got[u.Part] = u.Bytes
+		sum += u.Bytes
+	}
+	if got["blobs"] < 3<<20 || got["contexts"] == 0 || got["field word/ctx"] == 0 || got["meta"] == 0 {
+		t.Fatalf("usage %v", us)
+	}
+	if sum > r.SizeBytes() {
+		t.Fatalf("parts take %d bytes, the file is %d", sum, r.SizeBytes())
+	}
+}
+
+// index.
+
+// index.
+
+// index.
+
+// index.
+
+// index.
+
+// index.
+
+// index.
+
+// index.

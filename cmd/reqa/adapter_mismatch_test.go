@@ -22,7 +22,7 @@ func TestAdapterForOtherModelRefused(t *testing.T) {
 		t.Fatalf("index: %s", errs)
 	}
 	if code, out, _ := reqa(t, "stats", idx); code != 0 || !strings.Contains(out, "dense") {
-		t.Skip("dense encoder not embedded in this build (run via make)")
+		skipUnlessCI(t, "dense encoder not embedded in this build (run via make)")
 	}
 	// A tiny adapter for a 512-d encoder with another hash.
 	ans := dense.Vectors{Dim: 512, Data: make([]float32, 4*512)}
@@ -42,7 +42,7 @@ func TestAdapterForOtherModelRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Amend(idx, func(tx *store.WriteTx) error { return tx.PutBlob("dense/adapter", ad.Marshal()) }); err != nil {
+	if err := store.Amend(idx, func(tx *store.WriteTx) error { return tx.PutBlob(store.BlobAdapter, ad.Marshal()) }); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errs := reqa(t, "ask", "--index", idx, "-r", "dense", "ferry")

@@ -8,21 +8,12 @@ import (
 	"testing"
 )
 
-// TestMain lets the test binary stand in for bin/reqa in subprocess tests:
-// with REQA_RUN_MAIN=1 it runs the command line instead of the tests.
-func TestMain(m *testing.M) {
-	if os.Getenv("REQA_RUN_MAIN") == "1" {
-		main()
-	}
-	os.Exit(m.Run())
-}
-
 // TestAirGapped builds an index with embeddings, then asks it from a process
 // with no network (unshare -n), an empty HOME and an empty environment: the
 // binary must carry everything (tokenizers, model, ONNX Runtime).
 func TestAirGapped(t *testing.T) {
 	if _, err := exec.LookPath("unshare"); err != nil {
-		t.Skip("unshare not available")
+		skipUnlessCI(t, "unshare not available")
 	}
 	if err := exec.Command("unshare", "-n", "true").Run(); err != nil {
 		t.Skipf("cannot create a network namespace here (needs root): %v", err)
@@ -34,7 +25,7 @@ func TestAirGapped(t *testing.T) {
 		t.Fatalf("index: exit %d: %s", code, errs)
 	}
 	if code, out, _ := reqa(t, "stats", idx); code != 0 || !strings.Contains(out, "dense") {
-		t.Skip("dense encoder not embedded in this build (run via make); air-gapped dense check skipped")
+		skipUnlessCI(t, "dense encoder not embedded in this build (run via make); air-gapped dense check skipped")
 	}
 	home := filepath.Join(dir, "empty-home")
 	os.Mkdir(home, 0o700)

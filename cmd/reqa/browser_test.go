@@ -39,10 +39,13 @@ const chromiumPath = "/usr/bin/chromium"
 // directory).
 func TestBrowser(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("headless Chromium not installed (%s): `make browser-deps` installs Debian's chromium (as root); browser test skipped", chromiumPath)
+		skipUnlessCI(t, "headless Chromium not installed (%s): `make browser-deps` installs Debian's chromium (as root); browser test skipped", chromiumPath)
 	}
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
+	}
+	if v, err := exec.Command(chromiumPath, "--version").Output(); err == nil {
+		t.Logf("browser test runs with %s", strings.TrimSpace(string(v)))
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()

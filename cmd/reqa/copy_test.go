@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"syscall"
@@ -27,14 +26,6 @@ import (
 
 	"github.com/reqa/reqa/index/encoder/ortlib"
 )
-
-// The copied-binary test runs its serve client inside the network namespace
-// by re-executing the test binary with REQA_COPYTEST_CLIENT=1.
-func init() {
-	if os.Getenv("REQA_COPYTEST_CLIENT") == "1" {
-		os.Exit(copyServeClient(os.Getenv("REQA_COPYTEST_DIR"), os.Getenv("REQA_COPYTEST_INDEX"), os.Getenv("REQA_COPYTEST_Q")))
-	}
-}
 
 // ortSource is the library the binary embeds, as make puts it in the tree.
 var ortSource = filepath.Join("..", "..", "index", "encoder", "ortlib", "lib", "libonnxruntime.so.1")
@@ -58,7 +49,7 @@ func TestCopiedBinary(t *testing.T) {
 	}
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
-		t.Skip("unshare not available")
+		skipUnlessCI(t, "unshare not available")
 	}
 	if err := exec.Command(unshare, "-n", "true").Run(); err != nil {
 		t.Skipf("cannot create a network namespace here (needs root): %v", err)
@@ -290,12 +281,12 @@ func copyTestBinary(t *testing.T) string {
 		return p
 	}
 	if !ortlib.Embedded() {
-		t.Skip("ONNX Runtime and the model are not in this tree, so no self-contained binary can be built: " +
+		skipUnlessCI(t, "ONNX Runtime and the model are not in this tree, so no self-contained binary can be built: "+
 			"run `make assets` (or `make test`), or set REQA_BIN to a binary built by `make build`")
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Fatalf("no go tool on PATH to build the binary: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "reqa")
 	cmd := exec.Command(goTool, "build", "-o", bin, ".")

@@ -16,6 +16,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/store"
 )
 
 // damageValue flips one byte of the value under key in the nested bucket
@@ -85,13 +86,13 @@ func TestDamagedIndexCommands(t *testing.T) {
 			damageValue(t, p, []string{"contexts"}, []byte{0, 0, 0, 0}, 5)
 		}, "bm25-word", "context 0: checksum mismatch"},
 		{"model", true, func(t *testing.T, p string) {
-			damageValue(t, p, []string{"blobs"}, blobChunk("dense/model.onnx", 0), 4096)
+			damageValue(t, p, []string{"blobs"}, blobChunk(store.BlobDenseModel, 0), 4096)
 		}, "dense", "blob dense/model.onnx chunk 0: checksum mismatch"},
 		{"sentence vectors", true, func(t *testing.T, p string) {
-			damageValue(t, p, []string{"blobs"}, blobChunk("dense/sentences", 0), 100)
+			damageValue(t, p, []string{"blobs"}, blobChunk(store.BlobDenseSent, 0), 100)
 		}, "fusion-zscore", "blob dense/sentences chunk 0: checksum mismatch"},
 		{"ANN graph", true, func(t *testing.T, p string) {
-			damageValue(t, p, []string{"blobs"}, blobChunk("dense/graph", 0), 50)
+			damageValue(t, p, []string{"blobs"}, blobChunk(store.BlobDenseGraph, 0), 50)
 		}, "dense", "blob dense/graph chunk 0: checksum mismatch"},
 	}
 	for _, tc := range cases {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/store"
 )
 
 // democorpus is the embedded default corpus: a guide to reqa written for
@@ -38,97 +38,113 @@ func demoCommand() *cli.Command {
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per run (0: 1)"},
 			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense context weight"},
 			&cli.IntFlag{Name: "k", Value: 1, Usage: "answers per question"},
-			&cli.BoolFlag{Name: "json", Usage: "print the index summary and each question's answers as JSON (each answer list shaped like ask --json)"},
+			jsonFlag("print the index summary and each question's answers as JSON (each answer list shaped like ask --json)"),
+			quietFlag(),
 		},
 		OnUsageError: onUsage,
-		Action: func(c *cli.Context) error {
-			tmp, err := os.MkdirTemp("", "reqa-demo-*")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(tmp)
-			// Write the embedded corpus out so every answer names a real file.
-			err = fs.WalkDir(democorpus, "democorpus", func(p string, d fs.DirEntry, err error) error {
-				if err != nil || d.IsDir() {
-					return err
-				}
-				b, err := democorpus.ReadFile(p)
-				if err != nil {
-					return err
-				}
-				return os.WriteFile(filepath.Join(tmp, filepath.Base(p)), b, 0o644)
-			})
-			if err != nil {
-				return fmt.Errorf("demo: %w", err)
-			}
-			corpus, err := ingest.ReadInputs([]string{tmp})
-			if err != nil {
-				return err
-			}
-			out := filepath.Join(tmp, "demo.reqa")
-			opt := ingest.Options{Builder: builder()}
-			if c.Bool("dense") {
-				if err := withEncoder(c, &opt); err != nil {
-					fmt.Fprintf(c.App.ErrWriter, "reqa: demo without the dense encoder: %v\n", err)
-				} else {
-					defer opt.Encoder.Close()
-				}
-			}
-			meta, err := ingest.Build(c.Context, corpus, out, opt)
-			if err != nil {
-				return err
-			}
-			w := c.App.Writer
-			asJSON := c.Bool("json")
-			if !asJSON {
-				fmt.Fprintf(w, "Indexed the embedded guide: %d sentences in %d paragraphs", meta.Sentences, meta.Contexts)
-				if meta.Dense != nil {
-					fmt.Fprintf(w, ", embedded with %s", meta.Dense.Encoder)
-				}
-				fmt.Fprint(w, ".\n\n")
-			}
-			e, err := rank.Open(out)
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			r, err := resolveRanker(e, c.String("ranker"), true, rank.DenseOptions{ANN: true, K: c.Int("k")})
-			if errors.Is(err, rank.ErrUnknownRanker) {
-				return usagef("demo: %v", err)
-			}
-			if err != nil {
-				return err
-			}
-			res := demoResult{Sentences: meta.Sentences, Contexts: meta.Contexts, Questions: []demoAnswers{}}
-			if meta.Dense != nil {
-				res.Encoder = meta.Dense.Encoder
-			}
-			for _, q := range demoQuestions {
-				answers, err := e.Ask(r, q, c.Int("k"))
-				if err != nil {
-					return err
-				}
-				for i := range answers {
-					answers[i].Source = filepath.Base(answers[i].Source)
-				}
-				if asJSON {
-					if answers == nil {
-						answers = []rank.Answer{}
-					}
-					res.Questions = append(res.Questions, demoAnswers{Question: q, Ranker: r.Name(), Answers: answers})
-					continue
-				}
-				fmt.Fprintf(w, "Q: %s\n", q)
-				for _, a := range answers {
-					printAnswers(w, q, r.Name(), []rank.Answer{a})
-				}
-			}
-			if asJSON {
-				return writeJSON(w, res)
-			}
-			return nil
-		},
+		Action:       demoAction,
 	}
+}
+
+func demoAction(c *cli.Context) error {
+	spec, err := rank.ParseSpec(c.String("ranker"))
+	if err != nil {
+		return usagef("demo: --ranker: %v", err)
+	}
+	spec.Dense = rank.DenseOptions{ANN: true, K: c.Int("k")}
+	tmp, err := os.MkdirTemp("", "reqa-demo-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	meta, out, err := demoIndex(c, tmp)
+	if err != nil {
+		return err
+	}
+	w := c.App.Writer
+	asJSON := c.Bool("json")
+	if !asJSON {
+		fmt.Fprintf(w, "Indexed the embedded guide: %d sentences in %d paragraphs", meta.Sentences, meta.Contexts)
+		if meta.Dense != nil {
+			fmt.Fprintf(w, ", embedded with %s", meta.Dense.Encoder)
+		}
+		fmt.Fprint(w, ".\n\n")
+	}
+	e, err := rank.Open(out)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	r, err := e.Resolve(spec)
+	if isRankerUsage(err) {
+		return usagef("demo: %v", err)
+	}
+	if err != nil {
+		return err
+	}
+	res := demoResult{Sentences: meta.Sentences, Contexts: meta.Contexts, Questions: []demoAnswers{}}
+	if meta.Dense != nil {
+		res.Encoder = meta.Dense.Encoder
+	}
+	for _, q := range demoQuestions {
+		answers, err := e.Ask(r, q, c.Int("k"))
+		if err != nil {
+			return err
+		}
+		for i := range answers {
+			answers[i].Source = filepath.Base(answers[i].Source)
+		}
+		if asJSON {
+			if answers == nil {
+				answers = []rank.Answer{}
+			}
+			res.Questions = append(res.Questions, demoAnswers{Question: q, Ranker: r.Name(), Answers: answers})
+			continue
+		}
+		fmt.Fprintf(w, "Q: %s\n", q)
+		for _, a := range answers {
+			printAnswers(w, q, r.Name(), []rank.Answer{a})
+		}
+	}
+	if asJSON {
+		return writeJSON(w, res)
+	}
+	return nil
+}
+
+// demoIndex writes the embedded guide into dir (so that every answer names
+// a real file) and indexes it there; it returns the index's meta and path.
+func demoIndex(c *cli.Context, dir string) (store.Meta, string, error) {
+	err := fs.WalkDir(democorpus, "democorpus", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := democorpus.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, filepath.Base(p)), b, 0o644)
+	})
+	if err != nil {
+		return store.Meta{}, "", fmt.Errorf("demo: %w", err)
+	}
+	corpus, err := ingest.ReadInputs([]string{dir})
+	if err != nil {
+		return store.Meta{}, "", err
+	}
+	out := filepath.Join(dir, "demo.reqa")
+	opt := ingest.Options{Builder: builder()}
+	if c.Bool("dense") {
+		if err := withEncoder(c, &opt); err != nil {
+			if !c.Bool("quiet") {
+				fmt.Fprintf(c.App.ErrWriter, "reqa: demo without the dense encoder: %v\n", err)
+			}
+		} else {
+			defer opt.Encoder.Close()
+		}
+	}
+	meta, err := ingest.Build(c.Context, corpus, out, opt)
+	return meta, out, err
 }
 
 // demoResult is `reqa demo --json`'s output: what was indexed and, for each

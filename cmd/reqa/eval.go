@@ -12,7 +12,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/reqa/reqa/index/tokenize"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/rank/fuse"
@@ -163,7 +162,11 @@ func printEvalReport(w io.Writer, rep evalReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "ranker\tP@1\tMRR\tP@5\tR@10\t")
 	for _, r := range rep.Results {
-		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t\n", r.Ranker, r.PAt1, r.MRR, r.PAt5, r.RecallAt10)
+		label := r.Ranker
+		if label == rep.defaultRow && !strings.HasPrefix(label, rank.DefaultName+" (") {
+			label += " (default)"
+		}
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t\n", label, r.PAt1, r.MRR, r.PAt5, r.RecallAt10)
 	}
 	return tw.Flush()
 }
@@ -192,259 +195,51 @@ func printSideBySide(w io.Writer, reps []evalReport) error {
 	return tw.Flush()
 }
 
-// evalDataset evaluates the rankers on the ReQA dataset in dir, with the
-// index at indexPath (built into a temporary file when empty), and writes
-// the full report into reportDir when it is set.
-func evalDataset(c *cli.Context, dir, indexPath, reportDir string) (evalReport, error) {
-	split := c.String("split")
-	st, err := os.Stat(dir)
-	if err != nil {
-		return evalReport{}, fmt.Errorf("eval: %w", err)
+func evalCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "eval",
+		Usage:     "evaluate rankers on ReQA datasets (P@1, MRR, P@5, R@10), side by side when there are several",
+		ArgsUsage: "DATASET_DIR...",
+		Flags: append([]cli.Flag{
+			&cli.GenericFlag{Name: "index", Aliases: []string{"i"}, Value: &pathList{}, Usage: "index built from DATASET_DIR (default: build a temporary one); with several datasets, one --index per dataset in the same order"},
+			&cli.StringSliceFlag{Name: "ranker", Aliases: []string{"r"}, Usage: "ranker to evaluate, repeatable; \"default\" is the index's default ranker, what ask uses (default: every ranker the index answers with, then the default, labelled \"default (NAME)\" unless one of them is it)"},
+			&cli.StringFlag{Name: "params-from", Usage: "measure transfer: answer with the fusion parameters and question adapter learned for another index (OTHER.reqa) or with the fusion parameters of a JSON file (reqa fuse --json's or reqa eval --json's output), instead of the index's own"},
+			&cli.BoolFlag{Name: "no-context", Usage: "sentence-only ablation: documents are the sentence alone"},
+			&cli.StringFlag{Name: "split", Value: "all", Usage: "questions to evaluate: all, tune or test (split.json)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+			&cli.StringFlag{Name: "report", Usage: "also write the full report (report.md, report.json, sweep.svg: analyses, ablation, failures) into this directory (one subdirectory per dataset when there are several)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
+			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense: context weight λ (default: the index's)"},
+			&cli.BoolFlag{Name: "no-adapter", Usage: "dense: ignore the question adapter stored by reqa tune"},
+			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
+		}, bm25Flags...),
+		OnUsageError: onUsage,
+		Action:       evalAction,
 	}
-	if !st.IsDir() || !ingest.IsDataset(dir) {
-		return evalReport{}, fmt.Errorf("eval: %s is not a ReQA dataset directory (contexts, candidates, questions .jsonl[.gz])", dir)
-	}
-	ds, err := ingest.ReadDataset(dir)
-	if err != nil {
-		return evalReport{}, err
-	}
-	qs, err := ds.SplitQuestions(split)
-	if err != nil {
-		return evalReport{}, err
-	}
-	if len(qs) == 0 {
-		return evalReport{}, fmt.Errorf("eval: dataset %s has no questions for split %s", dir, split)
-	}
-	if indexPath == "" {
-		opt, err := buildOptions(c)
-		if err != nil {
-			return evalReport{}, err
-		}
-		for _, r := range c.StringSlice("ranker") {
-			if r == "dense" || strings.HasPrefix(r, "fusion-") {
-				if err := withEncoder(c, &opt); err != nil {
-					return evalReport{}, err
-				}
-				defer opt.Encoder.Close()
-				break
-			}
-		}
-		tmp, err := os.MkdirTemp("", "reqa-eval-*")
-		if err != nil {
-			return evalReport{}, err
-		}
-		defer os.RemoveAll(tmp)
-		indexPath = filepath.Join(tmp, "eval.reqa")
-		if _, err := ingest.Build(c.Context, ds.Corpus, indexPath, opt); err != nil {
-			return evalReport{}, err
-		}
-	}
-	e, err := rank.Open(indexPath)
-	if err != nil {
-		return evalReport{}, err
-	}
-	defer e.Close()
-	if m := e.Meta(); m.DatasetDigest != ds.Corpus.Digest {
-		return evalReport{}, fmt.Errorf("eval: index %s was not built from dataset %s (its candidates differ); rebuild it with `reqa index --out %s %s` or drop --index",
-			indexPath, dir, indexPath, dir)
-	}
-	eqs, err := evalQuestions(e, qs, indexPath)
-	if err != nil {
-		return evalReport{}, err
-	}
-	rankers := c.StringSlice("ranker")
-	if len(rankers) == 0 {
-		rankers = e.Rankers()
-		if e.Meta().Dense != nil {
-			for _, m := range rank.FusionMethods {
-				rankers = append(rankers, "fusion-"+m)
-			}
-		}
-	}
-	withContext := !c.Bool("no-context")
-	rep := evalReport{Header: report.Header{Dataset: ds.Name, Split: split, Document: "sentence+context", Questions: len(eqs), Candidates: len(e.Sentences())}}
-	if !withContext {
-		rep.Document = "sentence"
-	}
-	dopt := rank.DenseOptions{Lambda: c.Float64("lambda"), LambdaSet: c.IsSet("lambda"), Threads: c.Int("threads"), NoAdapter: c.Bool("no-adapter")}
-	fusions, err := fusionParams(c, e, ds, rankers, indexPath, dopt)
-	if err != nil {
-		return evalReport{}, err
-	}
-	for _, name := range rankers {
-		if p, ok := fusions[name]; ok {
-			rep.Fusions = append(rep.Fusions, p)
-		}
-	}
-	progress := progressPrinter(c)
-	evalOne := func(name string, withContext bool) (report.Run, error) {
-		var r rank.Ranker
-		var err error
-		switch {
-		case name == "dense":
-			r, err = e.DenseRanker(withContext, dopt)
-		case strings.HasPrefix(name, "fusion-"):
-			r, err = e.Fused(fusions[name], withContext, dopt)
-		default:
-			r, err = e.Ranker(name, withContext)
-		}
-		if err != nil {
-			return report.Run{}, err
-		}
-		var pf func(int, int)
-		if progress != nil {
-			pf = func(d, t int) { progress("eval "+name, d, t) }
-		}
-		t0 := time.Now()
-		rs, err := rank.Run(c.Context, r, eqs, 0, pf)
-		if err != nil {
-			return report.Run{}, err
-		}
-		if !c.Bool("quiet") {
-			fmt.Fprintf(c.App.ErrWriter, "reqa: %s: %d questions in %.2fs\n", name, len(eqs), time.Since(t0).Seconds())
-		}
-		return report.Run{Name: name, Results: rs, Summary: rank.Summarize(name, eqs, rs)}, nil
-	}
-	var runs []report.Run
-	for _, name := range rankers {
-		run, err := evalOne(name, withContext)
-		if errorsIsUnknown(err) {
-			return evalReport{}, usagef("eval: %v", err)
-		}
-		if err != nil {
-			return evalReport{}, err
-		}
-		runs = append(runs, run)
-		rep.Results = append(rep.Results, run.Summary)
-	}
-	if dirOut := reportDir; dirOut != "" {
-		in := report.Input{Dataset: ds.Name, Split: split, Document: rep.Document, Candidates: rep.Candidates, Runs: runs, Fusions: rep.Fusions, Sparse: "bm25-wpm", Dense: "dense"}
-		if withContext {
-			for _, name := range rankers {
-				if strings.HasPrefix(name, "fusion-") {
-					continue
-				}
-				run, err := evalOne(name, false)
-				if err != nil {
-					return evalReport{}, err
-				}
-				in.Ablation = append(in.Ablation, run)
-			}
-		}
-		if err := fillReportQuestions(e, ds, qs, eqs, &in); err != nil {
-			return evalReport{}, err
-		}
-		if err := sweep(c, e, ds, eqs, withContext, dopt, indexPath, &in); err != nil {
-			return evalReport{}, err
-		}
-		if err := writeReport(dirOut, report.Build(in)); err != nil {
-			return evalReport{}, err
-		}
-		if !c.Bool("quiet") {
-			fmt.Fprintf(c.App.ErrWriter, "reqa: report written to %s\n", dirOut)
-		}
-	}
-	return rep, nil
 }
 
-func errorsIsUnknown(err error) bool {
-	return err != nil && strings.Contains(err.Error(), rank.ErrUnknownRanker.Error())
+// evalReport is `reqa eval --json`'s output.
+type evalReport struct {
+	report.Header
+	Results []rank.Result `json:"results"`
+	Fusions []fuse.Params `json:"fusions,omitempty"`
+	// defaultRow is the row measuring the index's default ranker (the
+	// table marks it).
+	defaultRow string
 }
 
-// fillReportQuestions adds question texts, gold sentences and
-// question–answer token overlaps to the report input.
-func fillReportQuestions(e *rank.Engine, ds *ingest.Dataset, qs []ingest.Question, eqs []rank.EvalQuestion, in *report.Input) error {
-	tok, err := tokenize.Get("wpm")
-	if err != nil {
-		return err
-	}
-	text := func(id uint32) string {
-		s := e.Sentences()[id]
-		c, err := e.Store().Context(s.ContextID)
-		if err != nil {
-			return ""
-		}
-		return s.Text(c)
-	}
-	in.TopText = text
-	for i, q := range eqs {
-		rq := report.Question{ID: q.ID, Text: q.Text}
-		if len(q.Gold) > 0 {
-			rq.Gold = text(q.Gold[0])
-			have := map[string]bool{}
-			for _, t := range tok.Tokenize(rq.Gold) {
-				have[t] = true
+// evalQuestions maps dataset questions to the index's sentence ids.
+func evalQuestions(e *rank.Engine, qs []ingest.Question, indexPath string) ([]rank.EvalQuestion, error) {
+	eqs := make([]rank.EvalQuestion, len(qs))
+	for i, q := range qs {
+		eqs[i] = rank.EvalQuestion{ID: q.ID, Text: q.Text}
+		for _, g := range q.Gold {
+			id, ok := e.SentenceByExtID(g)
+			if !ok {
+				return nil, fmt.Errorf("eval: question %s: gold candidate %s is not in index %s", q.ID, g, indexPath)
 			}
-			qt := tok.Tokenize(q.Text)
-			hit := 0
-			for _, t := range qt {
-				if have[t] {
-					hit++
-				}
-			}
-			if len(qt) > 0 {
-				rq.Overlap = float64(hit) / float64(len(qt))
-			}
-		}
-		_ = qs[i]
-		in.Questions = append(in.Questions, rq)
-	}
-	return nil
-}
-
-// sweep adds the z-score fusion-weight sweep of BM25 (wpm) against dense,
-// on the tune split and on the evaluated questions.
-func sweep(c *cli.Context, e *rank.Engine, ds *ingest.Dataset, eqs []rank.EvalQuestion, withContext bool, dopt rank.DenseOptions, indexPath string, in *report.Input) error {
-	if e.Meta().Dense == nil || ds.Split == nil {
-		return nil
-	}
-	var rs []rank.Ranker
-	for _, n := range []string{"bm25-wpm", "dense"} {
-		var r rank.Ranker
-		var err error
-		if n == "dense" {
-			r, err = e.DenseRanker(withContext, dopt)
-		} else {
-			r, err = e.Ranker(n, withContext)
-		}
-		if err != nil {
-			return err
-		}
-		rs = append(rs, r)
-	}
-	tqs, err := ds.SplitQuestions("tune")
-	if err != nil {
-		return err
-	}
-	tune, err := evalQuestions(e, tqs, indexPath)
-	if err != nil {
-		return err
-	}
-	for _, set := range []struct {
-		label string
-		qs    []rank.EvalQuestion
-	}{{"tune split", tune}, {in.Split + " split", eqs}} {
-		exs, err := rank.TuningExamples(c.Context, rs, set.qs)
-		if err != nil {
-			return err
-		}
-		in.Sweep = append(in.Sweep, report.SweepSeries{Label: "z-score, " + set.label, Points: fuse.Sweep("zscore", len(rs), exs, 20)})
-	}
-	return nil
-}
-
-func writeReport(dir string, r report.Report) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	for name, data := range map[string][]byte{"report.json": r.JSON(), "report.md": r.Markdown("sweep.svg"), "sweep.svg": r.SVG()} {
-		tmp := filepath.Join(dir, "."+name+".tmp")
-		if err := os.WriteFile(tmp, data, 0o644); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-			return fmt.Errorf("report: %w", err)
+			eqs[i].Gold = append(eqs[i].Gold, id)
 		}
 	}
-	return nil
+	return eqs, nil
 }

@@ -9,6 +9,12 @@
 // Exit codes: 0 success, 1 error (bad input, damaged index, …), 2 usage
 // error (unknown flag or command, missing argument), 3 `reqa convert` wrote
 // the dataset but skipped bad records (see its report), 130 interrupted.
+//
+// The package holds flags, wiring and printing only, one file per command
+// (index.go, ask.go, eval*.go, fuse.go, tune.go, stats.go, verify.go,
+// convert.go, demo.go, serve.go) and output.go for what they share: ranker
+// names and defaults are package rank's (rank.ParseSpec, Engine.Resolve),
+// the index's names package store's.
 package main
 
 import (

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/internal/display"
 )
 
 // memoryLimitFlag lets `reqa index` refuse a build that cannot fit in
@@ -44,7 +45,7 @@ func checkBuildMemory(c *cli.Context, corpus *ingest.Corpus, dense bool, extra i
 	return fmt.Errorf("indexing %d sentences from %d contexts needs about %s of memory and %s is %s: "+
 		"index the inputs in parts (`reqa index` the first, then `reqa index --append` the others; memory then "+
 		"scales with each part) or pass --memory-limit off to try anyway",
-		len(corpus.Sentences), len(corpus.Contexts), humanBytes(need), humanBytes(limit), source)
+		len(corpus.Sentences), len(corpus.Contexts), display.Bytes(need), display.Bytes(limit), source)
 }
 
 // availableMemory returns the memory this process can still use: the
@@ -107,14 +108,4 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("want a size such as 8G or 512M")
 	}
 	return int64(f * float64(mult)), nil
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%d KiB", n>>10)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,15 +9,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/reqa/reqa/index/adapter"
-	"github.com/reqa/reqa/index/dense"
-	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/internal/display"
 	"github.com/reqa/reqa/rank"
-	"github.com/reqa/reqa/store"
 )
-
-// blobAdapter is the blob holding the trained question adapter.
-const blobAdapter = "dense/adapter"
 
 func tuneCommand() *cli.Command {
 	return &cli.Command{
@@ -43,135 +37,155 @@ func tuneCommand() *cli.Command {
 			&cli.IntFlag{Name: "negatives", Usage: "extra random negatives from the whole candidate pool per batch"},
 			&cli.BoolFlag{Name: "all-golds", Value: true, Usage: "draw each question's positive among all its gold sentences (--all-golds=false: the first only)"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per run (0: 1)"},
-			&cli.BoolFlag{Name: "json", Usage: "print the training result as JSON (progress stays on stderr)"},
+			jsonFlag("print the training result as JSON (progress stays on stderr)"),
+			quietFlag(),
 		},
 		OnUsageError: onUsage,
-		Action: func(c *cli.Context) error {
-			pairs := c.String("pairs")
-			switch {
-			case pairs != "" && c.NArg() != 0:
-				return usagef("tune: give either DATASET_DIR or --pairs FILE, not both")
-			case pairs != "" && c.IsSet("split"):
-				return usagef("tune: --split applies to a dataset, not to --pairs")
-			case pairs == "" && c.NArg() != 1:
-				return usagef("tune: want exactly one DATASET_DIR (or --pairs FILE)")
-			}
-			kind, err := adapter.ParseKind(c.String("kind"))
-			if err != nil {
-				return usagef("tune: --kind %q: want linear, lowrank or mlp", c.String("kind"))
-			}
-			switch {
-			case c.Int("epochs") <= 0:
-				return usagef("tune: --epochs %d: want > 0", c.Int("epochs"))
-			case c.Int("batch") < 2:
-				return usagef("tune: --batch %d: want ≥ 2", c.Int("batch"))
-			case c.Float64("temperature") <= 0:
-				return usagef("tune: --temperature %v: want > 0", c.Float64("temperature"))
-			case c.Float64("lr") < 0:
-				return usagef("tune: --lr %v: want > 0", c.Float64("lr"))
-			case c.Float64("weight-decay") < 0:
-				return usagef("tune: --weight-decay %v: want ≥ 0", c.Float64("weight-decay"))
-			case c.Float64("val-fraction") < 0 || c.Float64("val-fraction") >= 1:
-				return usagef("tune: --val-fraction %v: want 0 ≤ f < 1", c.Float64("val-fraction"))
-			case c.Int("hidden") < 0:
-				return usagef("tune: --hidden %d: want > 0", c.Int("hidden"))
-			}
-			path := c.String("index")
-			var e *rank.Engine
-			var eqs []rank.EvalQuestion
-			var groups []int
-			source, split := pairs, "pairs"
-			if pairs != "" {
-				if e, eqs, groups, err = pairQuestions(path, pairs); err != nil {
-					return err
-				}
-			} else {
-				var ds *ingest.Dataset
-				if ds, e, err = openDenseDatasetIndex("tune", c.Args().First(), path); err != nil {
-					return err
-				}
-				qs, err := ds.SplitQuestions(c.String("split"))
-				if err != nil {
-					e.Close()
-					return err
-				}
-				if eqs, err = evalQuestions(e, qs, path); err != nil {
-					e.Close()
-					return err
-				}
-				groups = titleGroups(qs)
-				source, split = ds.Name, c.String("split")
-			}
-			defer e.Close()
-			m := e.Meta().Dense
-			w := c.App.ErrWriter
-			t0 := time.Now()
-			answers, ctxOf, err := answerVectors(e)
-			if err != nil {
-				return fmt.Errorf("tune: %w", err)
-			}
-			qvecs, err := encodeQuestions(c.Context, e, eqs, c.Int("threads"))
-			if err != nil {
-				return fmt.Errorf("tune: embedding questions: %w", err)
-			}
-			fmt.Fprintf(w, "embedded %d questions in %v\n", len(eqs), time.Since(t0).Round(time.Millisecond))
-			wd := c.Float64("weight-decay")
-			if wd == 0 {
-				wd = -1
-			}
-			vf := c.Float64("val-fraction")
-			if vf == 0 {
-				vf = -1
-			}
-			opt := adapter.Options{
-				Kind: kind, Hidden: c.Int("hidden"), Epochs: c.Int("epochs"), Batch: c.Int("batch"),
-				Temperature: c.Float64("temperature"), LR: c.Float64("lr"), WeightDecay: wd, Seed: c.Uint64("seed"),
-				ValFraction: vf, Patience: c.Int("patience"), HardNegatives: c.Bool("hard-negatives"), Negatives: c.Int("negatives"), AllGolds: c.Bool("all-golds"),
-				EncoderHash: m.Hash,
-				Progress: func(p adapter.Progress) {
-					if p.EpochDone {
-						fmt.Fprintf(w, "epoch %d/%d  loss %.4f", p.Epoch, p.Epochs, p.Loss)
-						if vf > 0 {
-							fmt.Fprintf(w, "  validation P@1 %.2f MRR %.2f", p.ValP1, p.ValMRR)
-						}
-						fmt.Fprintln(w)
-					}
-				},
-			}
-			t1 := time.Now()
-			ad, rep, err := adapter.Train(c.Context, tuneData(eqs, qvecs, answers, ctxOf, groups), opt)
-			if err != nil {
-				return fmt.Errorf("tune: %w", err)
-			}
-			took := time.Since(t1)
-			b := ad.Marshal()
-			e.Close()
-			if err := store.Amend(path, func(tx *store.WriteTx) error { return tx.PutBlob(blobAdapter, b) }); err != nil {
-				return fmt.Errorf("tune: storing the adapter: %w", err)
-			}
-			out := c.App.Writer
-			if c.Bool("json") {
-				res := tuneResult{Index: path, Dataset: source, Split: split, Kind: ad.Kind.String(),
-					Weights: ad.Params(), Bytes: len(b), TrainQuestions: rep.TrainQuestions, Epochs: rep.Epochs,
-					BestEpoch: rep.BestEpoch, Losses: rep.Losses, Seconds: took.Seconds()}
-				if res.Losses == nil {
-					res.Losses = []float64{}
-				}
-				if rep.ValQuestions > 0 {
-					res.Validation = &tuneValidation{Questions: rep.ValQuestions, BaseP1: rep.BaseValP1, P1: rep.ValP1,
-						BaseMRR: rep.BaseValMRR, MRR: rep.ValMRR}
-				}
-				return writeJSON(out, res)
-			}
-			fmt.Fprintf(out, "trained a %s adapter (%d weights, %s) on %d questions of %s split %s in %v; stored in %s\n",
-				ad.Kind, ad.Params(), byteSize(len(b)), rep.TrainQuestions, source, split, took.Round(time.Millisecond), path)
-			if rep.ValQuestions > 0 {
-				fmt.Fprintf(out, "  validation (%d held-out questions): P@1 %.2f → %.2f, MRR %.2f → %.2f (epoch %d of %d)\n",
-					rep.ValQuestions, rep.BaseValP1, rep.ValP1, rep.BaseValMRR, rep.ValMRR, rep.BestEpoch, rep.Epochs)
-			}
-			return nil
-		},
+		Action:       tuneAction,
 	}
+}
+
+func tuneAction(c *cli.Context) error {
+	kind, err := checkTuneFlags(c)
+	if err != nil {
+		return err
+	}
+	path := c.String("index")
+	e, eqs, groups, source, split, err := tuneQuestions(c, path)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	t0 := time.Now()
+	data, err := e.AdapterData(c.Context, eqs, groups, c.Int("threads"))
+	if err != nil {
+		return fmt.Errorf("tune: %w", err)
+	}
+	if !c.Bool("quiet") {
+		fmt.Fprintf(c.App.ErrWriter, "embedded %d questions in %v\n", len(eqs), time.Since(t0).Round(time.Millisecond))
+	}
+	t1 := time.Now()
+	ad, rep, err := adapter.Train(c.Context, data, tuneOptions(c, kind, e.Meta().Dense.Hash))
+	if err != nil {
+		return fmt.Errorf("tune: %w", err)
+	}
+	took := time.Since(t1)
+	e.Close()
+	if err := rank.SaveAdapter(path, ad); err != nil {
+		return fmt.Errorf("tune: storing the adapter: %w", err)
+	}
+	size := len(ad.Marshal())
+	out := c.App.Writer
+	if c.Bool("json") {
+		res := tuneResult{Index: path, Dataset: source, Split: split, Kind: ad.Kind.String(),
+			Weights: ad.Params(), Bytes: size, TrainQuestions: rep.TrainQuestions, Epochs: rep.Epochs,
+			BestEpoch: rep.BestEpoch, Losses: rep.Losses, Seconds: took.Seconds()}
+		if res.Losses == nil {
+			res.Losses = []float64{}
+		}
+		if rep.ValQuestions > 0 {
+			res.Validation = &tuneValidation{Questions: rep.ValQuestions, BaseP1: rep.BaseValP1, P1: rep.ValP1,
+				BaseMRR: rep.BaseValMRR, MRR: rep.ValMRR}
+		}
+		return writeJSON(out, res)
+	}
+	fmt.Fprintf(out, "trained a %s adapter (%d weights, %s) on %d questions of %s split %s in %v; stored in %s\n",
+		ad.Kind, ad.Params(), display.Bytes(int64(size)), rep.TrainQuestions, safeName(source), split, took.Round(time.Millisecond), safeName(path))
+	if rep.ValQuestions > 0 {
+		fmt.Fprintf(out, "  validation (%d held-out questions): P@1 %.2f → %.2f, MRR %.2f → %.2f (epoch %d of %d)\n",
+			rep.ValQuestions, rep.BaseValP1, rep.ValP1, rep.BaseValMRR, rep.ValMRR, rep.BestEpoch, rep.Epochs)
+	}
+	return nil
+}
+
+// checkTuneFlags checks tune's arguments and returns the adapter's kind.
+func checkTuneFlags(c *cli.Context) (adapter.Kind, error) {
+	pairs := c.String("pairs")
+	switch {
+	case pairs != "" && c.NArg() != 0:
+		return 0, usagef("tune: give either DATASET_DIR or --pairs FILE, not both")
+	case pairs != "" && c.IsSet("split"):
+		return 0, usagef("tune: --split applies to a dataset, not to --pairs")
+	case pairs == "" && c.NArg() != 1:
+		return 0, usagef("tune: want exactly one DATASET_DIR (or --pairs FILE)")
+	}
+	kind, err := adapter.ParseKind(c.String("kind"))
+	if err != nil {
+		return 0, usagef("tune: --kind %q: want linear, lowrank or mlp", c.String("kind"))
+	}
+	switch {
+	case c.Int("epochs") <= 0:
+		return 0, usagef("tune: --epochs %d: want > 0", c.Int("epochs"))
+	case c.Int("batch") < 2:
+		return 0, usagef("tune: --batch %d: want ≥ 2", c.Int("batch"))
+	case c.Float64("temperature") <= 0:
+		return 0, usagef("tune: --temperature %v: want > 0", c.Float64("temperature"))
+	case c.Float64("lr") < 0:
+		return 0, usagef("tune: --lr %v: want > 0", c.Float64("lr"))
+	case c.Float64("weight-decay") < 0:
+		return 0, usagef("tune: --weight-decay %v: want ≥ 0", c.Float64("weight-decay"))
+	case c.Float64("val-fraction") < 0 || c.Float64("val-fraction") >= 1:
+		return 0, usagef("tune: --val-fraction %v: want 0 ≤ f < 1", c.Float64("val-fraction"))
+	case c.Int("hidden") < 0:
+		return 0, usagef("tune: --hidden %d: want > 0", c.Int("hidden"))
+	}
+	return kind, nil
+}
+
+// tuneQuestions opens the index at path and reads the training questions:
+// the --pairs file's, or the dataset split's (grouped by article). It
+// returns where they came from (source, split) for the report.
+func tuneQuestions(c *cli.Context, path string) (e *rank.Engine, eqs []rank.EvalQuestion, groups []int, source, split string, err error) {
+	if pairs := c.String("pairs"); pairs != "" {
+		e, eqs, groups, err = pairQuestions(path, pairs)
+		return e, eqs, groups, pairs, "pairs", err
+	}
+	ds, e, err := openDenseDatasetIndex("tune", c.Args().First(), path)
+	if err != nil {
+		return nil, nil, nil, "", "", err
+	}
+	qs, err := ds.SplitQuestions(c.String("split"))
+	if err == nil {
+		eqs, err = evalQuestions(e, qs, path)
+	}
+	if err != nil {
+		e.Close()
+		return nil, nil, nil, "", "", err
+	}
+	return e, eqs, titleGroups(qs), ds.Name, c.String("split"), nil
+}
+
+// tuneOptions are the adapter's training options from tune's flags;
+// epochs are reported on stderr unless --quiet.
+func tuneOptions(c *cli.Context, kind adapter.Kind, encoderHash string) adapter.Options {
+	wd := c.Float64("weight-decay")
+	if wd == 0 {
+		wd = -1
+	}
+	vf := c.Float64("val-fraction")
+	if vf == 0 {
+		vf = -1
+	}
+	opt := adapter.Options{
+		Kind: kind, Hidden: c.Int("hidden"), Epochs: c.Int("epochs"), Batch: c.Int("batch"),
+		Temperature: c.Float64("temperature"), LR: c.Float64("lr"), WeightDecay: wd, Seed: c.Uint64("seed"),
+		ValFraction: vf, Patience: c.Int("patience"), HardNegatives: c.Bool("hard-negatives"), Negatives: c.Int("negatives"), AllGolds: c.Bool("all-golds"),
+		EncoderHash: encoderHash,
+	}
+	if c.Bool("quiet") {
+		return opt
+	}
+	w := c.App.ErrWriter
+	opt.Progress = func(p adapter.Progress) {
+		if p.EpochDone {
+			fmt.Fprintf(w, "epoch %d/%d  loss %.4f", p.Epoch, p.Epochs, p.Loss)
+			if vf > 0 {
+				fmt.Fprintf(w, "  validation P@1 %.2f MRR %.2f", p.ValP1, p.ValMRR)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	return opt
 }
 
 // tuneResult is `reqa tune --json`'s output.
@@ -255,7 +269,7 @@ func pairQuestions(path, pairsPath string) (*rank.Engine, []rank.EvalQuestion, [
 			ids, ok := byText[t]
 			if !ok {
 				return fail(&ingest.InputError{File: pairsPath, Line: p.Line, Field: "answer",
-					Msg: fmt.Sprintf("no sentence of index %s has the text %q", path, truncateText(t, 60))})
+					Msg: fmt.Sprintf("no sentence of index %s has the text %q", path, display.Truncate(t, 60))})
 			}
 			q.Gold = append(q.Gold, ids...)
 		}
@@ -288,13 +302,6 @@ func needsText(ps []ingest.Pair) bool {
 	return false
 }
 
-func truncateText(s string, n int) string {
-	if len([]rune(s)) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
-}
-
 // titleGroups numbers each question's first article title, so validation
 // holds out whole articles.
 func titleGroups(qs []ingest.Question) []int {
@@ -313,76 +320,4 @@ func titleGroups(qs []ingest.Question) []int {
 		out[i] = id
 	}
 	return out
-}
-
-func byteSize(n int) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
-// answerVectors loads the index's answer vectors for its default λ and the
-// context of every sentence, straight from the stored embeddings (the
-// adapter is trained on the frozen towers, never on an adapted ranker).
-func answerVectors(e *rank.Engine) (dense.Vectors, []uint32, error) {
-	m := e.Meta().Dense
-	var vs [2]dense.Vectors
-	for i, name := range []string{"dense/sentences", "dense/contexts"} {
-		raw, err := e.Store().LargeBlob(name)
-		if err != nil {
-			return dense.Vectors{}, nil, err
-		}
-		if vs[i], err = dense.Decode(raw); err != nil {
-			return dense.Vectors{}, nil, fmt.Errorf("blob %s: %w: %w", name, store.ErrCorrupt, err)
-		}
-		if vs[i].Dim != m.Dim {
-			return dense.Vectors{}, nil, fmt.Errorf("blob %s: width %d, meta says %d: %w", name, vs[i].Dim, m.Dim, store.ErrCorrupt)
-		}
-	}
-	ss := e.Sentences()
-	if vs[0].Len() != len(ss) {
-		return dense.Vectors{}, nil, fmt.Errorf("embeddings cover %d sentences, index holds %d: %w", vs[0].Len(), len(ss), store.ErrCorrupt)
-	}
-	ctxOf := make([]uint32, len(ss))
-	for i, s := range ss {
-		ctxOf[i] = s.ContextID
-	}
-	v, err := dense.Combine(vs[0], vs[1], ctxOf, m.Lambda)
-	return v, ctxOf, err
-}
-
-// encodeQuestions embeds the questions with the index's encoder, unadapted.
-func encodeQuestions(ctx context.Context, e *rank.Engine, qs []rank.EvalQuestion, threads int) ([][]float32, error) {
-	m := e.Meta().Dense
-	onnx, err := e.Store().LargeBlob("dense/model.onnx")
-	if err != nil {
-		return nil, err
-	}
-	vocab, err := e.Store().LargeBlob("dense/vocab.json")
-	if err != nil {
-		return nil, err
-	}
-	enc, err := encoder.New(encoder.Spec{Name: m.Encoder, Kind: m.Kind, Dim: m.Dim, Hash: m.Hash}, onnx, vocab, encoder.Options{Threads: threads})
-	if err != nil {
-		return nil, err
-	}
-	defer enc.Close()
-	texts := make([]string, len(qs))
-	for i, q := range qs {
-		texts[i] = q.Text
-	}
-	return enc.Encode(ctx, texts, nil)
-}
-
-// tuneData pairs question vectors with their gold sentences.
-func tuneData(qs []rank.EvalQuestion, qvecs [][]float32, answers dense.Vectors, ctxOf []uint32, groups []int) adapter.Data {
-	d := adapter.Data{Questions: qvecs, Answers: answers, Context: ctxOf, Gold: make([][]uint32, len(qs)), Group: groups}
-	for i, q := range qs {
-		d.Gold[i] = q.Gold
-	}
-	return d
 }

@@ -21,7 +21,7 @@ func TestTunePairs(t *testing.T) {
 		t.Fatalf("index: exit %d: %s", code, errs)
 	}
 	if _, out, _ := reqa(t, "stats", idx); !strings.Contains(out, "\ndense ") {
-		t.Skip("dense encoder not embedded in this build (run via make)")
+		skipUnlessCI(t, "dense encoder not embedded in this build (run via make)")
 	}
 	pairs := writeFile(t, dir, "pairs.jsonl", `{"question":"when does the boat come back","answer":"It returns at noon."}
 {"question":"what time does the bakery open","answer_id":2,"group":"bakery"}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/reqa/reqa/internal/display"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/store"
 )
@@ -23,7 +24,7 @@ func verifyCommand() *cli.Command {
 			"parameters. Run it on an index copied to another machine before relying on it: asking reads only\n" +
 			"the parts a question needs. Exit status 1 when anything is damaged.",
 		ArgsUsage:    "INDEX",
-		Flags:        []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"}},
+		Flags:        []cli.Flag{jsonFlag("print the report as JSON"), quietFlag()},
 		OnUsageError: onUsage,
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -44,8 +45,8 @@ func verifyCommand() *cli.Command {
 					return err
 				}
 			} else if rep.OK() {
-				fmt.Fprintf(c.App.Writer, "%s: ok — %d records (%.1f MB), %d postings lists; checked %s\n",
-					path, rep.Records, float64(rep.Bytes)/1e6, rep.Postings, strings.Join(rep.Parts, ", "))
+				fmt.Fprintf(c.App.Writer, "%s: ok — %d records (%s), %d postings lists; checked %s\n",
+					safeName(path), rep.Records, display.Bytes(rep.Bytes), rep.Postings, strings.Join(rep.Parts, ", "))
 			}
 			if rep.OK() {
 				return nil

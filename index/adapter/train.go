@@ -8,6 +8,7 @@ import (
 	"runtime"
 
 	"github.com/reqa/reqa/index/dense"
+	"github.com/reqa/reqa/internal/metric"
 )
 
 // Data is a training set: question embeddings with the rows of Answers that
@@ -560,14 +561,7 @@ func Evaluate(ad *Adapter, qs [][]float32, gold [][]uint32, answers dense.Vector
 		workers = runtime.GOMAXPROCS(0)
 	}
 	ranks := Ranks(ad, qs, gold, answers, workers)
-	for _, r := range ranks {
-		if r == 1 {
-			p1++
-		}
-		mrr += 1 / float64(r)
-	}
-	n := float64(len(qs))
-	return 100 * p1 / n, 100 * mrr / n
+	return metric.PAt(ranks, 1), metric.MRR(ranks)
 }
 
 // Ranks returns the 1-based rank of each question's best gold answer

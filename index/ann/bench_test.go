@@ -3,7 +3,6 @@ package ann
 import (
 	"fmt"
 	mathrand "math/rand"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/coder/hnsw"
-	"github.com/viterin/vek/vek32"
 )
 
 // Benchmark data sets: the 20k×384 set everywhere, the 200k×512 set (the
@@ -217,29 +215,5 @@ func BenchmarkCoderHNSW(b *testing.B) {
 			})
 			build.report(b)
 		})
-	}
-}
-
-// BenchmarkDot compares the portable Go kernel with vek32.Dot (AVX2+FMA
-// where the CPU has it) at reqa's widths.
-func BenchmarkDot(b *testing.B) {
-	for _, dim := range []int{384, 512} {
-		r := rand.New(rand.NewPCG(uint64(dim), 7))
-		x, y := make([]float32, dim), make([]float32, dim)
-		for i := range x {
-			x[i], y[i] = r.Float32(), r.Float32()
-		}
-		for _, k := range []struct {
-			name string
-			f    func(a, b []float32) float32
-		}{{"go-unrolled8", dotGo}, {"vek32", vek32.Dot}} {
-			b.Run(fmt.Sprintf("%s/d=%d", k.name, dim), func(b *testing.B) {
-				var sink float32
-				for b.Loop() {
-					sink += k.f(x, y)
-				}
-				_ = sink
-			})
-		}
 	}
 }

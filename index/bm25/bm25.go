@@ -426,8 +426,7 @@ func Open(r *store.Reader, name string, ctxOf []uint32) (*Field, error) {
 	switch meta.Layout {
 	case "":
 	case ContextLayout:
-		sentName, ok := strings.CutSuffix(name, "/ctx")
-		sentName += "/sent"
+		sentName, ok := store.SentenceField(name)
 		sm, found := r.Meta().Field(sentName)
 		if !ok || !found || sm.Tokenizer != meta.Tokenizer || sm.Docs != meta.Docs {
 			return nil, fmt.Errorf("field %s: context layout without its sentence field %s: %w", name, sentName, store.ErrCorrupt)

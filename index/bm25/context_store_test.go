@@ -29,14 +29,14 @@ func writeContextIndex(t *testing.T, path string, contexts int) *ContextField {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wc, err := f.Stats("word/ctx", "word")
+	wc, err := f.Stats(store.FieldName("word", true), "word")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if wc.Digest, wc.DigestTerms, err = f.Write(context.Background(), w, wc.Name, nil); err != nil {
 		t.Fatal(err)
 	}
-	so := f.Sentences.Stats("word/sent", "word", false)
+	so := f.Sentences.Stats(store.FieldName("word", false), "word", false)
 	if so.Digest, so.DigestTerms, err = f.Sentences.WriteField(context.Background(), w, so.Name, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestOpenContextLayoutDamagedMeta(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := Open(r, "word/ctx", ctxOf)
+		f, err := Open(r, store.FieldName("word", true), ctxOf)
 		if contexts == 2 {
 			if err != nil {
 				t.Fatalf("healthy index: %v", err)
@@ -91,8 +91,8 @@ func TestAppendContextFieldNeedsSentenceField(t *testing.T) {
 		t.Fatal(err)
 	}
 	add.Done()
-	fm, _ := old.Field("word/ctx")
-	_, err = AppendContextField(context.Background(), w, fm, old.Contexts, add, "word/sent", []uint32{0, 0, 1, 2})
+	fm, _ := old.Field(store.FieldName("word", true))
+	_, err = AppendContextField(context.Background(), w, fm, old.Contexts, add, store.FieldName("word", false), []uint32{0, 0, 1, 2})
 	if !errors.Is(err, store.ErrCorrupt) {
 		t.Fatalf("context field appended before its sentence field: %v", err)
 	}

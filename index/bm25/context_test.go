@@ -7,6 +7,8 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+
+	"github.com/reqa/reqa/store"
 )
 
 // contextCorpus returns contexts of 1–8 sentences over a small vocabulary;
@@ -92,8 +94,8 @@ func TestContextLayoutMatchesExpanded(t *testing.T) {
 		if err := added.AddSentence(uint32(len(ctxToks)), nil); err == nil {
 			t.Fatalf("%s: a sentence of a context not added was accepted", where)
 		}
-		want := expanded.Stats("x/ctx", "word", true)
-		got, err := f.Stats("x/ctx", "word")
+		want := expanded.Stats(store.FieldName("x", true), "word", true)
+		got, err := f.Stats(store.FieldName("x", true), "word")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +132,7 @@ func TestContextLayoutMatchesExpanded(t *testing.T) {
 			}
 		}
 		// Scores, through Field, bit for bit.
-		fe := FromBuilder(expanded, "x/ctx", "word", true, Gensim())
+		fe := FromBuilder(expanded, store.FieldName("x", true), "word", true, Gensim())
 		fc, err := NewField(got, Gensim(), f.DocLens(), src)
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/store"
 )
 
 func Example() {
@@ -45,7 +46,7 @@ func ExampleContextField() {
 		}
 	}
 	f.Done()
-	meta, err := f.Stats("demo/ctx", "fields")
+	meta, err := f.Stats(store.FieldName("demo", true), "fields")
 	if err != nil {
 		fmt.Println(err)
 		return

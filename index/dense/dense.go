@@ -6,8 +6,10 @@
 //	a = normalize(e_sentence + λ · e_context)
 //
 // ([Combine]); λ = 0 is the sentence alone. Scores are dot products with the
-// question's unit vector. [Vectors.Encode] is the stored form: a small header
-// and little-endian float32 rows.
+// question's unit vector: [Dot] is reqa's one dot product (exact search here,
+// the HNSW graph of index/ann and the question adapter all use it, so they
+// agree to the bit; [Kernel] names the kernel in use). [Vectors.Encode] is
+// the stored form: a small header and little-endian float32 rows.
 package dense
 
 import (
@@ -15,10 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
-
-	"github.com/viterin/vek/vek32"
-	"golang.org/x/sys/cpu"
 )
 
 // ErrCorrupt reports an undecodable vector matrix.
@@ -157,35 +155,6 @@ func Combine(sent, ctx Vectors, ctxOf []uint32, lambda float64) (Vectors, error)
 		Normalize(row)
 	}
 	return out, nil
-}
-
-// useVek mirrors vek's own test for its AVX2+FMA assembly (see package
-// index/ann, which measured it): where it holds, Dot runs vek32.Dot.
-var useVek = runtime.GOARCH == "amd64" && cpu.X86.HasAVX2 && cpu.X86.HasFMA && runtime.GOOS != "darwin"
-
-// Dot returns the dot product of a and b (equal lengths).
-func Dot(a, b []float32) float32 {
-	if useVek && len(a) > 0 {
-		return vek32.Dot(a, b[:len(a)])
-	}
-	return dotGo(a, b)
-}
-
-func dotGo(a, b []float32) float32 {
-	var s0, s1, s2, s3 float32
-	n := len(a)
-	b = b[:n]
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < n; i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 // ScoreAll writes the dot product of q with every row of v into out.

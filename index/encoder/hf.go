@@ -11,10 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
-	ortgo "github.com/yalue/onnxruntime_go"
-
+	"github.com/reqa/reqa/index/encoder/ort"
 	"github.com/reqa/reqa/index/tokenize/wordpiece"
 )
 
@@ -480,7 +478,7 @@ func inspectHF(model []byte) (*hfIO, error) {
 	if len(model) == 0 {
 		return nil, errors.New("model.onnx is empty")
 	}
-	ins, outs, err := ortgo.GetInputOutputInfoWithONNXData(model)
+	ins, outs, err := ort.Inspect(model)
 	if err != nil {
 		return nil, fmt.Errorf("model.onnx: %w", err)
 	}
@@ -496,11 +494,10 @@ func inspectHF(model []byte) (*hfIO, error) {
 		default:
 			return nil, fmt.Errorf("model.onnx: input %q is not one of %s, %s, %s", in.Name, hfInputIDs, hfAttentionMask, hfTokenTypeIDs)
 		}
-		if in.OrtValueType != ortgo.ONNXTypeTensor ||
-			(in.DataType != ortgo.TensorElementDataTypeInt64 && in.DataType != ortgo.TensorElementDataTypeInt32) {
-			return nil, fmt.Errorf("model.onnx: input %q is %s, want an int64 or int32 tensor", in.Name, in.String())
+		if in.Type != ort.ElemInt64 && in.Type != ort.ElemInt32 {
+			return nil, fmt.Errorf("model.onnx: input %q is %s, want an int64 or int32 tensor", in.Name, in.Desc)
 		}
-		d := in.Dimensions
+		d := in.Dims
 		if len(d) != 2 {
 			return nil, fmt.Errorf("model.onnx: input %q has shape %v, want [batch, sequence]", in.Name, d)
 		}
@@ -514,16 +511,16 @@ func inspectHF(model []byte) (*hfIO, error) {
 			io.seqLen = int(d[1])
 		}
 		io.inputs = append(io.inputs, in.Name)
-		io.int32 = append(io.int32, in.DataType == ortgo.TensorElementDataTypeInt32)
+		io.int32 = append(io.int32, in.Type == ort.ElemInt32)
 	}
 	if !hasIDs {
 		return nil, fmt.Errorf("model.onnx: no %s input", hfInputIDs)
 	}
-	byName := map[string]ortgo.InputOutputInfo{}
+	byName := map[string]ort.TensorInfo{}
 	var names []string
 	for _, o := range outs {
 		byName[o.Name] = o
-		names = append(names, o.String())
+		names = append(names, o.Desc)
 	}
 	for _, want := range append([]string{hfSentenceEmbedding}, hfTokenOutputs...) {
 		o, ok := byName[want]
@@ -534,11 +531,11 @@ func inspectHF(model []byte) (*hfIO, error) {
 		if want == hfSentenceEmbedding {
 			rank = 2
 		}
-		if o.OrtValueType != ortgo.ONNXTypeTensor || o.DataType != ortgo.TensorElementDataTypeFloat || len(o.Dimensions) != rank {
-			return nil, fmt.Errorf("model.onnx: output %s, want a float tensor of rank %d", o.String(), rank)
+		if o.Type != ort.ElemFloat || len(o.Dims) != rank {
+			return nil, fmt.Errorf("model.onnx: output %s, want a float tensor of rank %d", o.Desc, rank)
 		}
 		io.output, io.pooled = want, rank == 2
-		if last := o.Dimensions[rank-1]; last > 0 {
+		if last := o.Dims[rank-1]; last > 0 {
 			io.dim = int(last)
 		}
 		return io, nil
@@ -554,8 +551,7 @@ type hfBackend struct {
 	pooling string
 	d       int
 
-	mu   sync.RWMutex
-	sess *ortgo.DynamicAdvancedSession // nil once closed
+	model *ort.Model
 }
 
 // newHF builds the backend of Kind KindHF from a model and the vocabulary
@@ -578,27 +574,11 @@ func newHF(model, vocab []byte, opt Options) (*hfBackend, error) {
 		}
 		tok.maxLen = io.seqLen
 	}
-	so, err := ortgo.NewSessionOptions()
+	m, err := ort.OpenModel(model, io.inputs, io.output, ort.Options{Threads: opt.Threads})
 	if err != nil {
-		return nil, fmt.Errorf("session options: %w", err)
+		return nil, fmt.Errorf("model.onnx: %w", err)
 	}
-	defer so.Destroy()
-	if opt.Threads > 0 {
-		if err := so.SetIntraOpNumThreads(opt.Threads); err != nil {
-			return nil, fmt.Errorf("set threads: %w", err)
-		}
-	}
-	if err := so.SetInterOpNumThreads(1); err != nil {
-		return nil, fmt.Errorf("set inter-op threads: %w", err)
-	}
-	if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
-		return nil, fmt.Errorf("disable spinning: %w", err)
-	}
-	sess, err := ortgo.NewDynamicAdvancedSessionWithONNXData(model, io.inputs, []string{io.output}, so)
-	if err != nil {
-		return nil, fmt.Errorf("model.onnx: create session: %w", err)
-	}
-	b := &hfBackend{tok: tok, io: io, pooling: v.Pooling, d: io.dim, sess: sess}
+	b := &hfBackend{tok: tok, io: io, pooling: v.Pooling, d: io.dim, model: m}
 	if b.d == 0 {
 		vecs, err := b.run([][]int32{tok.ids("")})
 		if err != nil {
@@ -614,19 +594,7 @@ func (b *hfBackend) tokens(text string) []int32 { return b.tok.ids(text) }
 
 func (b *hfBackend) dim() int { return b.d }
 
-func (b *hfBackend) close() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.sess == nil {
-		return nil
-	}
-	err := b.sess.Destroy()
-	b.sess = nil
-	if err != nil {
-		return fmt.Errorf("close session: %w", err)
-	}
-	return nil
-}
+func (b *hfBackend) close() error { return b.model.Close() }
 
 // embed runs seqs through the model. With an attention mask they share one
 // run, padded to the longest; a model without one sees only sequences of
@@ -696,13 +664,8 @@ func (b *hfBackend) run(seqs [][]int32) ([][]float32, error) {
 			}
 		}
 	}
-	shape := ortgo.NewShape(int64(n), int64(width))
-	inputs := make([]ortgo.Value, 0, len(b.io.inputs))
-	defer func() {
-		for _, v := range inputs {
-			v.Destroy()
-		}
-	}()
+	shape := []int64{int64(n), int64(width)}
+	inputs := make([]ort.Input, len(b.io.inputs))
 	for k, name := range b.io.inputs {
 		var data []int64
 		switch name {
@@ -713,41 +676,12 @@ func (b *hfBackend) run(seqs [][]int32) ([][]float32, error) {
 		default:
 			data = make([]int64, n*width) // token_type_ids: one segment
 		}
-		var (
-			v   ortgo.Value
-			err error
-		)
-		if b.io.int32[k] {
-			d32 := make([]int32, len(data))
-			for i, x := range data {
-				d32[i] = int32(x)
-			}
-			v, err = ortgo.NewTensor(shape, d32)
-		} else {
-			v, err = ortgo.NewTensor(shape, data)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("input %s: %w", name, err)
-		}
-		inputs = append(inputs, v)
+		inputs[k] = ort.Input{Shape: shape, Data: data, Int32: b.io.int32[k]}
 	}
-	outputs := []ortgo.Value{nil}
-	b.mu.RLock()
-	if b.sess == nil {
-		b.mu.RUnlock()
-		return nil, errors.New("session is closed")
-	}
-	err := b.sess.Run(inputs, outputs)
-	b.mu.RUnlock()
+	got, data, err := b.model.Run(inputs)
 	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
+		return nil, err
 	}
-	defer outputs[0].Destroy()
-	ot, ok := outputs[0].(*ortgo.Tensor[float32])
-	if !ok {
-		return nil, fmt.Errorf("output %s is %T, want a float tensor", b.io.output, outputs[0])
-	}
-	got, data := ot.GetShape(), ot.GetData()
 	var hidden int
 	if b.io.pooled {
 		if len(got) != 2 || got[0] != int64(n) || got[1] <= 0 {

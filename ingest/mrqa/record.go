@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/reqa/reqa/internal/display"
 )
 
 // Header is the first line of an MRQA file: {"header": {"dataset": …,
@@ -306,13 +308,4 @@ func jsonKindOf(t reflect.Type) string {
 	return "another kind of value"
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
+func truncate(s string, n int) string { return display.Truncate(s, n) }

@@ -569,7 +569,7 @@ func RerankerFor(inputs []string) Reranker {
 	rr := Reranker{Depth: def.Depth, L2: def.L2, Iters: def.Iters, QFeatures: []string{"1", "m:" + inputs[0]}}
 	for _, in := range inputs {
 		rr.Features = append(rr.Features, "z:"+in, "cmz:"+in, "crel:"+in, "lr:"+in, "top:"+in)
-		if !strings.HasSuffix(in, "/sent") {
+		if !IsSentenceOnly(in) {
 			rr.PoolInputs = append(rr.PoolInputs, in)
 		}
 	}
@@ -807,3 +807,10 @@ func (p Params) rerankP1(exs []Example) float64 {
 	}
 	return 100 * float64(hits) / float64(max(len(exs), 1))
 }
+
+// SentenceOnlySuffix marks a fusion input that scores the sentence alone
+// ("bm25-wpm/sent"); rank.ParseSpec parses the whole ranker-name grammar.
+const SentenceOnlySuffix = "/sent"
+
+// IsSentenceOnly reports whether the input name is a sentence-only ranker.
+func IsSentenceOnly(name string) bool { return strings.HasSuffix(name, SentenceOnlySuffix) }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/reqa/reqa/internal/metric"
 )
 
 // Example is one tuning question, reduced to what fusion needs: each
@@ -106,9 +108,9 @@ func NewExample(inputs [][]float64, gold []uint32, depth int) Example {
 }
 
 // outcome scores one example under weights w with method ("minmax" or
-// "zscore"): whether the fused first candidate is gold, and the reciprocal
-// rank of the best gold inside the pool.
-func (ex *Example) outcome(method string, w []float64, buf []float64) (hit bool, rr float64) {
+// "zscore"): whether the fused first candidate is gold, and the rank of the
+// best gold inside the pool (0: no gold in the pool).
+func (ex *Example) outcome(method string, w []float64, buf []float64) (hit bool, rank int) {
 	buf = buf[:len(ex.Pool)]
 	clear(buf)
 	for r, s := range ex.Scores {
@@ -133,13 +135,13 @@ func (ex *Example) outcome(method string, w []float64, buf []float64) (hit bool,
 	if best < 0 {
 		return false, 0
 	}
-	rank := 1
+	rank = 1
 	for i, x := range buf {
 		if x > buf[best] || (x == buf[best] && i < best) {
 			rank++
 		}
 	}
-	return rank == 1, 1 / float64(rank)
+	return rank == 1, rank
 }
 
 // evaluate returns P@1 and MRR (percent) of weights w over examples.
@@ -148,18 +150,14 @@ func evaluate(method string, w []float64, exs []Example) (p1, mrr float64) {
 		return 0, 0
 	}
 	buf := make([]float64, 0, 256)
+	ranks := make([]int, len(exs))
 	for i := range exs {
 		if cap(buf) < len(exs[i].Pool) {
 			buf = make([]float64, 0, len(exs[i].Pool))
 		}
-		hit, rr := exs[i].outcome(method, w, buf)
-		if hit {
-			p1++
-		}
-		mrr += rr
+		_, ranks[i] = exs[i].outcome(method, w, buf)
 	}
-	n := float64(len(exs))
-	return 100 * p1 / n, 100 * mrr / n
+	return metric.PAt(ranks, 1), metric.MRR(ranks)
 }
 
 // simplex returns every weight vector of n non-negative entries summing to

@@ -578,7 +578,7 @@ func convCast(c *converter, n *tfNode) error {
 		return err
 	}
 	if !ok {
-		return errors.New("Cast without DstT")
+		return errors.New("op Cast without DstT")
 	}
 	dt, err := onnxType(tf)
 	if err != nil {
@@ -712,7 +712,7 @@ func convPack(c *converter, n *tfNode) error {
 		return err
 	}
 	if len(in) == 0 {
-		return errors.New("Pack without inputs")
+		return errors.New("op Pack without inputs")
 	}
 	axes := c.ints(n, "axis", []int64{1}, axis)
 	var parts []string
@@ -877,7 +877,7 @@ func convSelect(c *converter, n *tfNode) error {
 		return fmt.Errorf("want 3 inputs, got %d", len(in))
 	}
 	if n.Op == "Select" && c.infoOf(in[0]).rank == 1 && c.infoOf(in[1]).rank != 1 {
-		return errors.New("Select with a vector condition on higher-rank values not supported")
+		return errors.New("op Select with a vector condition on higher-rank values not supported")
 	}
 	c.emit("Where", in, []string{n.Name})
 	i := c.infoOf(in[1])

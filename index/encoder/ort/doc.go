@@ -1,6 +1,10 @@
-// Package ort runs a converted sentence-encoder model through ONNX Runtime.
+// Package ort is reqa's one wrapper of ONNX Runtime: it loads the runtime,
+// opens models ([Model], [OpenModel], [Inspect]) and runs the converted
+// USE-Lite sentence encoder ([Session]); package encoder's Hugging
+// Face–layout backend runs on [Model] too.
 //
-// It is a thin layer over github.com/yalue/onnxruntime_go. The runtime is a
+// It is a thin layer over github.com/yalue/onnxruntime_go, the only package
+// of reqa that imports it. The runtime is a
 // shared library loaded at run time, once per process, and kept until the
 // process exits: call Init with its path (libonnxruntime.so.1 from ONNX
 // Runtime 1.24, as shipped in the onnxruntime-node npm package), then

@@ -93,8 +93,7 @@ const DefaultMaxBatch = 8
 // input and output tensors. Close must not be called while runs are in
 // flight; it waits for them to finish.
 type Session struct {
-	mu       sync.RWMutex
-	sess     *onnx.DynamicAdvancedSession
+	model    *Model
 	maxBatch int
 
 	emptyOnce sync.Once
@@ -106,65 +105,21 @@ type Session struct {
 // onnxmodel.ConvertTFJS produces, with inputs onnxmodel.InputIndices and
 // onnxmodel.InputValues and output onnxmodel.OutputEmbeddings.
 func NewSession(model []byte, opts Options) (*Session, error) {
-	env.Lock()
-	ready := env.path != ""
-	env.Unlock()
-	if !ready {
-		return nil, errors.New("ort: NewSession before Init")
-	}
-	if len(model) == 0 {
-		return nil, errors.New("ort: empty model")
-	}
-	if opts.Threads < 0 {
-		return nil, fmt.Errorf("ort: negative thread count %d", opts.Threads)
-	}
-	so, err := onnx.NewSessionOptions()
-	if err != nil {
-		return nil, fmt.Errorf("ort: session options: %w", err)
-	}
-	defer so.Destroy()
-	if opts.Threads > 0 {
-		if err := so.SetIntraOpNumThreads(opts.Threads); err != nil {
-			return nil, fmt.Errorf("ort: set threads: %w", err)
-		}
-	}
-	if err := so.SetInterOpNumThreads(1); err != nil {
-		return nil, fmt.Errorf("ort: set inter-op threads: %w", err)
-	}
-	if !opts.Spin {
-		if err := so.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
-			return nil, fmt.Errorf("ort: disable spinning: %w", err)
-		}
-	}
 	if opts.MaxBatch < 0 {
 		return nil, fmt.Errorf("ort: negative MaxBatch %d", opts.MaxBatch)
 	}
 	if opts.MaxBatch == 0 {
 		opts.MaxBatch = DefaultMaxBatch
 	}
-	s, err := onnx.NewDynamicAdvancedSessionWithONNXData(model,
-		[]string{onnxmodel.InputIndices, onnxmodel.InputValues},
-		[]string{onnxmodel.OutputEmbeddings}, so)
+	m, err := OpenModel(model, []string{onnxmodel.InputIndices, onnxmodel.InputValues}, onnxmodel.OutputEmbeddings, opts)
 	if err != nil {
-		return nil, fmt.Errorf("ort: create session: %w", err)
+		return nil, err
 	}
-	return &Session{sess: s, maxBatch: opts.MaxBatch}, nil
+	return &Session{model: m, maxBatch: opts.MaxBatch}, nil
 }
 
 // Close releases the session. Later calls to Embed return an error.
-func (s *Session) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.sess == nil {
-		return nil
-	}
-	err := s.sess.Destroy()
-	s.sess = nil
-	if err != nil {
-		return fmt.Errorf("ort: close session: %w", err)
-	}
-	return nil
-}
+func (s *Session) Close() error { return s.model.Close() }
 
 // maxPositions is the number of leading tokens of a sequence the USE-Lite
 // graph reads (its ClipToMaxLength step drops later positions).
@@ -280,45 +235,18 @@ func (s *Session) run(batch [][]int32, offset int) ([][]float32, error) {
 			values = append(values, int64(id))
 		}
 	}
-	it, err := onnx.NewTensor(onnx.NewShape(int64(n), 2), indices)
+	shape, data, err := s.model.Run([]Input{{Shape: []int64{int64(n), 2}, Data: indices}, {Shape: []int64{int64(n)}, Data: values}})
 	if err != nil {
-		return nil, fmt.Errorf("ort: indices tensor: %w", err)
+		return nil, err
 	}
-	defer it.Destroy()
-	vt, err := onnx.NewTensor(onnx.NewShape(int64(n)), values)
-	if err != nil {
-		return nil, fmt.Errorf("ort: values tensor: %w", err)
-	}
-	defer vt.Destroy()
-
-	outputs := []onnx.Value{nil}
-	s.mu.RLock()
-	if s.sess == nil {
-		s.mu.RUnlock()
-		return nil, errors.New("ort: session is closed")
-	}
-	err = s.sess.Run([]onnx.Value{it, vt}, outputs)
-	s.mu.RUnlock()
-	if err != nil {
-		return nil, fmt.Errorf("ort: run: %w", err)
-	}
-	defer outputs[0].Destroy()
-	ot, ok := outputs[0].(*onnx.Tensor[float32])
-	if !ok {
-		return nil, fmt.Errorf("ort: output %q is %T, want a float tensor", onnxmodel.OutputEmbeddings, outputs[0])
-	}
-	shape := ot.GetShape()
 	rows := offset + len(batch)
 	if len(shape) != 2 || shape[0] != int64(rows) || shape[1] <= 0 {
 		return nil, fmt.Errorf("ort: output shape %v, want [%d, dim]", shape, rows)
 	}
 	dim := int(shape[1])
-	data := ot.GetData()
 	res := make([][]float32, rows)
-	flat := make([]float32, len(data))
-	copy(flat, data)
 	for i := range res {
-		res[i] = flat[i*dim : (i+1)*dim : (i+1)*dim]
+		res[i] = data[i*dim : (i+1)*dim : (i+1)*dim]
 	}
 	return res, nil
 }

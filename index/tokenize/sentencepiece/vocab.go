@@ -9,7 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"unicode/utf8"
+
+	"github.com/reqa/reqa/internal/display"
 )
 
 // assets holds the build-time copy of the vocabulary. The pattern matches the
@@ -140,15 +141,4 @@ func parseEntry(msg json.RawMessage) (entry, error) {
 }
 
 // truncate shortens a JSON fragment for an error message.
-func truncate(b []byte) string {
-	const max = 40
-	if len(b) <= max {
-		return string(b)
-	}
-	for i := max; i > 0; i-- {
-		if utf8.RuneStart(b[i]) {
-			return string(b[:i]) + "…"
-		}
-	}
-	return "…"
-}
+func truncate(b []byte) string { return display.Truncate(string(b), 40) }

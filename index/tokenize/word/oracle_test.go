@@ -28,10 +28,7 @@ func TestAgainstNLTK(t *testing.T) {
 	if err != nil {
 		t.Skip("python3 not found")
 	}
-	var inputs []string
-	for _, s := range fixtureTexts(t) {
-		inputs = append(inputs, s)
-	}
+	inputs := append([]string(nil), fixtureTexts(t)...)
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := 0; i < 20000; i++ {
 		inputs = append(inputs, randomText(r, 1+r.IntN(24)))

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/index/encoder"
+	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/store"
+	"github.com/urfave/cli/v2"
+)
+
+var bm25Flags = []cli.Flag{
+	&cli.StringFlag{Name: "bm25", Value: "gensim", Usage: "BM25 variant: gensim (gensim 3.8, the paper's) or lucene"},
+	&cli.Float64Flag{Name: "k1", Usage: "BM25 k1 (default: the variant's)"},
+	&cli.Float64Flag{Name: "b", Usage: "BM25 b (default: the variant's)"},
+	&cli.StringSliceFlag{Name: "tokenizer", Usage: "tokenizers to index (word, wpm); default both"},
+}
+
+func buildOptions(c *cli.Context) (ingest.Options, error) {
+	var p bm25.Params
+	switch c.String("bm25") {
+	case "gensim":
+		p = bm25.Gensim()
+	case "lucene":
+		p = bm25.Lucene()
+	default:
+		return ingest.Options{}, usagef("--bm25 %q: want gensim or lucene", c.String("bm25"))
+	}
+	if c.IsSet("k1") {
+		p.K1 = c.Float64("k1")
+	}
+	if c.IsSet("b") {
+		p.B = c.Float64("b")
+	}
+	if p.K1 < 0 || p.B < 0 || p.B > 1 {
+		return ingest.Options{}, usagef("BM25 parameters out of range: k1=%v b=%v (want k1 ≥ 0, 0 ≤ b ≤ 1)", p.K1, p.B)
+	}
+	var toks []string
+	for _, t := range c.StringSlice("tokenizer") {
+		for _, x := range strings.Split(t, ",") {
+			if x = strings.TrimSpace(x); x != "" {
+				if x != "word" && x != "wpm" {
+					return ingest.Options{}, usagef("--tokenizer %q: want word or wpm", x)
+				}
+				toks = append(toks, x)
+			}
+		}
+	}
+	return ingest.Options{Tokenizers: toks, BM25: p, Builder: builder(), Progress: progressPrinter(c)}, nil
+}
+
+func indexCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "index",
+		Usage:     "index text, Markdown, JSONL, SQuAD JSON or a ReQA dataset into one file",
+		ArgsUsage: "INPUT...",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "index file to write (replaced atomically)"},
+			&cli.BoolFlag{Name: "append", Aliases: []string{"a"}, Usage: "add INPUT to the existing index --out instead of replacing it (atomically; the index keeps its tokenizers, BM25 parameters, encoder and λ)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the index summary as JSON"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
+			&cli.BoolFlag{Name: "dense", Value: true, Usage: "also embed every sentence and context with the dense encoder (--dense=false: BM25 only)"},
+			&cli.StringFlag{Name: "model", Usage: "dense encoder: a Hugging Face–layout directory (model.onnx + tokenizer.json) instead of the embedded USE-Lite"},
+			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense answer tower: weight of the context in normalize(e_sentence + λ·e_context)"},
+			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
+			memoryLimitFlag,
+		}, bm25Flags...),
+		OnUsageError: onUsage,
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("index: no INPUT given (files or directories to index)")
+			}
+			opt, err := buildOptions(c)
+			if err != nil {
+				return err
+			}
+			if c.Bool("append") {
+				if _, err := os.Stat(c.String("out")); err == nil {
+					return appendIndex(c, opt)
+				}
+				fmt.Fprintf(c.App.ErrWriter, "reqa: %s does not exist yet; building it\n", c.String("out"))
+			}
+			start := time.Now()
+			corpus, err := readInputs(c)
+			if err != nil {
+				return err
+			}
+			if c.IsSet("model") && !c.Bool("dense") {
+				return usagef("index: --model needs --dense")
+			}
+			if err := checkBuildMemory(c, corpus, c.Bool("dense"), 0); err != nil {
+				return err
+			}
+			if c.Bool("dense") {
+				if err := withEncoder(c, &opt); err != nil {
+					if c.IsSet("dense") || c.IsSet("model") {
+						return err
+					}
+					fmt.Fprintf(c.App.ErrWriter, "reqa: warning: %v; building a BM25-only index\n", err)
+				} else {
+					defer opt.Encoder.Close()
+				}
+			}
+			meta, err := ingest.Build(c.Context, corpus, c.String("out"), opt)
+			if err != nil {
+				return err
+			}
+			secs := time.Since(start).Seconds()
+			if c.Bool("json") {
+				return writeJSON(c.App.Writer, map[string]any{"index": c.String("out"), "contexts": meta.Contexts,
+					"sentences": meta.Sentences, "fields": meta.Fields, "seconds": secs})
+			}
+			fmt.Fprintf(c.App.Writer, "indexed %d sentences from %d contexts into %s in %.1fs (%.0f sentences/s)\n",
+				meta.Sentences, meta.Contexts, c.String("out"), secs, float64(meta.Sentences)/secs)
+			return nil
+		},
+	}
+}
+
+// readInputs reads the command's INPUT arguments into a corpus, printing
+// its warnings on stderr.
+func readInputs(c *cli.Context) (*ingest.Corpus, error) {
+	corpus, err := ingest.ReadInputs(c.Args().Slice())
+	if err != nil {
+		return nil, err
+	}
+	const shown = 10
+	for i, w := range corpus.Warnings {
+		if i == shown {
+			fmt.Fprintf(c.App.ErrWriter, "reqa: warning: … and %d more like these\n", len(corpus.Warnings)-shown)
+			break
+		}
+		fmt.Fprintln(c.App.ErrWriter, "reqa: warning:", w)
+	}
+	return corpus, nil
+}
+
+// appendIndex runs `reqa index --append` on an existing index.
+func appendIndex(c *cli.Context, opt ingest.Options) error {
+	for _, f := range []string{"model", "lambda", "tokenizer", "bm25", "k1", "b", "dense"} {
+		if c.IsSet(f) {
+			return usagef("index --append: --%s cannot be changed; the index keeps its own (rebuild without --append to change it)", f)
+		}
+	}
+	start := time.Now()
+	corpus, err := readInputs(c)
+	if err != nil {
+		return err
+	}
+	out := c.String("out")
+	if r, err := store.Open(out); err == nil {
+		m := r.Meta()
+		var held int64 // the index's vectors and graph, loaded to be extended
+		if m.Dense != nil {
+			held = int64(m.Sentences) * 4500
+		}
+		if err := checkBuildMemory(c, corpus, m.Dense != nil, held); err != nil {
+			r.Close()
+			return err
+		}
+		for _, old := range r.Meta().Sources {
+			for _, src := range corpus.Sources {
+				if old == src {
+					fmt.Fprintf(c.App.ErrWriter, "reqa: warning: %s is already in %s; its text is added again\n", src, out)
+				}
+			}
+		}
+		r.Close()
+	}
+	opt.EncoderThreads = c.Int("threads")
+	opt.Waiting = func() {
+		fmt.Fprintf(c.App.ErrWriter, "reqa: waiting for another reqa writing %s…\n", out)
+	}
+	meta, err := ingest.Append(c.Context, corpus, out, opt)
+	if err != nil {
+		return err
+	}
+	secs := time.Since(start).Seconds()
+	if c.Bool("json") {
+		return writeJSON(c.App.Writer, map[string]any{"index": out, "appended_contexts": len(corpus.Contexts),
+			"appended_sentences": len(corpus.Sentences), "contexts": meta.Contexts, "sentences": meta.Sentences,
+			"fields": meta.Fields, "seconds": secs})
+	}
+	fmt.Fprintf(c.App.Writer, "appended %d sentences from %d contexts to %s in %.1fs (%.0f sentences/s); it now holds %d sentences from %d contexts\n",
+		len(corpus.Sentences), len(corpus.Contexts), out, secs, float64(len(corpus.Sentences))/secs, meta.Sentences, meta.Contexts)
+	return nil
+}
+
+// defaultLambda is the default context weight of the dense answer tower
+// (see BENCHMARKS.md for the sweep it comes from).
+const defaultLambda = 0.25
+
+// withEncoder sets up the dense encoder in opt: the model directory of
+// --model, or the embedded default.
+func withEncoder(c *cli.Context, opt *ingest.Options) error {
+	spec := encoder.Spec{Name: uselite.Name, Kind: encoder.KindUSELite, Dim: uselite.Dim}
+	var onnx, vocab []byte
+	var err error
+	if dir := c.String("model"); dir != "" {
+		spec, onnx, vocab, err = encoder.LoadDir(dir)
+	} else {
+		onnx, vocab, err = uselite.Model()
+	}
+	if err != nil {
+		return err
+	}
+	enc, err := encoder.New(spec, onnx, vocab, encoder.Options{Threads: c.Int("threads")})
+	if err != nil {
+		return err
+	}
+	opt.Encoder, opt.EncoderModel, opt.EncoderVocab = enc, onnx, vocab
+	opt.Lambda = defaultLambda
+	if c.IsSet("lambda") {
+		opt.Lambda = c.Float64("lambda")
+	}
+	if opt.Lambda < 0 {
+		enc.Close()
+		return usagef("--lambda %v: want ≥ 0", opt.Lambda)
+	}
+	return nil
+}

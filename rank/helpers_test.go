@@ -1,0 +1,62 @@
+package rank_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/reqa/reqa/index/encoder"
+	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/ingest"
+)
+
+// buildTestIndex builds a real index of the ingest test corpus with both
+// BM25 fields and, when the encoder is embedded, embeddings and an ANN
+// graph. It reports whether the index is dense.
+func buildTestIndex(t *testing.T, path string) bool {
+	t.Helper()
+	dense := uselite.Available()
+	if !dense {
+		t.Log("the USE-Lite encoder is not embedded in this build (fetch it with make): the index has no embeddings")
+	}
+	return buildTestIndexDense(t, path, dense)
+}
+
+// buildTestIndexDense is buildTestIndex, with embeddings only when dense
+// (which needs the embedded encoder; see requireDense).
+func buildTestIndexDense(t *testing.T, path string, dense bool) bool {
+	t.Helper()
+	c, err := ingest.ReadInputs([]string{"../ingest/testdata/corpus"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := ingest.Options{Tokenizers: []string{"word", "wpm"}}
+	if dense {
+		onnx, vocab, err := uselite.Model()
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, err := encoder.New(encoder.Spec{Name: uselite.Name, Kind: encoder.KindUSELite, Dim: uselite.Dim}, onnx, vocab, encoder.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer enc.Close()
+		opt.Encoder, opt.EncoderModel, opt.EncoderVocab, opt.Lambda = enc, onnx, vocab, 0.25
+	}
+	if _, err := ingest.Build(context.Background(), c, path, opt); err != nil {
+		t.Fatal(err)
+	}
+	return dense
+}
+
+// requireDense skips t when the dense encoder is not embedded in this build
+// (fetch it with make), and fails it under CI=true, where it must run.
+func requireDense(t *testing.T) {
+	t.Helper()
+	if !uselite.Available() {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true: the USE-Lite encoder is not embedded in this build")
+		}
+		t.Skip("the USE-Lite encoder is not embedded in this build (fetch it with make)")
+	}
+}

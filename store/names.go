@@ -1,0 +1,52 @@
+package store
+
+import "strings"
+
+// The names of an index's parts: the blobs (in the blobs bucket) and the
+// BM25 fields (one field/NAME bucket each). Every package names them
+// through these; see the schema in the package documentation.
+const (
+	// BlobDenseModel is the dense encoder's ONNX model.
+	BlobDenseModel = "dense/model.onnx"
+	// BlobDenseVocab is the dense encoder's vocabulary (tokenizer).
+	BlobDenseVocab = "dense/vocab.json"
+	// BlobDenseSent holds every sentence's embedding (index/dense's codec).
+	BlobDenseSent = "dense/sentences"
+	// BlobDenseCtx holds every context's embedding.
+	BlobDenseCtx = "dense/contexts"
+	// BlobDenseGraph is the HNSW graph over the answer vectors (index/ann).
+	BlobDenseGraph = "dense/graph"
+	// BlobAdapter is the question adapter trained by `reqa tune`
+	// (index/adapter's codec).
+	BlobAdapter = "dense/adapter"
+	// BlobFusion holds the fusion parameters learned by `reqa fuse`: a JSON
+	// array of rank/fuse.Params, best first.
+	BlobFusion = "fusion/params"
+)
+
+// Field-name suffixes of the two document forms of a tokenizer's BM25
+// fields.
+const (
+	fieldCtx  = "/ctx"
+	fieldSent = "/sent"
+)
+
+// FieldName is the BM25 field of a tokenizer and document form:
+// "TOKENIZER/ctx" (the sentence and its context) or "TOKENIZER/sent" (the
+// sentence alone).
+func FieldName(tokenizer string, withContext bool) string {
+	if withContext {
+		return tokenizer + fieldCtx
+	}
+	return tokenizer + fieldSent
+}
+
+// SentenceField returns the sentence-only field of the same tokenizer as
+// the sentence + context field name; ok is false when name is not one.
+func SentenceField(name string) (string, bool) {
+	tok, ok := strings.CutSuffix(name, fieldCtx)
+	if !ok {
+		return "", false
+	}
+	return tok + fieldSent, true
+}
