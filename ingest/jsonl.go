@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/reqa/reqa/index/display"
+
 	"github.com/reqa/reqa/store"
 )
 
@@ -152,12 +154,7 @@ func idField(path string, line int, obj map[string]json.RawMessage, name string,
 	return "", badInput(path, line, name, "want a string or an integer, got %s", truncate(string(raw), 40))
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
+func truncate(s string, n int) string { return display.Truncate(s, n) }
 
 // readJSONL reads {"id","title","text"} lines: each line is a context. A
 // record id must not repeat (ErrDuplicateID, naming both lines) unless

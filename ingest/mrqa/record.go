@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/reqa/reqa/internal/display"
+	"github.com/reqa/reqa/index/display"
 )
 
 // Header is the first line of an MRQA file: {"header": {"dataset": …,
