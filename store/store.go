@@ -434,6 +434,10 @@ func Open(path string) (*Reader, error) {
 	if st.IsDir() {
 		return nil, fmt.Errorf("open index %s: is a directory: %w", path, ErrNotIndex)
 	}
+	if !st.Mode().IsRegular() {
+		// A FIFO or device would block or never end: an index is a file.
+		return nil, fmt.Errorf("open index %s: not a regular file (%v): %w", path, st.Mode().Type(), ErrNotIndex)
+	}
 	if st.Size() < 4096 {
 		if hasBoltMagic(path) {
 			return nil, fmt.Errorf("open index %s: truncated to %d bytes: %w", path, st.Size(), ErrCorrupt)

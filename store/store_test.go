@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -87,6 +88,10 @@ func TestOpenRejects(t *testing.T) {
 	os.WriteFile(junk, make([]byte, 8192), 0o644)
 	small := filepath.Join(dir, "small")
 	os.WriteFile(small, []byte("hello"), 0o644)
+	fifo := filepath.Join(dir, "fifo") // would block a reader forever
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		path string
 		want error
@@ -94,6 +99,8 @@ func TestOpenRejects(t *testing.T) {
 		{junk, ErrNotIndex},
 		{small, ErrNotIndex},
 		{dir, ErrNotIndex},
+		{fifo, ErrNotIndex},
+		{"/dev/null", ErrNotIndex},
 	}
 	for _, c := range cases {
 		if _, err := Open(c.path); !errors.Is(err, c.want) {

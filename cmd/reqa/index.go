@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -69,6 +70,12 @@ func indexCommand() *cli.Command {
 			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense answer tower: weight of the context in normalize(e_sentence + λ·e_context)"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
 			memoryLimitFlag,
+			&cli.BoolFlag{Name: "force", Usage: "replace --out even when it is not a reqa index (never when it is one of the inputs)"},
+			&cli.BoolFlag{Name: "follow-symlinks", Usage: "in directories, also follow symbolic links that lead out of the directory given"},
+			&cli.StringSliceFlag{Name: "include", Usage: "in directories, read only files matching this glob on their relative path (*.md: any depth; docs/**/*.md; repeatable)"},
+			&cli.StringSliceFlag{Name: "exclude", Usage: "in directories, skip files and directories matching this glob (repeatable)"},
+			&cli.BoolFlag{Name: "dedupe", Usage: "JSONL: keep the last of records sharing an id instead of refusing the repeat"},
+			&cli.StringFlag{Name: "stdin-kind", Usage: "kind of standard input (INPUT -): md, html, pdf, txt, jsonl or squad (default: sniffed)"},
 		}, bm25Flags...),
 		OnUsageError: onUsage,
 		Action: func(c *cli.Context) error {
@@ -85,8 +92,15 @@ func indexCommand() *cli.Command {
 				}
 				fmt.Fprintf(c.App.ErrWriter, "reqa: %s does not exist yet; building it\n", c.String("out"))
 			}
+			if err := ingest.CheckOut(c.String("out"), c.Args().Slice(), c.Bool("force")); err != nil {
+				return err
+			}
 			start := time.Now()
-			corpus, err := readInputs(c)
+			limit, err := memoryLimit(c)
+			if err != nil {
+				return err
+			}
+			corpus, err := readInputs(c, ingest.ReadOptions{MemoryLimit: limit, Dense: c.Bool("dense")})
 			if err != nil {
 				return err
 			}
@@ -124,10 +138,19 @@ func indexCommand() *cli.Command {
 
 // readInputs reads the command's INPUT arguments into a corpus, printing
 // its warnings on stderr.
-func readInputs(c *cli.Context) (*ingest.Corpus, error) {
-	corpus, err := ingest.ReadInputs(c.Args().Slice())
+func readInputs(c *cli.Context, ro ingest.ReadOptions) (*ingest.Corpus, error) {
+	ro.FollowSymlinks, ro.Dedupe = c.Bool("follow-symlinks"), c.Bool("dedupe")
+	ro.Include, ro.Exclude = c.StringSlice("include"), c.StringSlice("exclude")
+	ro.StdinKind, ro.Out = c.String("stdin-kind"), c.String("out")
+	corpus, err := ingest.ReadInputsContext(c.Context, c.Args().Slice(), ro)
+	if errors.Is(err, ingest.ErrMemoryLimit) {
+		return nil, fmt.Errorf("%w: index the inputs in parts (`reqa index` the first, then `reqa index --append` the others) or pass --memory-limit off to try anyway", err)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if len(corpus.Files) > 1 {
+		fmt.Fprintln(c.App.ErrWriter, "reqa:", corpus.FileSummary())
 	}
 	const shown = 10
 	for i, w := range corpus.Warnings {
@@ -142,35 +165,64 @@ func readInputs(c *cli.Context) (*ingest.Corpus, error) {
 
 // appendIndex runs `reqa index --append` on an existing index.
 func appendIndex(c *cli.Context, opt ingest.Options) error {
-	for _, f := range []string{"model", "lambda", "tokenizer", "bm25", "k1", "b", "dense"} {
-		if c.IsSet(f) {
-			return usagef("index --append: --%s cannot be changed; the index keeps its own (rebuild without --append to change it)", f)
-		}
+	if c.IsSet("model") {
+		return usagef("index --append: --model cannot be changed; the index keeps its own (rebuild without --append to change it)")
 	}
-	start := time.Now()
-	corpus, err := readInputs(c)
+	out := c.String("out")
+	r, err := store.Open(out)
 	if err != nil {
 		return err
 	}
-	out := c.String("out")
-	if r, err := store.Open(out); err == nil {
-		m := r.Meta()
-		var held int64 // the index's vectors and graph, loaded to be extended
-		if m.Dense != nil {
-			held = int64(m.Sentences) * 4500
-		}
+	m := r.Meta()
+	r.Close()
+	var s ingest.AppendSettings
+	if c.IsSet("dense") {
+		d := c.Bool("dense")
+		s.Dense = &d
+	}
+	if c.IsSet("tokenizer") {
+		s.Tokenizers = opt.Tokenizers
+	}
+	if c.IsSet("bm25") {
+		s.BM25Variant = opt.BM25.Variant
+	}
+	if c.IsSet("k1") {
+		s.K1 = &opt.BM25.K1
+	}
+	if c.IsSet("b") {
+		s.B = &opt.BM25.B
+	}
+	if c.IsSet("lambda") {
+		l := c.Float64("lambda")
+		s.Lambda = &l
+	}
+	if err := ingest.CheckAppendSettings(m, s); err != nil {
+		return usagef("index --append %s: %v", out, err)
+	}
+	var held int64 // the index's vectors and graph, loaded to be extended
+	if m.Dense != nil {
+		held = int64(m.Sentences) * 4500
+	}
+	limit, err := memoryLimit(c)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	corpus, err := readInputs(c, ingest.ReadOptions{MemoryLimit: limit, Dense: m.Dense != nil, HeldBytes: held})
+	if err != nil {
+		return err
+	}
+	{
 		if err := checkBuildMemory(c, corpus, m.Dense != nil, held); err != nil {
-			r.Close()
 			return err
 		}
-		for _, old := range r.Meta().Sources {
+		for _, old := range m.Sources {
 			for _, src := range corpus.Sources {
 				if old == src {
 					fmt.Fprintf(c.App.ErrWriter, "reqa: warning: %s is already in %s; its text is added again\n", src, out)
 				}
 			}
 		}
-		r.Close()
 	}
 	opt.EncoderThreads = c.Int("threads")
 	opt.Waiting = func() {

@@ -17,6 +17,24 @@ import (
 // memory before it is killed by the kernel halfway.
 var memoryLimitFlag = &cli.StringFlag{Name: "memory-limit", Usage: "refuse to start a build whose estimated peak memory exceeds this (e.g. 8G, 512M; default: the memory available now; off: never refuse)"}
 
+// memoryLimit returns the limit --memory-limit sets for reading the inputs
+// (0: none).
+func memoryLimit(c *cli.Context) (int64, error) {
+	switch v := strings.TrimSpace(c.String("memory-limit")); v {
+	case "off":
+		return 0, nil
+	case "":
+		avail, _ := availableMemory()
+		return avail, nil
+	default:
+		n, err := parseSize(v)
+		if err != nil {
+			return 0, usagef("index: --memory-limit %q: %v", v, err)
+		}
+		return n, nil
+	}
+}
+
 // checkBuildMemory returns an error when indexing corpus (plus extra bytes
 // the build holds besides, e.g. an appended-to index's vectors) is
 // estimated to need more memory than --memory-limit, or than is available.
