@@ -162,6 +162,9 @@ type Answer struct {
 	End     int    `json:"end"`
 	Title   string `json:"title,omitempty"`
 	Source  string `json:"source,omitempty"`
+	// ID is the record's id in its source (a JSONL "id", a dataset's
+	// context id), if it has one.
+	ID string `json:"id,omitempty"`
 	// SentenceID is the index-internal id; CandidateID the dataset's.
 	SentenceID  uint32 `json:"sentence_id"`
 	CandidateID string `json:"candidate_id,omitempty"`
@@ -224,7 +227,7 @@ func (e *Engine) answer(id uint32) (Answer, error) {
 		return Answer{}, fmt.Errorf("sentence %d: offsets outside its context: %w", id, store.ErrCorrupt)
 	}
 	return Answer{Sentence: c.Text[s.Start:s.End], Context: c.Text, Start: s.Start, End: s.End,
-		Title: c.Title, Source: c.Source, SentenceID: id, CandidateID: s.ExtID}, nil
+		Title: c.Title, Source: c.Source, ID: c.ExtID, SentenceID: id, CandidateID: s.ExtID}, nil
 }
 
 // rankOf returns the 1-based rank of document g when every document is
