@@ -88,7 +88,16 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 		writeAPI(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": unavailableMessage(g)})
 		return
 	}
-	writeAPI(w, http.StatusOK, map[string]string{"status": "ok"})
+	m := g.e.Meta()
+	writeAPI(w, http.StatusOK, health{Status: "ok", Index: g.name, Contexts: m.Contexts, Sentences: m.Sentences})
+}
+
+// health is the body of a 200 from /healthz: what is being served.
+type health struct {
+	Status    string `json:"status"`
+	Index     string `json:"index"`
+	Contexts  int    `json:"contexts"`
+	Sentences int    `json:"sentences"`
 }
 
 // unavailableMessage says why g is not answered from.

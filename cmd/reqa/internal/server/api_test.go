@@ -149,7 +149,7 @@ func TestHealthAndStats(t *testing.T) {
 	idx := serveIndex(t)
 	_, ts := newTestServer(t, idx, Options{MaxConcurrent: 3})
 	resp, body := get(t, ts, "GET", "/healthz")
-	if resp.StatusCode != 200 || strings.TrimSpace(string(body)) != `{"status":"ok"}` {
+	if resp.StatusCode != 200 || strings.TrimSpace(string(body)) != `{"status":"ok","index":"notes.reqa","contexts":3,"sentences":7}` {
 		t.Fatalf("healthz: %d %s", resp.StatusCode, body)
 	}
 	get(t, ts, "GET", "/v1/ask?q=ferry")
