@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -153,3 +154,6 @@ func waitUntil(t testing.TB, what string, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// parseIP is net.ParseIP, for tests that restate the server's rules.
+func parseIP(s string) net.IP { return net.ParseIP(s) }

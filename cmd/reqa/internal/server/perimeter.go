@@ -110,8 +110,12 @@ func newHostGuard(p Perimeter) *hostGuard {
 func normalHost(h string) string {
 	if host, _, err := net.SplitHostPort(h); err == nil {
 		h = host
+	} else if strings.HasPrefix(h, "[") {
+		if !strings.HasSuffix(h, "]") {
+			return ""
+		}
+		h = h[1 : len(h)-1]
 	}
-	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
 	return strings.TrimSuffix(strings.ToLower(h), ".")
 }
 
