@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
 )
 
 // FuzzServeAsk sends arbitrary query strings to GET /v1/ask of a server

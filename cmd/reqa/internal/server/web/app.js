@@ -225,6 +225,7 @@
     sessionStorage.setItem(tokenKey, token);
     tokenInput.value = '';
     tokenForm.hidden = true;
+    setState('loading', 'Checking the token…');
     start();
   });
 
