@@ -85,6 +85,9 @@ type overwriteTrial struct {
 	maxChunk   int
 	maxPause   time.Duration // between writes, from 0 to maxPause
 	noTruncate bool          // write over the old bytes (dd conv=notrunc), truncate at the end
+	// termDuring, if not zero, sends SIGTERM this long after the copy
+	// began (instead of once the new index is served).
+	termDuring time.Duration
 	seed       int64
 }
 
@@ -127,6 +130,16 @@ func runOverwriteTrial(t *testing.T, fx *overwriteFixture, tr overwriteTrial) {
 			logMu.Unlock()
 		}
 	}()
+	type exit struct {
+		err error
+		at  time.Time
+	}
+	exited := make(chan exit, 1)
+	go func() {
+		<-logDone // cmd.Wait closes stderr: read it all first
+		err := cmd.Wait()
+		exited <- exit{err, time.Now()}
+	}()
 	client := &http.Client{Timeout: 30 * time.Second}
 	ask := "/v1/ask?k=3&q=" + url.QueryEscape(overwriteQuestion)
 
@@ -164,12 +177,20 @@ func runOverwriteTrial(t *testing.T, fx *overwriteFixture, tr overwriteTrial) {
 	go loop("/healthz", 2*time.Millisecond)
 
 	time.Sleep(tr.delay)
+	termed := make(chan time.Time, 1)
+	if tr.termDuring > 0 {
+		go func() {
+			time.Sleep(tr.termDuring)
+			termed <- time.Now()
+			cmd.Process.Signal(syscall.SIGTERM)
+		}()
+	}
 	copyStart := copyOver(t, live, fx.bytes[to], tr, rng)
 	copyEnd := time.Now()
 
 	// The new index is served (a deadline for a hang, not a speed
 	// requirement).
-	served := false
+	served := tr.termDuring > 0
 	for deadline := time.Now().Add(60 * time.Second); !served && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		mu.Lock()
 		for _, o := range obs {
@@ -177,27 +198,29 @@ func runOverwriteTrial(t *testing.T, fx *overwriteFixture, tr overwriteTrial) {
 		}
 		mu.Unlock()
 	}
-	time.Sleep(100 * time.Millisecond) // a little load on the new index
-	close(stop)
-	wg.Wait()
+	if tr.termDuring == 0 {
+		time.Sleep(100 * time.Millisecond) // a little load on the new index
+		termed <- time.Now()
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	// SIGTERM stops it within the grace period.
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	var exitErr error
+	termAt := <-termed
+	var ex exit
 	select {
-	case exitErr = <-exited:
-	case <-time.After(15 * time.Second):
+	case ex = <-exited:
+	case <-time.After(15*time.Second - time.Since(termAt)):
 		cmd.Process.Kill()
-		<-exited
+		ex = <-exited
 		t.Errorf("serve did not stop within 15 s of SIGTERM")
 	}
-	<-logDone
-	if exitErr != nil {
-		t.Errorf("serve after SIGTERM: %v", exitErr)
+	stopped := ex.at.Sub(termAt)
+	close(stop)
+	wg.Wait()
+	if ex.err != nil {
+		t.Errorf("serve after SIGTERM: %v", ex.err)
 	}
 
 	var counts = map[string]int{}
@@ -211,6 +234,8 @@ func runOverwriteTrial(t *testing.T, fx *overwriteFixture, tr overwriteTrial) {
 		}
 		afterStart := o.start.After(copyStart)
 		switch {
+		case o.err != nil && o.end.After(termAt):
+			counts["after SIGTERM"]++ // refused: the server is gone
 		case o.err != nil:
 			t.Errorf("%s: %v", o.path, o.err)
 		case o.path == ask && o.status == 200 && o.body == fx.body[to]:
@@ -232,7 +257,7 @@ func runOverwriteTrial(t *testing.T, fx *overwriteFixture, tr overwriteTrial) {
 			t.Errorf("%s: %d %.300s", o.path, o.status, o.body)
 		}
 	}
-	if !served || !sawNew {
+	if tr.termDuring == 0 && (!served || !sawNew) {
 		t.Errorf("the new index was never served")
 	}
 	logMu.Lock()
@@ -241,11 +266,12 @@ func runOverwriteTrial(t *testing.T, fx *overwriteFixture, tr overwriteTrial) {
 	if logLines > 40 {
 		t.Errorf("%d log lines for %d requests:\n%s", logLines, len(obs), logText)
 	}
-	if t.Failed() {
+	if t.Failed() || os.Getenv("REQA_SHOW_LOG") != "" {
 		t.Logf("log:\n%s", logText)
 	}
-	t.Logf("trial %+v: copy of %d bytes took %s; %d requests, slowest %s: %v; %d log lines",
-		tr, len(fx.bytes[to]), copyEnd.Sub(copyStart).Round(time.Millisecond), len(obs), slowest.Round(time.Millisecond), counts, logLines)
+	t.Logf("trial %+v: copy of %d bytes took %s; %d requests, slowest %s: %v; %d log lines; stopped %s after SIGTERM",
+		tr, len(fx.bytes[to]), copyEnd.Sub(copyStart).Round(time.Millisecond), len(obs), slowest.Round(time.Millisecond), counts, logLines,
+		stopped.Round(time.Millisecond))
 }
 
 // copyOver writes b over the file at path in place, like cp (truncate,
@@ -301,7 +327,9 @@ func TestServeOverwrite(t *testing.T) {
 // TestHostileOverwrite runs REQA_HOSTILE_TRIALS (default 2) overwrite
 // trials at random moments of the load, with random chunk sizes and pauses,
 // in both directions (a larger and a smaller file copied over), truncating
-// first like cp or writing over the old bytes like dd conv=notrunc.
+// first like cp or writing over the old bytes like dd conv=notrunc; then a
+// quarter as many (at least one) that send SIGTERM at a random moment of
+// the copy.
 func TestHostileOverwrite(t *testing.T) {
 	trials := 2
 	if s := os.Getenv("REQA_HOSTILE_TRIALS"); s != "" {
@@ -321,5 +349,11 @@ func TestHostileOverwrite(t *testing.T) {
 			minChunk: minChunk, maxChunk: minChunk * (1 + rng.Intn(8)), maxPause: time.Duration(rng.Intn(20)) * time.Millisecond,
 			noTruncate: rng.Intn(2) == 1, seed: rng.Int63()}
 		t.Run(strconv.Itoa(i), func(t *testing.T) { runOverwriteTrial(t, fx, tr) })
+	}
+	// SIGTERM in the middle of a copy, with requests in flight.
+	for i := range max(1, trials/4) {
+		tr := overwriteTrial{from: i % 2, delay: time.Duration(rng.Intn(200)) * time.Millisecond, minChunk: 4 << 10, maxChunk: 16 << 10,
+			maxPause: 3 * time.Millisecond, noTruncate: rng.Intn(2) == 1, termDuring: time.Duration(1+rng.Intn(300)) * time.Millisecond, seed: rng.Int63()}
+		t.Run("term-"+strconv.Itoa(i), func(t *testing.T) { runOverwriteTrial(t, fx, tr) })
 	}
 }
