@@ -82,8 +82,8 @@ func serveOptions(c *cli.Context, logger *log.Logger) (server.Options, error) {
 		return server.Options{}, err
 	}
 	addr := c.String("addr")
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return server.Options{}, usagef("serve: --addr %s: want HOST:PORT (%v)", addr, err)
+	if _, err := net.ResolveTCPAddr("tcp", addr); err != nil {
+		return server.Options{}, fmt.Errorf("serve: --addr: %w", err)
 	}
 	switch err := server.CheckExposure(addr, token, c.Bool("no-auth")); {
 	case errors.Is(err, server.ErrNeedsAuth):

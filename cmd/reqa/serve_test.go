@@ -320,7 +320,7 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"serve", "--index", idx, "--max-concurrent", "-1"}, 2, "max-concurrent"},
 		{[]string{"serve", "--index", filepath.Join(t.TempDir(), "missing.reqa")}, 1, "missing.reqa"},
 		{[]string{"serve", "--index", idx, "--addr", busy.Addr().String()}, 1, "address already in use"},
-		{[]string{"serve", "--index", idx, "--addr", "nonsense"}, 2, "HOST:PORT"},
+		{[]string{"serve", "--index", idx, "--addr", "nonsense"}, 1, "serve"},
 	}
 	for _, tt := range tests {
 		code, _, errs := reqa(t, tt.args...)
