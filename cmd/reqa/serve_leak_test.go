@@ -68,8 +68,9 @@ func TestServeDisconnectStorm(t *testing.T) {
 				case 0: // cancel after a random short while
 					ctx, cancel := context.WithCancel(context.Background())
 					req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+p, nil)
+					wait := time.Duration(rng.Intn(3000)) * time.Microsecond // rng is this goroutine's only
 					go func() {
-						time.Sleep(time.Duration(rng.Intn(3000)) * time.Microsecond)
+						time.Sleep(wait)
 						cancel()
 					}()
 					if resp, err := badClient.Do(req); err == nil {
