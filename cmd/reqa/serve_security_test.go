@@ -78,7 +78,7 @@ func TestServeExposure(t *testing.T) {
 	}
 
 	// With a token (here from the environment), on every interface.
-	cmd = exec.Command(os.Args[0], "serve", "--index", idx, "--addr", "0.0.0.0:0")
+	cmd = exec.Command(os.Args[0], "serve", "--index", idx, "--addr", "0.0.0.0:0", "--allow-host", "reqa.example")
 	cmd.Env = append(os.Environ(), "REQA_RUN_MAIN=1", "REQA_TOKEN="+token)
 	base, _, lines := startServe(t, cmd)
 	go io.Copy(io.Discard, stderrRest(lines))
@@ -98,6 +98,8 @@ func TestServeExposure(t *testing.T) {
 		{"/v1/ask?q=ferry", "attacker.example", "Bearer " + token, 421},
 		{"/", "attacker.example:8080", "", 421},
 		{"/v1/ask?q=ferry", "localhost", "Bearer " + token, 200},
+		{"/v1/ask?q=ferry", "reqa.example:8443", "Bearer " + token, 200},
+		{"/", "other.example", "", 421},
 	} {
 		req, _ := http.NewRequest("GET", base+c.path, nil)
 		if c.host != "" {

@@ -325,10 +325,12 @@ func (s *Server) look(g *generation, failed, last *stamp, settled *time.Time) bo
 			return true
 		}
 		*failed = now
+		// A slow copy can fail several times on the way: logged once,
+		// then counted.
 		if trusted {
-			s.log.Printf("reload %s: %v; still serving the previous index", g.path, err)
+			s.errs.Printf("reload failed, serving", "reload %s: %v; still serving the previous index", g.path, err)
 		} else {
-			s.log.Printf("reload %s: %v; answering 503 until the file is replaced by an index", g.path, err)
+			s.errs.Printf("reload failed, 503", "reload %s: %v; answering 503 until the file is replaced by an index", g.path, err)
 		}
 		return !trusted
 	}
