@@ -53,12 +53,16 @@ func serveRanker(e *rank.Engine, name string, opt rank.DenseOptions) (rank.Ranke
 	return resolveRanker(e, name, true, opt)
 }
 
-// serveToken returns the bearer token of --token-file, else $REQA_TOKEN.
-func serveToken(c *cli.Context) (string, error) {
+// serveToken returns the bearer token of --token-file, else $REQA_TOKEN;
+// it warns about a token file others can read.
+func serveToken(c *cli.Context, logger *log.Logger) (string, error) {
 	if p := c.String("token-file"); p != "" {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return "", fmt.Errorf("serve: --token-file: %w", err)
+		}
+		if st, err := os.Stat(p); err == nil && st.Mode().Perm()&0o077 != 0 {
+			logger.Printf("warning: --token-file %s can be read by other users (mode %v): chmod 600 it", p, st.Mode().Perm())
 		}
 		line, _, _ := strings.Cut(string(b), "\n")
 		if tok := strings.TrimSpace(line); tok != "" {
@@ -77,7 +81,7 @@ func serveOptions(c *cli.Context, logger *log.Logger) (server.Options, error) {
 	if c.Int("max-concurrent") < 0 {
 		return server.Options{}, usagef("serve: --max-concurrent %d: want ≥ 0", c.Int("max-concurrent"))
 	}
-	token, err := serveToken(c)
+	token, err := serveToken(c, logger)
 	if err != nil {
 		return server.Options{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"regexp"
@@ -445,6 +446,22 @@ func TestJSONFloat(t *testing.T) {
 		b, err := json.Marshal(map[string]jsonFloat{"x": jsonFloat(tt.in)})
 		if err != nil || string(b) != `{"x":`+tt.want+`}` {
 			t.Errorf("%v: %s, %v; want %s", tt.in, b, err, tt.want)
+		}
+	}
+}
+
+// BenchmarkAsk answers one question through the whole handler (perimeter,
+// file check, the question's own goroutine, JSON), without the network.
+func BenchmarkAsk(b *testing.B) {
+	s := newServer(b, serveIndex(b), Options{})
+	h := s.Handler()
+	req := httptest.NewRequest("GET", "http://127.0.0.1/v1/ask?k=3&q="+url.QueryEscape("When does the ferry return?"), nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("%d %s", rec.Code, rec.Body.String())
 		}
 	}
 }
