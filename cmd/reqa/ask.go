@@ -82,20 +82,6 @@ func isRankerUsage(err error) bool {
 	return errors.Is(err, rank.ErrUnknownRanker) || errors.Is(err, rank.ErrNoTunedParams)
 }
 
-// resolveRanker is the ranker name (empty: the default) with
-// sentence + context documents and the dense options dopt.
-//
-// Deprecated: serve still calls it; it becomes rank.ParseSpec +
-// (*rank.Engine).Resolve once serve moves to its own package.
-func resolveRanker(e *rank.Engine, name string, withContext bool, dopt rank.DenseOptions) (rank.Ranker, error) {
-	spec, err := rank.ParseSpec(name)
-	if err != nil {
-		return nil, err
-	}
-	spec.SentenceOnly, spec.Dense = !withContext, dopt
-	return e.Resolve(spec)
-}
-
 // printAnswers prints answers for people. Text from the corpus goes
 // through display.Escape: a document cannot retitle or recolour the
 // terminal.

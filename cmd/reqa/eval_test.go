@@ -104,6 +104,15 @@ func TestEvalUntuned(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"ranker": "fusion-zscore"`) {
 		t.Fatalf("ask: exit %d: %s%s", code, out, errs)
 	}
+	// serve answers with it too: ask, serve and eval agree on the default.
+	_, ts := newTestServer(t, idx, serverOptions{})
+	var reply askReply
+	if resp, body := get(t, ts, "GET", "/v1/ask?q=When+does+the+ferry+leave%3F"); resp.StatusCode != 200 || json.Unmarshal(body, &reply) != nil {
+		t.Fatalf("serve: %d %s", resp.StatusCode, body)
+	}
+	if reply.Ranker != "fusion-zscore" {
+		t.Errorf("serve's default ranker %q, want fusion-zscore", reply.Ranker)
+	}
 	// "-r default" names it explicitly.
 	if got := rowNames(evalJSON(t, "--index", idx, "-r", "default", ds)); len(got) != 1 || got[0] != "default (fusion-zscore)" {
 		t.Errorf("-r default: rows %v", got)

@@ -30,7 +30,7 @@ func TestServeReloadsReplacedIndex(t *testing.T) {
 	s, ts := newTestServer(t, idx, serverOptions{Log: logger})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go s.watch(ctx, 10*time.Millisecond)
+	go s.Watch(ctx, 10*time.Millisecond)
 
 	// A steady stream of questions across the switch: none may fail.
 	stop := make(chan struct{})
@@ -69,7 +69,7 @@ func TestServeReloadsReplacedIndex(t *testing.T) {
 	if code, _, errs := reqa(t, "index", "--quiet", "--append", "--out", idx, more); code != 0 {
 		t.Fatalf("append: exit %d: %s", code, errs)
 	}
-	waitFor(t, func() bool { return s.reloads.Load() == 1 })
+	waitFor(t, func() bool { return s.Counters().Reloads == 1 })
 	var rep askReply
 	_, body := get(t, ts, "GET", "/v1/ask?q=what+do+owls+hunt&k=1&ranker=bm25-wpm")
 	if err := json.Unmarshal(body, &rep); err != nil || len(rep.Answers) != 1 || !strings.Contains(rep.Answers[0].Sentence, "Owls") {
@@ -101,8 +101,8 @@ func TestServeReloadsReplacedIndex(t *testing.T) {
 	if err := json.Unmarshal(body, &rep); err != nil || len(rep.Answers) != 1 || !strings.Contains(rep.Answers[0].Sentence, "Owls") {
 		t.Fatalf("after a damaged replacement: %s (%v)", body, err)
 	}
-	if s.reloads.Load() != 1 {
-		t.Errorf("%d reloads, want 1", s.reloads.Load())
+	if s.Counters().Reloads != 1 {
+		t.Errorf("%d reloads, want 1", s.Counters().Reloads)
 	}
 	if len(failures) > 0 {
 		t.Errorf("%d requests failed across the switch, first: %s", len(failures), failures[0])

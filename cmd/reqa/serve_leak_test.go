@@ -41,7 +41,7 @@ func TestServeDisconnectStorm(t *testing.T) {
 		}
 		want[p] = string(body)
 	}
-	answeredBefore := s.answered.Load()
+	answeredBefore := s.Counters().Answered
 	ts.Client().CloseIdleConnections()
 	runtime.GC()
 	baseline := runtime.NumGoroutine()
@@ -68,8 +68,9 @@ func TestServeDisconnectStorm(t *testing.T) {
 				case 0: // cancel after a random short while
 					ctx, cancel := context.WithCancel(context.Background())
 					req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+p, nil)
+					wait := time.Duration(rng.Intn(3000)) * time.Microsecond // rng is this goroutine's only
 					go func() {
-						time.Sleep(time.Duration(rng.Intn(3000)) * time.Microsecond)
+						time.Sleep(wait)
 						cancel()
 					}()
 					if resp, err := badClient.Do(req); err == nil {
@@ -136,10 +137,10 @@ func TestServeDisconnectStorm(t *testing.T) {
 
 	// The server comes back to rest: no question waiting or holding a
 	// slot, and every well-behaved question counted as answered.
-	waitUntil(t, "the server to come to rest", func() bool {
-		return s.waiting.Load() == 0 && len(s.slots) == 0
+	waitFor(t, func() bool {
+		return s.Counters().Waiting == 0 && s.Counters().InFlight == 0
 	})
-	if got := s.answered.Load() - answeredBefore; got < goodClients*each {
+	if got := s.Counters().Answered - answeredBefore; got < goodClients*each {
 		t.Errorf("%d questions answered, want at least the %d of the well-behaved clients", got, goodClients*each)
 	}
 	// Still serving.
@@ -162,5 +163,5 @@ func TestServeDisconnectStorm(t *testing.T) {
 		stacks = stacks[:runtime.Stack(stacks, true)]
 		t.Fatalf("%d goroutines left, %d before the storm:\n%s", n, baseline, stacks)
 	}
-	t.Logf("goroutines: %d before, %d after; answered %d, abandoned %d", baseline, n, s.answered.Load()-answeredBefore, s.abandoned.Load())
+	t.Logf("goroutines: %d before, %d after; answered %d, abandoned %d", baseline, n, s.Counters().Answered-answeredBefore, s.Counters().Abandoned)
 }

@@ -23,9 +23,10 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// TestServeDefaultAddrLoopback checks that serve listens on loopback unless
-// told otherwise, and warns when told to listen beyond it.
-func TestServeDefaultAddrLoopback(t *testing.T) {
+// TestServeExposure checks that serve listens on loopback unless told
+// otherwise, refuses to listen beyond it without a token or --no-auth, and
+// with a token answers /v1/ only to requests that carry it.
+func TestServeExposure(t *testing.T) {
 	var addr string
 	for _, f := range serveCommand().Flags {
 		if sf, ok := f.(*cli.StringFlag); ok && sf.Name == "addr" {
@@ -38,13 +39,90 @@ func TestServeDefaultAddrLoopback(t *testing.T) {
 	}
 
 	idx, _ := serveIndex(t, false)
-	cmd := exec.Command(os.Args[0], "serve", "--index", idx, "--addr", "0.0.0.0:0")
+	dir := t.TempDir()
+	token := "s3cret-token-of-32-characters-xx"
+	tokenFile := writeFile(t, dir, "token", token+"\n")
+	short := writeFile(t, dir, "short", "abc\n")
+	empty := writeFile(t, dir, "empty", "\n")
+	for _, tt := range []struct {
+		args []string
+		env  string
+		code int
+		want string
+	}{
+		{[]string{"--addr", "0.0.0.0:0"}, "", 2, "listens beyond loopback"},
+		{[]string{"--addr", ":0"}, "", 2, "listens beyond loopback"},
+		{[]string{"--addr", "[::]:0"}, "", 2, "listens beyond loopback"},
+		{[]string{"--addr", "0.0.0.0:0", "--no-auth", "--token-file", tokenFile}, "", 2, "both"},
+		{[]string{"--addr", "0.0.0.0:0", "--no-auth"}, token, 2, "both"},
+		{[]string{"--addr", "0.0.0.0:0", "--token-file", short}, "", 2, "too short"},
+		{[]string{"--addr", "0.0.0.0:0", "--token-file", empty}, "", 2, "empty"},
+		{[]string{"--addr", "0.0.0.0:0", "--token-file", filepath.Join(dir, "missing")}, "", 1, "missing"},
+	} {
+		t.Setenv("REQA_TOKEN", tt.env)
+		code, _, errs := reqa(t, append([]string{"serve", "--index", idx}, tt.args...)...)
+		if code != tt.code || !strings.Contains(errs, tt.want) {
+			t.Errorf("serve %s (REQA_TOKEN=%q): exit %d, want %d with %q:\n%s", strings.Join(tt.args, " "), tt.env, code, tt.code, tt.want, errs)
+		}
+	}
+	t.Setenv("REQA_TOKEN", "")
+
+	// --no-auth starts, with a warning.
+	cmd := exec.Command(os.Args[0], "serve", "--index", idx, "--addr", "0.0.0.0:0", "--no-auth")
 	cmd.Env = append(os.Environ(), "REQA_RUN_MAIN=1")
 	_, head, _ := startServe(t, cmd)
 	cmd.Process.Kill()
 	cmd.Wait()
-	if !strings.Contains(head.String(), "beyond loopback; reqa has no authentication") {
-		t.Fatalf("no warning when listening on every interface:\n%s", head.String())
+	if !strings.Contains(head.String(), "with no authentication") {
+		t.Fatalf("no warning when listening on every interface with --no-auth:\n%s", head.String())
+	}
+
+	// With a token (here from the environment), on every interface.
+	cmd = exec.Command(os.Args[0], "serve", "--index", idx, "--addr", "0.0.0.0:0", "--allow-host", "reqa.example")
+	cmd.Env = append(os.Environ(), "REQA_RUN_MAIN=1", "REQA_TOKEN="+token)
+	base, _, lines := startServe(t, cmd)
+	go io.Copy(io.Discard, stderrRest(lines))
+	base = strings.Replace(base, "0.0.0.0", "127.0.0.1", 1)
+	for _, c := range []struct {
+		path, host, auth string
+		code             int
+	}{
+		{"/v1/ask?q=ferry", "", "", 401},
+		{"/v1/ask?q=ferry", "", "Bearer wrong-token-of-32-characters-xxx", 401},
+		{"/v1/ask?q=ferry", "", "Basic " + token, 401},
+		{"/v1/ask?q=ferry", "", "Bearer " + token, 200},
+		{"/v1/stats", "", "Bearer " + token, 200},
+		{"/v1/stats", "", "", 401},
+		{"/", "", "", 200},
+		{"/healthz", "", "", 200},
+		{"/v1/ask?q=ferry", "attacker.example", "Bearer " + token, 421},
+		{"/", "attacker.example:8080", "", 421},
+		{"/v1/ask?q=ferry", "localhost", "Bearer " + token, 200},
+		{"/v1/ask?q=ferry", "reqa.example:8443", "Bearer " + token, 200},
+		{"/", "other.example", "", 421},
+	} {
+		req, _ := http.NewRequest("GET", base+c.path, nil)
+		if c.host != "" {
+			req.Host = c.host
+		}
+		if c.auth != "" {
+			req.Header.Set("Authorization", c.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.code {
+			t.Errorf("%s Host %q Authorization %q: %d, want %d", c.path, c.host, c.auth, resp.StatusCode, c.code)
+		}
+		if c.code == 401 && resp.Header.Get("WWW-Authenticate") == "" {
+			t.Errorf("%s: 401 without WWW-Authenticate", c.path)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("serve after SIGTERM: %v", err)
 	}
 }
 

@@ -12,12 +12,36 @@
   const status = $('status');
   const list = $('answers');
   const info = $('index-info');
+  const tokenForm = $('token-form');
+  const tokenInput = $('token');
   const utf8 = new TextEncoder();
   const fromUTF8 = new TextDecoder();
 
   let defaultRanker = '';
   let latest = 0; // number of the newest search; older replies are dropped
   let inFlight = null;
+  // The server's access token, when it asks for one (401): asked once and
+  // kept for this tab only.
+  const tokenKey = 'reqa-token';
+  let token = sessionStorage.getItem(tokenKey) || '';
+
+  // api fetches a JSON API path, with the token if there is one.
+  function api(path, signal) {
+    const headers = { Accept: 'application/json' };
+    if (token) headers.Authorization = 'Bearer ' + token;
+    return fetch(path, { signal, headers });
+  }
+
+  // needToken shows the token form after a 401; a token that was sent and
+  // refused is forgotten.
+  function needToken() {
+    const refused = token !== '';
+    token = '';
+    sessionStorage.removeItem(tokenKey);
+    tokenForm.hidden = false;
+    tokenInput.focus();
+    setState('error', refused ? 'The token was refused: enter the right one.' : 'This server needs its access token.');
+  }
 
   // el makes an element with a class and text (as text, never as HTML).
   function el(tag, className, text) {
@@ -56,6 +80,7 @@
     head.append(el('span', 'rank', '#' + a.rank));
     if (a.title) head.append(el('span', 'title', a.title));
     if (a.source) head.append(el('span', 'source', a.source));
+    if (a.id) head.append(el('span', 'id', 'id ' + a.id));
     li.append(head);
 
     const ctx = el('p', 'context');
@@ -100,9 +125,13 @@
     if (p.ranker) params.set('ranker', p.ranker);
     const t0 = performance.now();
     try {
-      const res = await fetch('/v1/ask?' + params, { signal: inFlight.signal, headers: { Accept: 'application/json' } });
+      const res = await api('/v1/ask?' + params, inFlight.signal);
       const body = await res.json().catch(() => ({ error: res.status + ' ' + res.statusText }));
       if (mine !== latest) return;
+      if (res.status === 401) {
+        needToken();
+        return;
+      }
       if (!res.ok) {
         setState('error', 'Error: ' + (body.error || res.statusText));
         return;
@@ -127,7 +156,11 @@
   }
 
   async function loadStats() {
-    const res = await fetch('/v1/stats', { headers: { Accept: 'application/json' } });
+    const res = await api('/v1/stats');
+    if (res.status === 401) {
+      needToken();
+      throw new Error('this server needs its access token');
+    }
     const st = await res.json();
     if (!res.ok) throw new Error(st.error || res.statusText);
     defaultRanker = st.default_ranker;
@@ -168,14 +201,33 @@
     }
   });
 
-  loadStats()
-    .catch((err) => {
-      info.textContent = 'Could not describe the index: ' + err.message;
-    })
-    .then(() => {
-      const p = paramsFromURL();
-      fillForm(p);
-      if (p.q) search(p);
-      else setState('idle', '');
-    });
+  // start describes the index, then runs the search in the URL, if any.
+  function start() {
+    loadStats()
+      .then(() => true)
+      .catch((err) => {
+        info.textContent = 'Could not describe the index: ' + err.message;
+        return tokenForm.hidden; // go on, unless the token is being asked for
+      })
+      .then((go) => {
+        if (!go) return;
+        const p = paramsFromURL();
+        fillForm(p);
+        if (p.q) search(p);
+        else setState('idle', '');
+      });
+  }
+
+  tokenForm.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    token = tokenInput.value.trim();
+    if (!token) return;
+    sessionStorage.setItem(tokenKey, token);
+    tokenInput.value = '';
+    tokenForm.hidden = true;
+    setState('loading', 'Checking the token…');
+    start();
+  });
+
+  start();
 })();

@@ -1,20 +1,14 @@
-package main
+package server
 
 import (
 	"encoding/json"
-	"io"
-	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/reqa/reqa/rank"
 )
 
 // FuzzServeAsk sends arbitrary query strings to GET /v1/ask of a server
@@ -24,24 +18,8 @@ import (
 // reply says what is wrong; an answer reply holds at most k answers, ranked
 // by falling score, each sentence the marked span of its context.
 func FuzzServeAsk(f *testing.F) {
-	dir := f.TempDir()
-	in := filepath.Join(dir, "notes.txt")
-	writeFileF(f, in, serveCorpus)
-	idx := filepath.Join(dir, "notes.reqa")
-	var out, errb strings.Builder
-	if code := run([]string{"reqa", "index", "--quiet", "--dense=false", "--out", idx, in}, &out, &errb); code != 0 {
-		f.Fatalf("index: exit %d: %s", code, errb.String())
-	}
-	e, err := rank.Open(idx)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { e.Close() })
-	s, err := newServer(e, serverOptions{Log: log.New(io.Discard, "", 0)})
-	if err != nil {
-		f.Fatal(err)
-	}
-	h := s.handler()
+	s := newServer(f, buildIndex(f, f.TempDir(), "notes.txt", serveCorpus), Options{})
+	h := s.Handler()
 
 	for _, c := range []struct{ q, k, ranker string }{
 		{"When does the ferry return?", "2", "bm25-wpm"},
@@ -52,14 +30,14 @@ func FuzzServeAsk(f *testing.F) {
 		{"x", "0", ""}, {"x", "101", ""}, {"x", "-1", ""}, {"x", "1e2", ""}, {"x", "0x10", ""}, {"x", " 3", ""},
 		{"x", "99999999999999999999", ""},
 		{"x", "", "fusion-zscore"}, {"x", "", "bm25-"}, {"x", "", "BM25-WPM"}, {"x", "", strings.Repeat("r", 65)},
-		{"\xff\xfe", "", ""}, {"a\x00b", "", ""}, {strings.Repeat("é", maxQuestionChars), "", ""},
-		{strings.Repeat("é", maxQuestionChars+1), "", ""}, {"\u202e\u200b\ufeff", "", ""},
+		{"\xff\xfe", "", ""}, {"a\x00b", "", ""}, {strings.Repeat("é", MaxQuestionChars), "", ""},
+		{strings.Repeat("é", MaxQuestionChars+1), "", ""}, {"\u202e\u200b\ufeff", "", ""},
 	} {
 		f.Add(c.q, c.k, c.ranker, false)
 	}
 	for _, raw := range []string{
 		"q=ferry&q=boat", "q=%zz", "q=a;b", "q=ferry&k=2&k=3", "q", "=&=&", "q=%E2%82", "q=+&k=+",
-		"q=ferry&ranker=%00", "q=" + strings.Repeat("%F0%9F%98%80", maxQuestionChars), "q=" + strings.Repeat("a", maxQueryBytes+1),
+		"q=ferry&ranker=%00", "q=" + strings.Repeat("%F0%9F%98%80", MaxQuestionChars), "q=" + strings.Repeat("a", maxQueryBytes+1),
 	} {
 		f.Add(raw, "", "", true)
 	}
@@ -101,8 +79,8 @@ func FuzzServeAsk(f *testing.F) {
 		if err := json.Unmarshal(body, &r); err != nil {
 			t.Fatalf("reply is not JSON: %v: %s", err, body)
 		}
-		if r.K < 1 || r.K > maxK || len(r.Answers) > r.K || !utf8.ValidString(r.Question) ||
-			r.Question == "" || utf8.RuneCountInString(r.Question) > maxQuestionChars {
+		if r.K < 1 || r.K > MaxK || len(r.Answers) > r.K || !utf8.ValidString(r.Question) ||
+			r.Question == "" || utf8.RuneCountInString(r.Question) > MaxQuestionChars {
 			t.Fatalf("query %q: reply k=%d, %d answers, question %q", rawQuery, r.K, len(r.Answers), r.Question)
 		}
 		if !raw && k != "" && strconv.Itoa(r.K) != strings.TrimPrefix(k, "+") {
@@ -122,11 +100,4 @@ func FuzzServeAsk(f *testing.F) {
 			}
 		}
 	})
-}
-
-func writeFileF(f *testing.F, p, content string) {
-	f.Helper()
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		f.Fatal(err)
-	}
 }
