@@ -44,10 +44,10 @@ func ParsePDF(name string, data []byte) (d *Document, err error) {
 }
 
 type pdfLine struct {
-	page     int
-	text     string
-	size     float64 // type size
-	x, y     float64 // start of the line
+	page int
+	text string
+	size float64 // type size
+	x, y float64 // start of the line
 }
 
 // pageLines returns page p's text lines in content order.
@@ -61,7 +61,7 @@ func pageLines(r *pdf.Reader, p int) (lines []pdfLine, err error) {
 	if pg.V.IsNull() {
 		return nil, nil
 	}
-	glyphs := pg.Content().Text
+	glyphs := pageGlyphs(pg)
 	var cur *pdfLine
 	var sb strings.Builder
 	var lastEnd, lastSize float64
@@ -77,25 +77,25 @@ func pageLines(r *pdf.Reader, p int) (lines []pdfLine, err error) {
 		sb.Reset()
 	}
 	for _, g := range glyphs {
-		size := math.Abs(g.FontSize)
+		size := math.Abs(g.size)
 		if size == 0 || math.IsNaN(size) || math.IsInf(size, 0) {
 			size = 1
 		}
-		w := g.W
+		w := g.w
 		if w <= 0 || math.IsNaN(w) {
 			w = 0
 		}
-		if cur == nil || math.Abs(g.Y-cur.y) > 0.4*math.Max(size, lastSize) || g.X < lastEnd-2*size {
+		if cur == nil || math.Abs(g.y-cur.y) > 0.4*math.Max(size, lastSize) || g.x < lastEnd-2*size {
 			end()
-			cur = &pdfLine{page: p, size: size, x: g.X, y: g.Y}
+			cur = &pdfLine{page: p, size: size, x: g.x, y: g.y}
 			lastSpace = true
-		} else if gap := g.X - lastEnd; gap > 0.2*math.Max(size, lastSize) && !lastSpace && g.S != " " {
+		} else if gap := g.x - lastEnd; gap > 0.15*math.Max(size, lastSize) && !lastSpace && g.s != " " {
 			sb.WriteByte(' ')
 		}
 		cur.size = math.Max(cur.size, size)
-		sb.WriteString(ligatures.Replace(g.S))
-		lastSpace = strings.TrimSpace(g.S) == ""
-		lastEnd, lastSize = g.X+w, size
+		sb.WriteString(ligatures.Replace(g.s))
+		lastSpace = strings.TrimSpace(g.s) == ""
+		lastEnd, lastSize = g.x+w, size
 	}
 	end()
 	return lines, nil
@@ -155,9 +155,10 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 		}
 		head = head[:0]
 	}
+	running := runningLines(lines)
 	for i := range lines {
 		l := lines[i]
-		if isPageNumber(l.text) {
+		if isPageNumber(l.text) || running[i] {
 			continue
 		}
 		if isHeading(l) {
@@ -170,8 +171,16 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 			continue
 		}
 		flushHead()
-		newPara := prev == nil || prev.page != l.page || round1(prev.size) != round1(l.size) ||
-			prev.y-l.y > 1.6*l.size || prev.y < l.y || l.x > prev.x+0.8*l.size
+		var newPara bool
+		if prev != nil && prev.page != l.page {
+			// A paragraph goes on over a page break when it did not end a
+			// sentence and the text goes on in the same type.
+			last, _ := utf8.DecodeLastRuneInString(para.String())
+			newPara = para.Len() == 0 || strings.ContainsRune(".!?:", last) || round1(prev.size) != round1(l.size)
+		} else {
+			newPara = prev == nil || round1(prev.size) != round1(l.size) ||
+				prev.y-l.y > 1.6*l.size || prev.y < l.y || l.x > prev.x+0.8*l.size
+		}
 		if newPara {
 			flushPara()
 			paraPage = l.page
@@ -183,6 +192,55 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 	}
 	flushHead()
 	flushPara()
+}
+
+// runningLines marks running headers and footers: a page's first or last
+// line whose text, digits aside, is the first or last line of at least
+// two other pages too.
+func runningLines(lines []pdfLine) map[int]bool {
+	key := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if unicode.IsDigit(r) || unicode.IsSpace(r) {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	var edges []int // indexes of the first and last lines of each page
+	for i, l := range lines {
+		if isPageNumber(l.text) {
+			continue
+		}
+		if len(edges) == 0 || lines[edges[len(edges)-1]].page != l.page {
+			edges = append(edges, i)
+		}
+	}
+	for i := range lines {
+		if i+1 == len(lines) || lines[i+1].page != lines[i].page {
+			j := i
+			for j >= 0 && lines[j].page == lines[i].page && isPageNumber(lines[j].text) {
+				j--
+			}
+			if j >= 0 && lines[j].page == lines[i].page {
+				edges = append(edges, j)
+			}
+		}
+	}
+	pages := map[string]map[int]bool{}
+	for _, i := range edges {
+		k := key(lines[i].text)
+		if pages[k] == nil {
+			pages[k] = map[int]bool{}
+		}
+		pages[k][lines[i].page] = true
+	}
+	out := map[int]bool{}
+	for _, i := range edges {
+		if k := key(lines[i].text); k != "" && len(pages[k]) >= 3 {
+			out[i] = true
+		}
+	}
+	return out
 }
 
 // joinLine appends a wrapped line to a paragraph: a word hyphenated at the
@@ -228,3 +286,177 @@ func isPageNumber(s string) bool {
 var ligatures = strings.NewReplacer("\ufb00", "ff", "\ufb01", "fi", "\ufb02", "fl", "\ufb03", "ffi", "\ufb04", "ffl", "\ufb05", "st", "\ufb06", "st")
 
 func round1(x float64) float64 { return math.Round(x*10) / 10 }
+
+type glyph struct {
+	x, y, w, size float64
+	s             string
+}
+
+type pdfFont struct {
+	enc    pdf.TextEncoding
+	first  int
+	widths []float64
+}
+
+type matrix [3][3]float64
+
+var ident = matrix{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+
+func (m matrix) mul(n matrix) matrix {
+	var z matrix
+	for i := range 3 {
+		for j := range 3 {
+			for k := range 3 {
+				z[i][j] += m[i][k] * n[k][j]
+			}
+		}
+	}
+	return z
+}
+
+func translate(tx, ty float64) matrix { return matrix{{1, 0, 0}, {0, 1, 0}, {tx, ty, 1}} }
+
+// pageGlyphs interprets a page's content stream for its text, as
+// pdf.Page.Content does, but reads each font's encoding and widths once
+// (Content looks them up again for every glyph, which takes seconds on a
+// manual whose fonts live in compressed object streams).
+func pageGlyphs(pg pdf.Page) []glyph {
+	strm := pg.V.Key("Contents")
+	if strm.Kind() == pdf.Null {
+		return nil
+	}
+	fonts := map[string]*pdfFont{}
+	font := func(name string) *pdfFont {
+		if f, ok := fonts[name]; ok {
+			return f
+		}
+		pf := pg.Font(name)
+		f := &pdfFont{enc: pf.Encoder(), first: pf.FirstChar(), widths: pf.Widths()}
+		fonts[name] = f
+		return f
+	}
+	type state struct {
+		tc, tw, th, tl, tfs, rise float64
+		tf                        *pdfFont
+		tm, tlm, ctm              matrix
+	}
+	g := state{th: 1, ctm: ident, tm: ident, tlm: ident}
+	var stack []state
+	var out []glyph
+	show := func(raw string) {
+		if g.tf == nil || g.tf.enc == nil {
+			return
+		}
+		dec := g.tf.enc.Decode(raw)
+		n := 0
+		for _, ch := range dec {
+			var w0 float64
+			var space bool
+			if n < len(raw) {
+				if i := int(raw[n]) - g.tf.first; i >= 0 && i < len(g.tf.widths) {
+					w0 = g.tf.widths[i]
+				}
+				space = raw[n] == ' '
+			}
+			n++
+			trm := matrix{{g.tfs * g.th, 0, 0}, {0, g.tfs, 0}, {0, g.rise, 1}}.mul(g.tm).mul(g.ctm)
+			out = append(out, glyph{x: trm[2][0], y: trm[2][1], w: w0 / 1000 * trm[0][0], size: trm[0][0], s: string(ch)})
+			tx := w0/1000*g.tfs + g.tc
+			if space {
+				tx += g.tw
+			}
+			g.tm = translate(tx*g.th, 0).mul(g.tm)
+		}
+	}
+	num := func(args []pdf.Value, i int) float64 {
+		if i < len(args) {
+			return args[i].Float64()
+		}
+		return 0
+	}
+	mat := func(args []pdf.Value) matrix {
+		var m matrix
+		for i := range 6 {
+			m[i/2][i%2] = num(args, i)
+		}
+		m[2][2] = 1
+		return m
+	}
+	pdf.Interpret(strm, func(stk *pdf.Stack, op string) {
+		n := stk.Len()
+		args := make([]pdf.Value, n)
+		for i := n - 1; i >= 0; i-- {
+			args[i] = stk.Pop()
+		}
+		switch op {
+		case "cm":
+			g.ctm = mat(args).mul(g.ctm)
+		case "q":
+			if len(stack) < 1024 {
+				stack = append(stack, g)
+			}
+		case "Q":
+			if len(stack) > 0 {
+				g = stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+			}
+		case "BT":
+			g.tm, g.tlm = ident, ident
+		case "T*":
+			g.tlm = translate(0, -g.tl).mul(g.tlm)
+			g.tm = g.tlm
+		case "Tc":
+			g.tc = num(args, 0)
+		case "Tw":
+			g.tw = num(args, 0)
+		case "Tz":
+			g.th = num(args, 0) / 100
+		case "TL":
+			g.tl = num(args, 0)
+		case "Ts":
+			g.rise = num(args, 0)
+		case "TD":
+			g.tl = -num(args, 1)
+			fallthrough
+		case "Td":
+			g.tlm = translate(num(args, 0), num(args, 1)).mul(g.tlm)
+			g.tm = g.tlm
+		case "Tm":
+			g.tm = mat(args)
+			g.tlm = g.tm
+		case "Tf":
+			if len(args) == 2 {
+				g.tf, g.tfs = font(args[0].Name()), args[1].Float64()
+			}
+		case "\"":
+			if len(args) != 3 {
+				return
+			}
+			g.tw, g.tc = args[0].Float64(), args[1].Float64()
+			args = args[2:]
+			fallthrough
+		case "'":
+			g.tlm = translate(0, -g.tl).mul(g.tlm)
+			g.tm = g.tlm
+			fallthrough
+		case "Tj":
+			if len(args) == 1 {
+				show(args[0].RawString())
+			}
+		case "TJ":
+			if len(args) != 1 {
+				return
+			}
+			v := args[0]
+			for i := range v.Len() {
+				x := v.Index(i)
+				if x.Kind() == pdf.String {
+					show(x.RawString())
+				} else {
+					g.tm = translate(-x.Float64()/1000*g.tfs*g.th, 0).mul(g.tm)
+				}
+			}
+		}
+	})
+	return out
+}
