@@ -230,7 +230,7 @@ func (b *builder) newGroup() int {
 // code) and empty blocks are dropped. group 0 means a group of its own.
 func (b *builder) block(kind Kind, text string, line, page, group int) {
 	if kind == Code {
-		text = strings.Trim(text, "\n")
+		text = strings.Trim(strings.ToValidUTF8(text, "\uFFFD"), "\n")
 		if strings.TrimSpace(text) == "" {
 			return
 		}

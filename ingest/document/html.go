@@ -67,6 +67,7 @@ type htmlTable struct {
 	row      []string
 	rowLine  int
 	rowAllTH bool
+	firstTH  bool // the row's first cell is a th
 	cell     *strings.Builder
 	inCell   bool
 	rows     int
@@ -261,6 +262,9 @@ func (r *htmlReader) start(a atom.Atom, id string, selfClosing bool) {
 			if a == atom.Td {
 				tb.rowAllTH = false
 			}
+			if len(tb.row) == 0 {
+				tb.firstTH = a == atom.Th
+			}
 			tb.cell, tb.inCell = &strings.Builder{}, true
 			return
 		}
@@ -406,6 +410,9 @@ func (r *htmlReader) endRow(tb *htmlTable) {
 	if len(tb.row) > 0 {
 		if tb.rows == 0 && tb.rowAllTH && tb.header == nil {
 			tb.header = tb.row
+		} else if tb.header == nil && tb.firstTH && len(tb.row) > 1 && tb.row[0] != "" {
+			// A row header: "Key: value; value".
+			r.b.block(TableRow, tb.row[0]+": "+tableRow(nil, tb.row[1:]), tb.rowLine, 0, tb.group)
 		} else {
 			r.b.block(TableRow, tableRow(tb.header, tb.row), tb.rowLine, 0, tb.group)
 		}
