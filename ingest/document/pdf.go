@@ -32,9 +32,12 @@ func ParsePDF(name string, data []byte) (d *Document, err error) {
 	}
 	var lines []pdfLine
 	for p := 1; p <= r.NumPage(); p++ {
-		ls, err := pageLines(r, p)
+		ls, more, err := pageLines(r, p)
 		if err != nil {
 			return nil, &Error{Name: name, Page: p, Msg: "pdf: " + err.Error()}
+		}
+		if !more {
+			break // a page count larger than the page tree
 		}
 		lines = append(lines, ls...)
 	}
@@ -50,8 +53,9 @@ type pdfLine struct {
 	x, y float64 // start of the line
 }
 
-// pageLines returns page p's text lines in content order.
-func pageLines(r *pdf.Reader, p int) (lines []pdfLine, err error) {
+// pageLines returns page p's text lines in content order; more is false
+// when the page does not exist.
+func pageLines(r *pdf.Reader, p int) (lines []pdfLine, more bool, err error) {
 	defer func() {
 		if e := recover(); e != nil {
 			lines, err = nil, fmt.Errorf("cannot read the page: %v", e)
@@ -59,7 +63,7 @@ func pageLines(r *pdf.Reader, p int) (lines []pdfLine, err error) {
 	}()
 	pg := r.Page(p)
 	if pg.V.IsNull() {
-		return nil, nil
+		return nil, false, nil
 	}
 	glyphs := pageGlyphs(pg)
 	var cur *pdfLine
@@ -98,7 +102,7 @@ func pageLines(r *pdf.Reader, p int) (lines []pdfLine, err error) {
 		lastEnd, lastSize = g.x+w, size
 	}
 	end()
-	return lines, nil
+	return lines, true, nil
 }
 
 // pdfBlocks turns lines into headings and paragraphs.
