@@ -2,7 +2,13 @@ module github.com/reqa/reqa
 
 go 1.26.8
 
-require golang.org/x/sys v0.49.0
+require (
+	github.com/go-pdf/fpdf v0.9.0
+	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0
+	github.com/yuin/goldmark v1.8.7
+	golang.org/x/net v0.62.0
+	golang.org/x/sys v0.49.0
+)
 
 require (
 	github.com/chewxy/math32 v1.10.1 // indirect
@@ -10,9 +16,7 @@ require (
 	github.com/coder/hnsw v0.6.1 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/emirpasic/gods v1.18.1 // indirect
-	github.com/go-pdf/fpdf v0.9.0 // indirect
 	github.com/google/renameio v1.0.1 // indirect
-	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/patrickmn/go-cache v2.1.0+incompatible // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
@@ -25,9 +29,7 @@ require (
 	github.com/viterin/vek v0.4.2 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
 	github.com/yalue/onnxruntime_go v1.27.0 // indirect
-	github.com/yuin/goldmark v1.8.7 // indirect
 	go.etcd.io/bbolt v1.4.3 // indirect
 	golang.org/x/exp v0.0.0-20240506185415-9bf2ced13842 // indirect
-	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 )
