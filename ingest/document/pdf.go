@@ -145,7 +145,11 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 	var head []pdfLine
 	flushPara := func() {
 		if para.Len() > 0 {
-			b.block(Paragraph, para.String(), 0, paraPage, 0)
+			text, kind := para.String(), Paragraph
+			if r, n := utf8.DecodeRuneInString(text); bullets[r] && n < len(text) && text[n] == ' ' {
+				text, kind = text[n+1:], ListItem
+			}
+			b.block(kind, text, 0, paraPage, 0)
 		}
 		para.Reset()
 	}
@@ -160,6 +164,7 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 		head = head[:0]
 	}
 	running := runningLines(lines)
+	compounds := hyphenated(lines)
 	for i := range lines {
 		l := lines[i]
 		if isPageNumber(l.text) || running[i] {
@@ -190,7 +195,7 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 			paraPage = l.page
 			para.WriteString(l.text)
 		} else {
-			joinLine(&para, l.text)
+			joinLine(&para, l.text, compounds)
 		}
 		prev = &lines[i]
 	}
@@ -248,9 +253,11 @@ func runningLines(lines []pdfLine) map[int]bool {
 }
 
 // joinLine appends a wrapped line to a paragraph: a word hyphenated at the
-// end of the previous line is rejoined ("hyphen-" + "ation"), other line
-// ends become a space.
-func joinLine(para *strings.Builder, next string) {
+// end of the previous line is rejoined ("configu-" + "ration"), unless the
+// document writes the hyphenated word on one line elsewhere (compounds
+// holds those, lower-cased: "well-known" stays whole); other line ends
+// become a space.
+func joinLine(para *strings.Builder, next string, compounds map[string]bool) {
 	s := para.String()
 	last, _ := utf8.DecodeLastRuneInString(s)
 	if last == '\u00ad' {
@@ -263,8 +270,17 @@ func joinLine(para *strings.Builder, next string) {
 		before, _ := utf8.DecodeLastRuneInString(s[:len(s)-1])
 		first, _ := utf8.DecodeRuneInString(next)
 		if unicode.IsLetter(before) && unicode.IsLower(first) {
+			head := s[strings.LastIndexFunc(s[:len(s)-1], func(r rune) bool { return !unicode.IsLetter(r) && r != '-' })+1:]
+			tail := next
+			if i := strings.IndexFunc(next, func(r rune) bool { return !unicode.IsLetter(r) }); i >= 0 {
+				tail = next[:i]
+			}
 			para.Reset()
-			para.WriteString(s[:len(s)-1])
+			if compounds[strings.ToLower(head+tail)] {
+				para.WriteString(s)
+			} else {
+				para.WriteString(s[:len(s)-1])
+			}
 			para.WriteString(next)
 			return
 		}
@@ -272,6 +288,23 @@ func joinLine(para *strings.Builder, next string) {
 	para.WriteByte(' ')
 	para.WriteString(next)
 }
+
+// hyphenated returns the hyphenated words written within lines, lower-cased.
+func hyphenated(lines []pdfLine) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range lines {
+		for _, w := range strings.FieldsFunc(l.text, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) {
+			w = strings.Trim(w, "-")
+			if strings.Contains(w, "-") {
+				out[strings.ToLower(w)] = true
+			}
+		}
+	}
+	return out
+}
+
+// bullets are the list markers a PDF paragraph may start with.
+var bullets = map[rune]bool{'•': true, '◦': true, '▪': true, '‣': true, '∙': true, '·': true, '–': true, '\uFFFD': true}
 
 func isPageNumber(s string) bool {
 	s = strings.TrimSpace(s)

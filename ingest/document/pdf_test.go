@@ -41,6 +41,7 @@ func manualPDF(t testing.TB) []byte {
 	line(16, "Exit status", 10)
 	line(11, "Zero when every file was frobnicated, one when a file", 5)
 	line(11, "could not be read.", 12)
+	line(11, p.UnicodeTranslatorFromDescriptor("")("• A bulleted line is a list item."), 12)
 	footer(2)
 	var b bytes.Buffer
 	if err := p.Output(&b); err != nil {
@@ -62,12 +63,16 @@ func TestPDFPagesAndHeadings(t *testing.T) {
 	for _, s := range d.Sections {
 		for _, b := range s.Blocks {
 			got = append(got, d.Anchor(s, b)+" "+s.Heading()+" | "+b.Text)
+			if strings.HasPrefix(b.Text, "A bulleted") != (b.Kind == ListItem) {
+				t.Errorf("%s block %q", b.Kind, b.Text)
+			}
 		}
 	}
 	want := []string{
 		"manual.pdf:p1#description Frobnicator Manual › Description | The frobnicator rewrites each file in place and keeps a backup of it unless told otherwise. Its configuration lives in the home directory.",
 		"manual.pdf:p1#description Frobnicator Manual › Description | A second paragraph starts after a wider gap.",
 		"manual.pdf:p2#exit-status Frobnicator Manual › Exit status | Zero when every file was frobnicated, one when a file could not be read.",
+		"manual.pdf:p2#exit-status Frobnicator Manual › Exit status | A bulleted line is a list item.",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -78,7 +83,8 @@ func TestPDFJoinLine(t *testing.T) {
 	for _, tc := range []struct{ a, b, want string }{
 		{"configu-", "ration", "configuration"},
 		{"built-", "In", "built- In"}, // a capital after the hyphen: a compound, kept
-		{"well-", "known", "wellknown"},
+		{"well-", "known", "well-known"}, // written whole elsewhere in the document
+		{"pre-", "fix", "prefix"},
 		{"x -", "y", "x - y"},
 		{"soft\u00ad", "ware", "software"},
 		{"end.", "Next", "end. Next"},
@@ -86,7 +92,7 @@ func TestPDFJoinLine(t *testing.T) {
 	} {
 		var sb strings.Builder
 		sb.WriteString(tc.a)
-		joinLine(&sb, tc.b)
+		joinLine(&sb, tc.b, map[string]bool{"well-known": true})
 		if sb.String() != tc.want {
 			t.Errorf("joinLine(%q, %q) = %q, want %q", tc.a, tc.b, sb.String(), tc.want)
 		}
