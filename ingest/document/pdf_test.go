@@ -82,7 +82,7 @@ func TestPDFPagesAndHeadings(t *testing.T) {
 func TestPDFJoinLine(t *testing.T) {
 	for _, tc := range []struct{ a, b, want string }{
 		{"configu-", "ration", "configuration"},
-		{"built-", "In", "built- In"}, // a capital after the hyphen: a compound, kept
+		{"built-", "In", "built- In"},    // a capital after the hyphen: a compound, kept
 		{"well-", "known", "well-known"}, // written whole elsewhere in the document
 		{"pre-", "fix", "prefix"},
 		{"x -", "y", "x - y"},
