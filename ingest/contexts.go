@@ -64,19 +64,25 @@ func CheckContext(choice string) error {
 
 // WithContexts returns the corpus with the contexts of its documents formed
 // as choice says ("" is DefaultContext); other contexts, sentence ids and
-// the order of everything are kept. c itself is not changed (the result
-// shares nothing c's callers could see change); c is returned as is when it
-// holds no document or choice is ContextParagraph, the form documents are
-// read in. The result holds no document structure any more (its contexts
-// are final).
+// the order of everything are kept. c itself is not changed; c is returned
+// as is when it holds no document. The result's contexts are final: forming
+// them again with "" or the same choice returns it as is (so a caller may
+// form them before EstimateBuildMemory and Build does nothing more), with
+// another choice is an error.
 func (c *Corpus) WithContexts(choice string) (*Corpus, error) {
 	if err := CheckContext(choice); err != nil {
 		return nil, err
 	}
+	if c.docs != nil && c.docs.formed != "" {
+		if choice != "" && choice != c.docs.formed {
+			return nil, fmt.Errorf("corpus: contexts already formed as %q, cannot form them as %q", c.docs.formed, choice)
+		}
+		return c, nil
+	}
 	if choice == "" {
 		choice = DefaultContext
 	}
-	if c.docs == nil || len(c.docs.ctx) == 0 || choice == ContextParagraph {
+	if c.docs == nil || len(c.docs.ctx) == 0 {
 		return c, nil
 	}
 	// Sentences are in context order: each context's are one run.
@@ -104,7 +110,12 @@ func (c *Corpus) WithContexts(choice string) (*Corpus, error) {
 		return c.Sentences[i:j]
 	}
 	out := &Corpus{Sources: c.Sources, Dataset: c.Dataset, Digest: c.Digest, Warnings: append([]string(nil), c.Warnings...),
-		Contexts: make([]store.Context, 0, len(c.Contexts)), Sentences: make([]store.Sentence, 0, len(c.Sentences))}
+		Contexts: make([]store.Context, 0, len(c.Contexts)), Sentences: make([]store.Sentence, 0, len(c.Sentences)),
+		docs: &documents{n: c.docs.n, formed: choice}}
+	if choice == ContextParagraph {
+		out.Contexts, out.Sentences = c.Contexts, c.Sentences
+		return out, nil
+	}
 	// add appends a context and its sentences, whose Start/End are
 	// offsets into ctx.Text.
 	add := func(ctx store.Context, sents []store.Sentence) {
@@ -269,6 +280,9 @@ func (c *Corpus) windowContexts(i, j int, prefix string, sentencesOf func(uint32
 // contextChoice returns the context choice WithContexts(choice) applies to
 // c's documents: "" when c holds none.
 func (c *Corpus) contextChoice(choice string) string {
+	if c.docs != nil && c.docs.formed != "" {
+		return c.docs.formed
+	}
 	if c.docs == nil || len(c.docs.ctx) == 0 {
 		return ""
 	}

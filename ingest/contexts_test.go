@@ -114,6 +114,23 @@ func TestWithContexts(t *testing.T) {
 	if _, err := c.WithContexts("chapter"); err == nil || CheckContext("chapter") == nil {
 		t.Fatal("an unknown choice was accepted")
 	}
+	// Formed contexts are final: forming them again with the same choice
+	// (or the default) changes nothing, with another is refused.
+	formed, err := c.WithContexts(ContextWindow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, again := range []string{"", ContextWindow} {
+		if x, err := formed.WithContexts(again); err != nil || x != formed {
+			t.Fatalf("forming %q again: %v", again, err)
+		}
+	}
+	if _, err := formed.WithContexts(ContextSection); err == nil {
+		t.Fatal("formed contexts were formed again with another choice")
+	}
+	if formed.contextChoice("") != ContextWindow {
+		t.Fatalf("formed corpus reports choice %q", formed.contextChoice(""))
+	}
 }
 
 // TestSectionContextCap checks that a long section is cut between blocks

@@ -108,6 +108,9 @@ func readDocument(c *Corpus, name, kind string, data []byte) error {
 type documents struct {
 	n   int                   // documents read
 	ctx map[uint32]docContext // by context id
+	// formed is the context choice the contexts were formed with by
+	// WithContexts ("" while they are as read; ctx is then empty).
+	formed string
 }
 
 // docContext places a context read from a document.
