@@ -164,7 +164,7 @@ func newBuilder(name string, f Format) *builder {
 
 // heading starts a section. id, if not empty, is used as the slug.
 func (b *builder) heading(level int, text, id string, line, page int) {
-	text = collapse(text)
+	text = strings.TrimSpace(strings.TrimRight(collapse(text), "¶"))
 	if text == "" {
 		return
 	}

@@ -17,7 +17,9 @@ import (
 // row's cells as labels), blockquotes and dt/dd definitions are blocks, pre
 // is code, inline markup becomes its text and entities are decoded. head,
 // script, style, template, nav, noscript, svg, math and form controls are
-// skipped; <title> is the document's title. A page not in UTF-8 is decoded
+// skipped, and so is any element marked hidden or with the role
+// navigation, search or banner (generators' sidebars); <title> is the
+// document's title; a heading's trailing "¶" permalink is dropped. A page not in UTF-8 is decoded
 // by its BOM or <meta charset> (windows-1252 when it names none).
 func ParseHTML(name string, data []byte) (d *Document, err error) {
 	defer recoverError(name, &err)
@@ -124,13 +126,28 @@ func readHTML(b *builder, name string, data []byte, line int, page bool) error {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			tn, hasAttr := z.TagName()
 			a := atom.Lookup(tn)
-			id := ""
+			id, chrome := "", false
 			for hasAttr {
 				var k, v []byte
 				k, v, hasAttr = z.TagAttr()
-				if string(k) == "id" {
+				switch string(k) {
+				case "id":
 					id = string(v)
+				case "role":
+					// Site chrome of documentation generators (Sphinx's
+					// sidebars, search boxes) is marked by its role.
+					r := strings.ToLower(string(v))
+					chrome = chrome || r == "navigation" || r == "search" || r == "banner"
+				case "hidden":
+					chrome = true
+				case "aria-hidden":
+					chrome = chrome || strings.EqualFold(string(v), "true")
 				}
+			}
+			if chrome && a != 0 && !htmlVoid[a] && tt != html.SelfClosingTagToken && r.skip == 0 {
+				r.flush()
+				r.skip, r.skipN = a, 1
+				break
 			}
 			if a == atom.Title && page {
 				if z.Next() == html.TextToken && b.doc.Title == "" {

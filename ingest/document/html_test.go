@@ -78,6 +78,7 @@ func TestHTMLConstructs(t *testing.T) {
 		{"skips", "<nav>menu</nav><svg><text>draw</text></svg><noscript>ns</noscript><form><button>b</button>field</form>", []string{"paragraph||field"}},
 		{"windows-1252", "<meta charset=\"windows-1252\"><p>caf\xe9</p>", []string{"paragraph||café"}},
 		{"heading id slug", "<h1 id=\"Intro_x\">Intro</h1><p>y</p>", []string{"paragraph|Intro|y"}},
+		{"sphinx chrome", "<div role=\"navigation\"><div><p>Table of contents</p></div><p>Next topic</p></div><h1>Install<a class=\"headerlink\" href=\"#install\">¶</a></h1><p>Run it.</p><p hidden>gone</p><span aria-hidden=\"true\">icon</span>", []string{"paragraph|Install|Run it."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, err := ParseHTML("t.html", []byte(tc.in))
