@@ -17,9 +17,12 @@ import (
 // row's cells as labels), blockquotes and dt/dd definitions are blocks, pre
 // is code, inline markup becomes its text and entities are decoded. head,
 // script, style, template, nav, noscript, svg, math and form controls are
-// skipped, and so is any element marked hidden or with the role
-// navigation, search or banner (generators' sidebars); <title> is the
-// document's title; a heading's trailing "¶" permalink is dropped. A page not in UTF-8 is decoded
+// skipped, and so is any element marked hidden, with the role navigation,
+// search or banner, or with a class or id that documentation generators
+// give to navigation, tables of contents and skip links ("nav-panel",
+// "toc", "sphinxsidebar", "breadcrumb"…); <title> is the
+// document's title; a permalink in a heading (a link reading "#", "¶",
+// "§" or "🔗") is dropped. A page not in UTF-8 is decoded
 // by its BOM or <meta charset> (windows-1252 when it names none).
 func ParseHTML(name string, data []byte) (d *Document, err error) {
 	defer recoverError(name, &err)
@@ -43,6 +46,16 @@ var htmlSkipped = map[atom.Atom]bool{
 	atom.Noscript: true, atom.Svg: true, atom.Math: true, atom.Button: true, atom.Select: true,
 	atom.Textarea: true, atom.Iframe: true, atom.Object: true, atom.Canvas: true, atom.Audio: true,
 	atom.Video: true, atom.Datalist: true, atom.Noframes: true,
+}
+
+// htmlChromeClass lists class and id words that documentation generators
+// (Sphinx, Texinfo, DocBook, gtk-doc, Doxygen, Node.js's and others) give to
+// navigation, tables of contents and skip links, besides the words starting
+// with "nav" (navbar, nav-panel, navheader, navfooter, nav-tree…) or ending
+// with "toc" (toc, gtoc).
+var htmlChromeClass = map[string]bool{
+	"side-nav": true, "sidebar": true, "sphinxsidebar": true, "breadcrumb": true, "breadcrumbs": true,
+	"skip-to-content": true, "skip-link": true, "headerlink": true,
 }
 
 // block-level elements: their start and end end the text before them.
@@ -91,6 +104,7 @@ type htmlReader struct {
 	heading   int // level of the open heading, 0 if none
 	headingID string
 	headLine  int
+	linkAt    int // where the heading's open link's text starts in buf, -1 if none
 
 	pre     int // nesting of open pre elements
 	preBuf  strings.Builder
@@ -105,7 +119,7 @@ type htmlReader struct {
 // readHTML reads HTML into b; line is the line data starts on. In a
 // fragment (Markdown's HTML blocks) the head is not looked for.
 func readHTML(b *builder, name string, data []byte, line int, page bool) error {
-	r := &htmlReader{b: b, name: name, line: line}
+	r := &htmlReader{b: b, name: name, line: line, linkAt: -1}
 	z := html.NewTokenizer(bytes.NewReader(data))
 	for {
 		tt := z.Next()
@@ -131,13 +145,18 @@ func readHTML(b *builder, name string, data []byte, line int, page bool) error {
 				var k, v []byte
 				k, v, hasAttr = z.TagAttr()
 				switch string(k) {
-				case "id":
-					id = string(v)
 				case "role":
 					// Site chrome of documentation generators (Sphinx's
 					// sidebars, search boxes) is marked by its role.
 					r := strings.ToLower(string(v))
 					chrome = chrome || r == "navigation" || r == "search" || r == "banner"
+				case "class", "id":
+					if string(k) == "id" {
+						id = string(v)
+					}
+					for _, w := range strings.Fields(strings.ToLower(string(v))) {
+						chrome = chrome || htmlChromeClass[w] || strings.HasPrefix(w, "nav") || strings.HasSuffix(w, "toc")
+					}
 				case "hidden":
 					chrome = true
 				case "aria-hidden":
@@ -244,6 +263,9 @@ func (r *htmlReader) start(a atom.Atom, id string, selfClosing bool) {
 		r.flush()
 		r.heading, r.headingID, r.headLine = lvl, id, r.line
 		return
+	}
+	if a == atom.A && r.heading > 0 {
+		r.linkAt = r.buf.Len()
 	}
 	if !htmlBlock[a] {
 		return // inline markup: its text is the page's text
@@ -354,6 +376,15 @@ func (r *htmlReader) end(a atom.Atom) {
 	if _, ok := htmlHeading[a]; ok && r.heading > 0 {
 		r.endHeading()
 		return
+	}
+	if a == atom.A && r.heading > 0 && r.linkAt >= 0 && r.linkAt <= r.buf.Len() {
+		// A permalink in a heading ("#", "¶", "§", "🔗") is not its text.
+		if t := strings.TrimSpace(r.buf.String()[r.linkAt:]); t == "#" || t == "¶" || t == "§" || t == "🔗" {
+			head := r.buf.String()[:r.linkAt]
+			r.buf.Reset()
+			r.buf.WriteString(head)
+		}
+		r.linkAt = -1
 	}
 	if r.pre > 0 {
 		if a == atom.Pre || a == atom.Listing || a == atom.Xmp {
@@ -485,6 +516,7 @@ func (r *htmlReader) flush() {
 			}
 			if r.term != "" {
 				text = r.term + ": " + text
+				r.term = "" // the first block of the definition carries its term
 			}
 		case atom.Blockquote:
 			kind, group = Quote, r.stack[i].group
