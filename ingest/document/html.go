@@ -34,7 +34,7 @@ func ParseHTML(name string, data []byte) (d *Document, err error) {
 		}
 	}
 	b := newBuilder(name, HTML)
-	if err := readHTML(b, name, data, 1, true); err != nil {
+	if err := readHTML(b, name, blankBOM(data), 1, true); err != nil {
 		return nil, err
 	}
 	return b.doc, nil
