@@ -84,6 +84,8 @@ type Corpus struct {
 	// Deduped counts the JSONL records replaced by a later record with
 	// the same id (ReadOptions.Dedupe).
 	Deduped int
+	// docs keeps the structure of the documents read (text.go).
+	docs *documents
 }
 
 // AddContext appends a context and returns its id.

@@ -220,16 +220,8 @@ func kindOfName(path string) (kind, ext string) {
 		return "jsonl", ext
 	case ".json":
 		return "squad", ext
-	case ".md", ".markdown":
-		return "md", ext
-	case ".html", ".htm":
-		return "html", ext
-	case ".txt", ".text":
-		return "txt", ext
-	case ".pdf":
-		return "pdf", ext
 	}
-	return "", ext
+	return DocumentKind(base), ext
 }
 
 // reader holds the state of one ReadInputsContext call.

@@ -89,7 +89,7 @@ func TestWalkReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(sentenceTexts(c), "|"); got != "Markdown text.|Plain text.|Gzipped text.|Record text.|Deep text." {
+	if got := strings.Join(sentenceTexts(c), "|"); got != "Markdown text.|Plain text.|Gzipped text.|Record text.|Deep text.|Some HTML." {
 		t.Fatalf("read %q", got)
 	}
 	status := map[string]string{}
@@ -102,7 +102,7 @@ func TestWalkReport(t *testing.T) {
 	}
 	want := map[string]string{
 		"a.md": "md read", "b.txt": "txt read", "c.text.gz": "txt read", "d.jsonl": "jsonl read", "docs/deep/z.txt": "txt read",
-		"bad.jsonl": "jsonl refused", "e.html": "html refused", "f.pdf": "pdf refused", "latin1.txt": "txt refused",
+		"bad.jsonl": "jsonl refused", "e.html": "html read", "f.pdf": "pdf refused", "latin1.txt": "txt refused",
 		"bin.txt": "txt skipped", "empty.md": "md skipped", "pipe.txt": "txt skipped",
 		"g.png": "other skipped", "h.json": "other skipped", "Makefile": "other skipped", ".hidden": "dir skipped",
 	}
@@ -110,15 +110,15 @@ func TestWalkReport(t *testing.T) {
 		t.Fatalf("files:\n got %v\nwant %v", status, want)
 	}
 	counts := c.FileCounts()
-	wantCounts := []KindCount{{"html", 0, 0, 1}, {"jsonl", 1, 0, 1}, {"md", 1, 1, 0}, {"pdf", 0, 0, 1}, {"txt", 3, 2, 1}, {"other", 0, 3, 0}, {"dir", 0, 1, 0}}
+	wantCounts := []KindCount{{"html", 1, 0, 0}, {"jsonl", 1, 0, 1}, {"md", 1, 1, 0}, {"pdf", 0, 0, 1}, {"txt", 3, 2, 1}, {"other", 0, 3, 0}, {"dir", 0, 1, 0}}
 	if !reflect.DeepEqual(counts, wantCounts) {
 		t.Fatalf("counts %+v, want %+v", counts, wantCounts)
 	}
-	if s := c.FileSummary(); s != "files: html 1 refused; jsonl 1 read, 1 refused; md 1 read, 1 skipped; pdf 1 refused; txt 3 read, 2 skipped, 1 refused; other 3 skipped; directories 1 skipped" {
+	if s := c.FileSummary(); s != "files: html 1 read; jsonl 1 read, 1 refused; md 1 read, 1 skipped; pdf 1 refused; txt 3 read, 2 skipped, 1 refused; other 3 skipped; directories 1 skipped" {
 		t.Fatalf("summary %q", s)
 	}
 	warnings := strings.Join(c.Warnings, "\n")
-	for _, f := range []string{"bad.jsonl:2", "bin.txt", "pipe.txt", "latin1.txt:1", "e.html", "f.pdf", "empty.md"} {
+	for _, f := range []string{"bad.jsonl:2", "bin.txt", "pipe.txt", "latin1.txt:1", "f.pdf", "empty.md"} {
 		if !strings.Contains(warnings, filepath.Join(dir, f)) {
 			t.Errorf("no warning about %s in:\n%s", f, warnings)
 		}

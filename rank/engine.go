@@ -139,6 +139,10 @@ type Answer struct {
 	End     int    `json:"end"`
 	Title   string `json:"title,omitempty"`
 	Source  string `json:"source,omitempty"`
+	// Kind is the document block the sentence comes from ("paragraph",
+	// "list-item", "table-row", "quote", "definition"); empty for text
+	// without structure.
+	Kind string `json:"kind,omitempty"`
 	// ID is the record's id in its source (a JSONL "id", a dataset
 	// context_id), when it has one.
 	ID string `json:"id,omitempty"`
@@ -204,7 +208,7 @@ func (e *Engine) answer(id uint32) (Answer, error) {
 		return Answer{}, fmt.Errorf("sentence %d: offsets outside its context: %w", id, store.ErrCorrupt)
 	}
 	return Answer{Sentence: c.Text[s.Start:s.End], Context: c.Text, Start: s.Start, End: s.End,
-		Title: c.Title, Source: c.Source, ID: c.ExtID, SentenceID: id, CandidateID: s.ExtID}, nil
+		Title: c.Title, Source: s.Anchor(c), Kind: kindName(s.Kind), ID: c.ExtID, SentenceID: id, CandidateID: s.ExtID}, nil
 }
 
 // rankOf returns the 1-based rank of document g when every document is
@@ -230,4 +234,12 @@ func rankOf(acc *bm25.Accumulator, n int, g uint32) int {
 		better += int(g) - touchedBelow
 	}
 	return better + 1
+}
+
+// kindName names a block kind for answers; plain text has none.
+func kindName(k store.Kind) string {
+	if k == store.KindText {
+		return ""
+	}
+	return k.String()
 }

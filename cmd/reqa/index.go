@@ -52,7 +52,10 @@ func buildOptions(c *cli.Context) (ingest.Options, error) {
 			}
 		}
 	}
-	return ingest.Options{Tokenizers: toks, BM25: p, Builder: builder(), Progress: progressPrinter(c)}, nil
+	if err := ingest.CheckContext(c.String("context")); err != nil {
+		return ingest.Options{}, usagef("--%v", err)
+	}
+	return ingest.Options{Tokenizers: toks, BM25: p, Context: c.String("context"), Builder: builder(), Progress: progressPrinter(c)}, nil
 }
 
 func indexCommand() *cli.Command {
@@ -70,6 +73,7 @@ func indexCommand() *cli.Command {
 			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense answer tower: weight of the context in normalize(e_sentence + λ·e_context)"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
 			memoryLimitFlag,
+			&cli.StringFlag{Name: "context", Usage: "what a document's context is: " + strings.Join(ingest.ContextChoices, ", ") + " (default " + ingest.ContextChoices[0] + "; an --append keeps the index's)"},
 			&cli.BoolFlag{Name: "force", Usage: "replace --out even when it is not a reqa index (never when it is one of the inputs)"},
 			&cli.BoolFlag{Name: "follow-symlinks", Usage: "in directories, also follow symbolic links that lead out of the directory given"},
 			&cli.StringSliceFlag{Name: "include", Usage: "in directories, read only files matching this glob on their relative path (*.md: any depth; docs/**/*.md; repeatable)"},

@@ -129,6 +129,7 @@ type apiAnswer struct {
 	Context     string               `json:"context"`
 	Title       string               `json:"title,omitempty"`
 	Source      string               `json:"source,omitempty"`
+	Kind        string               `json:"kind,omitempty"`
 	ID          string               `json:"id,omitempty"`
 	CandidateID string               `json:"candidate_id,omitempty"`
 	Score       jsonFloat            `json:"score"`
@@ -330,7 +331,7 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, g *generation, p 
 	s.answered.Add(1)
 	resp := askResponse{Question: p.question, Ranker: out.ranker, K: p.k, Answers: make([]apiAnswer, 0, len(out.answers))}
 	for _, a := range out.answers {
-		x := apiAnswer{Rank: a.Rank, Sentence: a.Sentence, Context: a.Context, Title: a.Title, Source: a.Source,
+		x := apiAnswer{Rank: a.Rank, Sentence: a.Sentence, Context: a.Context, Title: a.Title, Source: a.Source, Kind: a.Kind,
 			ID: a.ID, CandidateID: a.CandidateID, Score: jsonFloat(a.Score), Start: a.Start, End: a.End,
 			Scores: map[string]jsonFloat{}}
 		if len(a.Scores) == 0 {
