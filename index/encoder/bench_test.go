@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/reqa/reqa/index/encoder/uselite"
 )
 
 // squadCandidates reads the candidate sentences of the shared SQuAD set.
@@ -42,20 +44,24 @@ func cpuSeconds() float64 {
 }
 
 // BenchmarkEncodeSQuAD embeds every SQuAD candidate sentence (10,642) per
-// iteration and reports sentences per second of wall time and per CPU
-// second (robust on a shared machine).
+// iteration, with the float32 and the int8 model, and reports sentences per
+// second of wall time and per CPU second (robust on a shared machine).
 func BenchmarkEncodeSQuAD(b *testing.B) {
 	texts := squadCandidates(b)
-	e := defaultEncoder(b)
-	defer e.Close()
-	cpu0 := cpuSeconds()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := e.Encode(context.Background(), texts, nil); err != nil {
-			b.Fatal(err)
-		}
+	for _, p := range uselite.Precisions {
+		b.Run(p, func(b *testing.B) {
+			e := encoderOf(b, p)
+			defer e.Close()
+			cpu0 := cpuSeconds()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := e.Encode(context.Background(), texts, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			n := float64(len(texts) * b.N)
+			b.ReportMetric(n/b.Elapsed().Seconds(), "sentences/s")
+			b.ReportMetric(n/(cpuSeconds()-cpu0), "sentences/cpu-s")
+		})
 	}
-	n := float64(len(texts) * b.N)
-	b.ReportMetric(n/b.Elapsed().Seconds(), "sentences/s")
-	b.ReportMetric(n/(cpuSeconds()-cpu0), "sentences/cpu-s")
 }

@@ -53,6 +53,10 @@ type Spec struct {
 	Dim int `json:"dim"`
 	// Hash is the SHA-256 of the ONNX model and the vocabulary.
 	Hash string `json:"hash"`
+	// Precision is how the model's matrix weights are stored, "fp32" or
+	// "int8" (package uselite); "" is fp32 (indexes from before the
+	// choice). It is informative: Hash already tells the models apart.
+	Precision string `json:"precision,omitempty"`
 }
 
 // Hash returns the content hash of a model and its vocabulary.
