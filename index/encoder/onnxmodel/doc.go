@@ -86,8 +86,9 @@
 //
 // QuantizeMatMuls turns a converted model into its int8 variant: every
 // MatMul by a constant weight matrix (the q/k/v, output, residual,
-// feed-forward and tanh projections, 14 in USE-Lite) becomes ONNX Runtime's
-// contrib operator com.microsoft DynamicQuantizeMatMul, with int8 weights
+// feed-forward and tanh projections, 10 in USE-Lite; 6 of them take their
+// bias add along) becomes ONNX Runtime's contrib operator
+// com.microsoft DynamicQuantizeMatMul, with int8 weights
 // scaled per output column and activations quantized to uint8 by the
 // runtime on each run; attention scores (products of two activations), the
 // embedding table and everything else stay float32. The weights keep two

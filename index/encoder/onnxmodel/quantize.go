@@ -29,11 +29,14 @@ const PairBound = 128
 // com.microsoft DynamicQuantizeMatMul: the weights become int8 with one
 // symmetric scale per output column j, zero point 0, and scale_j the larger
 // of max_i |w_ij| / 127 and max_i (|w_2i,j| + |w_2i+1,j|) / 127 (so that
-// rounded neighbours stay within PairBound), and the runtime quantizes the activations to uint8 on
-// each run (one scale and zero point per tensor, from its range). The float
-// initializers no MatMul needs any longer are dropped and the com.microsoft
-// opset is imported. It returns the number of MatMuls rewritten; products
-// of two activations (attention scores) stay float.
+// rounded neighbours stay within PairBound), and the runtime quantizes the
+// activations to uint8 on each run (one scale and zero point per tensor,
+// from its range). A bias added to the product alone (an Add of a float [N]
+// initializer, TensorFlow's BiasAdd) moves into the operator's bias input,
+// saving a pass over its output. The float initializers no node needs any
+// longer are dropped and the com.microsoft opset is imported. It returns
+// the number of MatMuls rewritten; products of two activations (attention
+// scores) stay float.
 func QuantizeMatMuls(m *Model) (int, error) {
 	g := &m.Graph
 	inits := make(map[string]int, len(g.Initializers))
@@ -80,6 +83,7 @@ func QuantizeMatMuls(m *Model) (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
+	foldBiases(g, inits)
 	// Drop the float weights nothing reads any more.
 	read := make(map[string]bool)
 	for i := range g.Nodes {
@@ -92,7 +96,7 @@ func QuantizeMatMuls(m *Model) (int, error) {
 	}
 	kept := g.Initializers[:0]
 	for _, t := range g.Initializers {
-		if _, was := done[t.Name]; was && !read[t.Name] {
+		if !read[t.Name] {
 			continue
 		}
 		kept = append(kept, t)
@@ -108,6 +112,58 @@ func QuantizeMatMuls(m *Model) (int, error) {
 		m.Domains = append(m.Domains, OpsetImport{Domain: MSDomain, Version: MSDomainVersion})
 	}
 	return n, nil
+}
+
+// foldBiases moves into each DynamicQuantizeMatMul the bias added to its
+// output, when that Add is the output's only reader and adds a float
+// initializer of one value per output column.
+func foldBiases(g *Graph, inits map[string]int) {
+	readers := make(map[string][]int)
+	for i := range g.Nodes {
+		for _, in := range g.Nodes[i].Inputs {
+			readers[in] = append(readers[in], i)
+		}
+	}
+	for _, o := range g.Outputs {
+		readers[o.Name] = append(readers[o.Name], -1)
+	}
+	drop := make(map[int]bool)
+	for i := range g.Nodes {
+		nd := &g.Nodes[i]
+		if nd.OpType != "DynamicQuantizeMatMul" || nd.Domain != MSDomain || len(nd.Inputs) != 4 || len(nd.Outputs) != 1 {
+			continue
+		}
+		r := readers[nd.Outputs[0]]
+		if len(r) != 1 || r[0] < 0 {
+			continue
+		}
+		add := &g.Nodes[r[0]]
+		if add.OpType != "Add" || add.Domain != "" || len(add.Inputs) != 2 || len(add.Outputs) != 1 || add.Inputs[0] == add.Inputs[1] {
+			continue
+		}
+		bias := add.Inputs[1]
+		if bias == nd.Outputs[0] {
+			bias = add.Inputs[0]
+		}
+		b, ok := inits[bias]
+		if !ok {
+			continue
+		}
+		bt, wt := &g.Initializers[b], &g.Initializers[inits[nd.Inputs[1]]]
+		if bt.DataType != Float || len(bt.Dims) != 1 || bt.Dims[0] != wt.Dims[1] {
+			continue
+		}
+		nd.Inputs = append(nd.Inputs, bias)
+		nd.Outputs = add.Outputs
+		drop[r[0]] = true
+	}
+	kept := g.Nodes[:0]
+	for i, nd := range g.Nodes {
+		if !drop[i] {
+			kept = append(kept, nd)
+		}
+	}
+	g.Nodes = kept
 }
 
 // quantizeColumns returns the int8 weights, float scales [N] and int8 zero

@@ -156,3 +156,50 @@ func TestMarshalDomains(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantizeFoldsBias: an Add of a per-column float initializer right
+// after a quantized MatMul becomes the operator's bias input; an Add the
+// product shares with another reader, or of a wrongly shaped tensor, stays.
+func TestQuantizeFoldsBias(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		biasDims []int64
+		shared   bool
+		folded   bool
+	}{
+		{"folded", []int64{2}, false, true},
+		{"scalar bias kept", []int64{}, false, false},
+		{"shared product kept", []int64{2}, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := matmulModel(2, 2, []float32{1, 2, 3, 4}, 1, false)
+			g := &m.Graph
+			nb := int64(1)
+			for _, d := range tc.biasDims {
+				nb *= d
+			}
+			g.Initializers = append(g.Initializers, onnxmodel.FloatTensor("b", tc.biasDims, make([]float32, nb)))
+			g.Nodes = append(g.Nodes, onnxmodel.Node{Name: "biased", OpType: "Add", Inputs: []string{"b", "y0"}, Outputs: []string{"out"}})
+			g.Outputs = []onnxmodel.ValueInfo{{Name: "out", DataType: onnxmodel.Float}}
+			if tc.shared {
+				g.Outputs = append(g.Outputs, onnxmodel.ValueInfo{Name: "y0", DataType: onnxmodel.Float})
+			}
+			if _, err := onnxmodel.QuantizeMatMuls(m); err != nil {
+				t.Fatal(err)
+			}
+			q := g.Nodes[0]
+			if folded := len(g.Nodes) == 1; folded != tc.folded {
+				t.Fatalf("nodes %+v, folded %v, want %v", g.Nodes, folded, tc.folded)
+			}
+			if tc.folded && (len(q.Inputs) != 5 || q.Inputs[4] != "b" || q.Outputs[0] != "out") {
+				t.Errorf("folded node inputs %q outputs %q", q.Inputs, q.Outputs)
+			}
+			if !tc.folded && (len(q.Inputs) != 4 || q.Outputs[0] != "y0") {
+				t.Errorf("unfolded node inputs %q outputs %q", q.Inputs, q.Outputs)
+			}
+			if initializer(m, "b") == nil {
+				t.Error("bias dropped")
+			}
+		})
+	}
+}
