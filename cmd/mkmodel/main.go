@@ -6,8 +6,8 @@
 //	go run ./cmd/mkmodel -precision int8 -out index/encoder/uselite/assets/model-int8.onnx DIR
 //
 // With -precision int8 the matrix multiplies by constant weights run on
-// int8 weights (onnxmodel.QuantizeMatMuls); fp32, the default, is the
-// exact conversion.
+// int8 weights (onnxmodel.QuantizeMatMuls) and the layer norms are fused
+// (onnxmodel.FuseLayerNorms); fp32, the default, is the exact conversion.
 package main
 
 import (
@@ -47,6 +47,7 @@ func convert(dir, precision string) ([]byte, error) {
 		return nil, err
 	}
 	if precision == "int8" {
+		onnxmodel.FuseLayerNorms(m)
 		n, err := onnxmodel.QuantizeMatMuls(m)
 		if err != nil {
 			return nil, err
