@@ -157,3 +157,53 @@ func TestEncodeFlat(t *testing.T) {
 		t.Fatal("cancelled EncodeFlat succeeded")
 	}
 }
+
+// TestAloneOrInBatch: a text's vector does not depend on the texts encoded
+// with it. The int8 model quantizes a run's activations by their range
+// over the run, so it runs one text per run and must match bit for bit;
+// float32 batches may only differ by rounding.
+func TestAloneOrInBatch(t *testing.T) {
+	gs := readGolden(t, "squad-sample.jsonl")[:48]
+	texts := make([]string, len(gs))
+	for i, g := range gs {
+		texts[i] = g.Text
+	}
+	for _, tc := range []struct {
+		precision string
+		minCos    float64
+	}{
+		{uselite.PrecisionFP32, 1 - 1e-6},
+		{uselite.PrecisionInt8, 1},
+	} {
+		t.Run(tc.precision, func(t *testing.T) {
+			e := encoderOf(t, tc.precision)
+			defer e.Close()
+			batch, err := e.Encode(context.Background(), texts, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, text := range texts {
+				alone, err := e.Encode(context.Background(), []string{text}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var dot float64
+				for j := range alone[0] {
+					dot += float64(alone[0][j]) * float64(batch[i][j])
+				}
+				if dot < tc.minCos && (tc.minCos < 1 || !equalBits(alone[0], batch[i])) {
+					t.Errorf("text %d: cosine alone/in batch %.9f", i, dot)
+				}
+			}
+		})
+	}
+}
+
+func equalBits(a, b []float32) bool {
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
