@@ -17,6 +17,11 @@
 // index, so `reqa ask` needs nothing else, and a query against an index
 // built with a different model is refused ([ErrModelMismatch]).
 //
+// The embedded USE-Lite comes in two precisions (package uselite): the
+// exact float32 conversion and an int8 one ([Spec.Precision]); a model
+// with dynamically quantized activations runs one text per model run, so
+// every vector depends on its text alone.
+//
 // The ONNX Runtime library comes from package ortlib (embedded in the
 // binary) and is loaded once per process.
 package encoder

@@ -23,9 +23,11 @@ const Name = "use-lite"
 const Dim = 512
 
 // The precisions the embedded model comes in: the exact float32 conversion,
-// and int8 matrix weights with float activations (about twice as fast on
-// processors with AVX-512 VNNI or AMX, embeddings within a cosine of 0.995
-// of float32's).
+// and int8 matrix weights (activations quantized per text on each run,
+// layer norms fused): about 2.5 times the sentences per CPU second on a
+// processor with AVX-512 VNNI, embeddings within a cosine of 0.995 of
+// float32's (mean 0.9993 on the SQuAD golden sample), the same P@1 on the
+// SQuAD test half.
 const (
 	PrecisionFP32 = "fp32"
 	PrecisionInt8 = "int8"
