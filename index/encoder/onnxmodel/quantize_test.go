@@ -1,6 +1,7 @@
 package onnxmodel_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -202,4 +203,14 @@ func TestQuantizeFoldsBias(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ExampleQuantizeMatMuls makes the int8 variant of a converted model, as
+// cmd/mkmodel -precision int8 does.
+func ExampleQuantizeMatMuls() {
+	m := matmulModel(2, 2, []float32{0.5, -1, 0.25, 2}, 1, false)
+	fused := onnxmodel.FuseLayerNorms(m) // none in this model
+	n, err := onnxmodel.QuantizeMatMuls(m)
+	fmt.Println(fused, n, err, m.Graph.Nodes[0].OpType, m.Graph.Nodes[0].Domain)
+	// Output: 0 1 <nil> DynamicQuantizeMatMul com.microsoft
 }
