@@ -161,7 +161,7 @@ func indexCommand() *cli.Command {
 			}
 			if c.Bool("dense") {
 				if err := withEncoder(c, &opt); err != nil {
-					if c.IsSet("dense") || c.IsSet("model") {
+					if c.IsSet("dense") || c.IsSet("model") || c.IsSet("precision") {
 						return err
 					}
 					fmt.Fprintf(c.App.ErrWriter, "reqa: warning: %v; building a BM25-only index\n", err)
