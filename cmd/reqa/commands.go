@@ -126,7 +126,7 @@ func indexCommand() *cli.Command {
 			&cli.BoolFlag{Name: "dense", Value: true, Usage: "also embed every sentence and context with the dense encoder (--dense=false: BM25 only)"},
 			&cli.StringFlag{Name: "model", Usage: "dense encoder: a Hugging Face–layout directory (model.onnx + tokenizer.json) instead of the embedded USE-Lite"},
 			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense answer tower: weight of the context in normalize(e_sentence + λ·e_context)"},
-			&cli.StringFlag{Name: "precision", Value: uselite.PrecisionInt8, Usage: "weights of the embedded USE-Lite: int8 (about 2.7× the sentences per CPU second of fp32, cosine ≥ 0.995 to it, the same P@1 on SQuAD) or fp32 (the exact conversion); the index keeps its model, so questions are embedded the same way"},
+			&cli.StringFlag{Name: "precision", Value: defaultPrecision, Usage: "weights of the embedded USE-Lite: int8 (about 2.7× the sentences per CPU second of fp32, cosine ≥ 0.995 to it, the same P@1 on SQuAD) or fp32 (the exact conversion); the index keeps its model, so questions are embedded the same way"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
 			memoryLimitFlag,
 		}, bm25Flags...),
@@ -258,6 +258,11 @@ func appendIndex(c *cli.Context, opt ingest.Options) error {
 // (see BENCHMARKS.md for the sweep it comes from).
 const defaultLambda = 0.25
 
+// defaultPrecision is the embedded USE-Lite's default weight precision for
+// new indexes (BENCHMARKS.md: the same P@1 as fp32 on SQuAD, about 2.5× the
+// sentences per CPU second).
+const defaultPrecision = uselite.PrecisionInt8
+
 // withEncoder sets up the dense encoder in opt: the model directory of
 // --model, or the embedded default.
 func withEncoder(c *cli.Context, opt *ingest.Options) error {
@@ -268,6 +273,9 @@ func withEncoder(c *cli.Context, opt *ingest.Options) error {
 		spec, onnx, vocab, err = encoder.LoadDir(dir)
 	} else {
 		spec.Precision = c.String("precision")
+		if spec.Precision == "" { // commands without the flag (eval, demo)
+			spec.Precision = defaultPrecision
+		}
 		onnx, vocab, err = uselite.ModelPrecision(spec.Precision)
 		if errors.Is(err, uselite.ErrPrecision) {
 			return usagef("index: --precision: %v", err)
