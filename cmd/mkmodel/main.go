@@ -6,8 +6,9 @@
 //	go run ./cmd/mkmodel -precision int8 -out index/encoder/uselite/assets/model-int8.onnx DIR
 //
 // With -precision int8 the matrix multiplies by constant weights run on
-// int8 weights (onnxmodel.QuantizeMatMuls) and the layer norms are fused
-// (onnxmodel.FuseLayerNorms); fp32, the default, is the exact conversion.
+// int8 weights (onnxmodel.QuantizeMatMuls), the layer norms are fused
+// (onnxmodel.FuseLayerNorms) and run-time shape arithmetic is made static
+// (onnxmodel.SimplifyShapes); fp32, the default, is the exact conversion.
 package main
 
 import (
@@ -47,6 +48,9 @@ func convert(dir, precision string) ([]byte, error) {
 		return nil, err
 	}
 	if precision == "int8" {
+		if _, err := onnxmodel.SimplifyShapes(m); err != nil {
+			return nil, err
+		}
 		onnxmodel.FuseLayerNorms(m)
 		n, err := onnxmodel.QuantizeMatMuls(m)
 		if err != nil {
