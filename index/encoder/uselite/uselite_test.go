@@ -42,12 +42,13 @@ func TestModelPrecision(t *testing.T) {
 	}
 }
 
+// ExampleModelPrecision picks the int8 model (compiled, not run: a binary
+// built without `make` has no model).
 func ExampleModelPrecision() {
 	onnx, vocab, err := uselite.ModelPrecision(uselite.PrecisionInt8)
 	if err != nil {
-		fmt.Println(err) // a binary built without `make`
+		fmt.Println(err)
 		return
 	}
-	fmt.Println(len(onnx) > 0, len(vocab) > 0)
-	// Output: true true
+	fmt.Printf("%.1f MB model, %d-byte vocabulary\n", float64(len(onnx))/1e6, len(vocab))
 }
