@@ -37,10 +37,11 @@ ORT_LIB  := $(ORT_DIR)/package/bin/napi-v6/linux/x64/libonnxruntime.so.1
 # What the binary embeds: the converted default encoder, its vocabulary and
 # the ONNX Runtime library (all gitignored, made here).
 USE_ONNX   := index/encoder/uselite/assets/model.onnx
+USE_ONNX8  := index/encoder/uselite/assets/model-int8.onnx
 USE_VOCAB  := index/encoder/uselite/assets/vocab.json
 ORT_EMBED  := index/encoder/ortlib/lib/libonnxruntime.so.1
 
-ASSETS := $(WPM_JSON) $(SP_VOCAB) $(USE_MODEL_DIR)/.ok $(USE_JS_DIR)/.ok $(ORT_DIR)/.ok $(USE_ONNX) $(USE_VOCAB) $(ORT_EMBED)
+ASSETS := $(WPM_JSON) $(SP_VOCAB) $(USE_MODEL_DIR)/.ok $(USE_JS_DIR)/.ok $(ORT_DIR)/.ok $(USE_ONNX) $(USE_ONNX8) $(USE_VOCAB) $(ORT_EMBED)
 
 .PHONY: all build test test-crash demo bench bench-hnswlib bench-serve assets fuzz clean
 all: build
@@ -156,6 +157,9 @@ $(SP_VOCAB): $(USE_MODEL_DIR)/.ok
 $(USE_ONNX): $(USE_MODEL_DIR)/.ok $(wildcard index/encoder/onnxmodel/*.go)
 	$(GO) run ./cmd/mkmodel -out $@ $(USE_MODEL_DIR)/package/dist
 
+$(USE_ONNX8): $(USE_MODEL_DIR)/.ok $(wildcard index/encoder/onnxmodel/*.go) cmd/mkmodel/main.go
+	$(GO) run ./cmd/mkmodel -precision int8 -out $@ $(USE_MODEL_DIR)/package/dist
+
 $(USE_VOCAB): $(USE_MODEL_DIR)/.ok
 	cp $(USE_MODEL_DIR)/package/dist/vocab.json $@.tmp && chmod 644 $@.tmp && mv $@.tmp $@
 
@@ -163,4 +167,4 @@ $(ORT_EMBED): $(ORT_DIR)/.ok
 	cp $(ORT_LIB) $@.tmp && chmod 644 $@.tmp && mv $@.tmp $@
 
 clean:
-	rm -rf bin third_party $(WPM_JSON) $(SP_VOCAB) $(USE_ONNX) $(USE_VOCAB) $(ORT_EMBED)
+	rm -rf bin third_party $(WPM_JSON) $(SP_VOCAB) $(USE_ONNX) $(USE_ONNX8) $(USE_VOCAB) $(ORT_EMBED)

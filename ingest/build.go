@@ -386,7 +386,7 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 	}
 	if opt.Encoder != nil {
 		sp := opt.Encoder.Spec()
-		meta.Dense = &store.DenseMeta{Encoder: sp.Name, Kind: sp.Kind, Dim: sp.Dim, Hash: sp.Hash, Lambda: opt.Lambda}
+		meta.Dense = &store.DenseMeta{Encoder: sp.Name, Kind: sp.Kind, Dim: sp.Dim, Hash: sp.Hash, Precision: sp.Precision, Lambda: opt.Lambda}
 		var graph []byte
 		if !opt.NoGraph {
 			var err error

@@ -46,6 +46,11 @@ type DenseMeta struct {
 	Kind    string `json:"kind"`
 	Dim     int    `json:"dim"`
 	Hash    string `json:"hash"`
+	// Precision is the encoder's weight precision, "fp32" or "int8" for
+	// the embedded USE-Lite (encoder.Spec.Precision); "" (indexes from
+	// before the choice, other models) is fp32. Questions are embedded by
+	// the model stored with the index, so with the same precision.
+	Precision string `json:"precision,omitempty"`
 	// Lambda is the default context weight λ in normalize(e_s + λ·e_c).
 	Lambda float64 `json:"lambda"`
 	// Graph is true when an ANN graph over the answer vectors is stored.

@@ -58,29 +58,35 @@ func buildOptions(c *cli.Context) (ingest.Options, error) {
 	return ingest.Options{Tokenizers: toks, BM25: p, Context: c.String("context"), Builder: builder(), Progress: progressPrinter(c)}, nil
 }
 
+// indexFlags are index's flags, the BM25 ones included.
+func indexFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "index file to write (replaced atomically)"},
+		&cli.BoolFlag{Name: "append", Aliases: []string{"a"}, Usage: "add INPUT to the existing index --out instead of replacing it (atomically; the index keeps its tokenizers, BM25 parameters, encoder and λ)"},
+		&cli.BoolFlag{Name: "json", Usage: "print the index summary as JSON"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
+		&cli.BoolFlag{Name: "dense", Value: true, Usage: "also embed every sentence and context with the dense encoder (--dense=false: BM25 only)"},
+		&cli.StringFlag{Name: "model", Usage: "dense encoder: a Hugging Face–layout directory (model.onnx + tokenizer.json) instead of the embedded USE-Lite"},
+		&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense answer tower: weight of the context in normalize(e_sentence + λ·e_context)"},
+		&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
+		memoryLimitFlag,
+		&cli.StringFlag{Name: "precision", Value: defaultPrecision, Usage: "weights of the embedded USE-Lite: int8 (about 2.7× the sentences per CPU second of fp32, cosine ≥ 0.995 to it, the same P@1 on SQuAD) or fp32 (the exact conversion); the index keeps its model, so questions are embedded the same way"},
+		&cli.StringFlag{Name: "context", Usage: "what a document's context is: " + strings.Join(ingest.ContextChoices, ", ") + " (default " + ingest.ContextChoices[0] + "; an --append keeps the index's)"},
+		&cli.BoolFlag{Name: "force", Usage: "replace --out even when it is not a reqa index (never when it is one of the inputs)"},
+		&cli.BoolFlag{Name: "follow-symlinks", Usage: "in directories, also follow symbolic links that lead out of the directory given"},
+		&cli.StringSliceFlag{Name: "include", Usage: "in directories, read only files matching this glob on their relative path (*.md: any depth; docs/**/*.md; repeatable)"},
+		&cli.StringSliceFlag{Name: "exclude", Usage: "in directories, skip files and directories matching this glob (repeatable)"},
+		&cli.BoolFlag{Name: "dedupe", Usage: "JSONL: keep the last of records sharing an id instead of refusing the repeat"},
+		&cli.StringFlag{Name: "stdin-kind", Usage: "kind of standard input (INPUT -): md, html, pdf, txt, jsonl or squad (default: sniffed)"},
+	}, bm25Flags...)
+}
+
 func indexCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "index",
-		Usage:     "index text, Markdown, JSONL, SQuAD JSON or a ReQA dataset into one file",
-		ArgsUsage: "INPUT...",
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "index file to write (replaced atomically)"},
-			&cli.BoolFlag{Name: "append", Aliases: []string{"a"}, Usage: "add INPUT to the existing index --out instead of replacing it (atomically; the index keeps its tokenizers, BM25 parameters, encoder and λ)"},
-			&cli.BoolFlag{Name: "json", Usage: "print the index summary as JSON"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
-			&cli.BoolFlag{Name: "dense", Value: true, Usage: "also embed every sentence and context with the dense encoder (--dense=false: BM25 only)"},
-			&cli.StringFlag{Name: "model", Usage: "dense encoder: a Hugging Face–layout directory (model.onnx + tokenizer.json) instead of the embedded USE-Lite"},
-			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense answer tower: weight of the context in normalize(e_sentence + λ·e_context)"},
-			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
-			memoryLimitFlag,
-			&cli.StringFlag{Name: "context", Usage: "what a document's context is: " + strings.Join(ingest.ContextChoices, ", ") + " (default " + ingest.ContextChoices[0] + "; an --append keeps the index's)"},
-			&cli.BoolFlag{Name: "force", Usage: "replace --out even when it is not a reqa index (never when it is one of the inputs)"},
-			&cli.BoolFlag{Name: "follow-symlinks", Usage: "in directories, also follow symbolic links that lead out of the directory given"},
-			&cli.StringSliceFlag{Name: "include", Usage: "in directories, read only files matching this glob on their relative path (*.md: any depth; docs/**/*.md; repeatable)"},
-			&cli.StringSliceFlag{Name: "exclude", Usage: "in directories, skip files and directories matching this glob (repeatable)"},
-			&cli.BoolFlag{Name: "dedupe", Usage: "JSONL: keep the last of records sharing an id instead of refusing the repeat"},
-			&cli.StringFlag{Name: "stdin-kind", Usage: "kind of standard input (INPUT -): md, html, pdf, txt, jsonl or squad (default: sniffed)"},
-		}, bm25Flags...),
+		Name:         "index",
+		Usage:        "index text, Markdown, JSONL, SQuAD JSON or a ReQA dataset into one file",
+		ArgsUsage:    "INPUT...",
+		Flags:        indexFlags(),
 		OnUsageError: onUsage,
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -111,12 +117,15 @@ func indexCommand() *cli.Command {
 			if c.IsSet("model") && !c.Bool("dense") {
 				return usagef("index: --model needs --dense")
 			}
+			if c.IsSet("model") && c.IsSet("precision") {
+				return usagef("index: --precision applies to the embedded USE-Lite, not to --model")
+			}
 			if err := checkBuildMemory(c, corpus, c.Bool("dense"), 0); err != nil {
 				return err
 			}
 			if c.Bool("dense") {
 				if err := withEncoder(c, &opt); err != nil {
-					if c.IsSet("dense") || c.IsSet("model") {
+					if c.IsSet("dense") || c.IsSet("model") || c.IsSet("precision") {
 						return err
 					}
 					fmt.Fprintf(c.App.ErrWriter, "reqa: warning: %v; building a BM25-only index\n", err)
@@ -169,8 +178,10 @@ func readInputs(c *cli.Context, ro ingest.ReadOptions) (*ingest.Corpus, error) {
 
 // appendIndex runs `reqa index --append` on an existing index.
 func appendIndex(c *cli.Context, opt ingest.Options) error {
-	if c.IsSet("model") {
-		return usagef("index --append: --model cannot be changed; the index keeps its own (rebuild without --append to change it)")
+	for _, f := range []string{"model", "precision"} {
+		if c.IsSet(f) {
+			return usagef("index --append: --%s cannot be changed; the index keeps its own model (rebuild without --append to change it)", f)
+		}
 	}
 	out := c.String("out")
 	r, err := store.Open(out)
@@ -253,6 +264,11 @@ const defaultLambda = 0.25
 
 // withEncoder sets up the dense encoder in opt: the model directory of
 // --model, or the embedded default.
+// defaultPrecision is the embedded USE-Lite's default weight precision for
+// new indexes (BENCHMARKS.md "Encoder precision": the same P@1 as fp32 on
+// SQuAD, about 2.5× the sentences per CPU second).
+const defaultPrecision = uselite.PrecisionInt8
+
 func withEncoder(c *cli.Context, opt *ingest.Options) error {
 	spec := encoder.Spec{Name: uselite.Name, Kind: encoder.KindUSELite, Dim: uselite.Dim}
 	var onnx, vocab []byte
@@ -260,7 +276,14 @@ func withEncoder(c *cli.Context, opt *ingest.Options) error {
 	if dir := c.String("model"); dir != "" {
 		spec, onnx, vocab, err = encoder.LoadDir(dir)
 	} else {
-		onnx, vocab, err = uselite.Model()
+		spec.Precision = c.String("precision")
+		if spec.Precision == "" { // commands without the flag (eval, demo)
+			spec.Precision = defaultPrecision
+		}
+		onnx, vocab, err = uselite.ModelPrecision(spec.Precision)
+		if errors.Is(err, uselite.ErrPrecision) {
+			return usagef("index: --precision: %v", err)
+		}
 	}
 	if err != nil {
 		return err

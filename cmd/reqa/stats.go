@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reqa/reqa/index/display"
+	"github.com/reqa/reqa/index/encoder/uselite"
 	"github.com/reqa/reqa/rank"
 	"github.com/urfave/cli/v2"
 )
@@ -58,7 +59,11 @@ func statsCommand() *cli.Command {
 			fmt.Fprintf(w, "bm25         %s k1=%g b=%g epsilon=%g\n", m.BM25.Variant, m.BM25.K1, m.BM25.B, m.BM25.Epsilon)
 			fmt.Fprintf(w, "rankers      %s (default: %s)\n", strings.Join(rankers, ", "), def)
 			if d := m.Dense; d != nil {
-				fmt.Fprintf(w, "dense        %s (%s, %d-d, model %.12s…), λ=%g, ANN graph: %v\n", d.Encoder, d.Kind, d.Dim, d.Hash, d.Lambda, d.Graph)
+				prec := d.Precision
+				if prec == "" {
+					prec = uselite.PrecisionFP32
+				}
+				fmt.Fprintf(w, "dense        %s (%s, %s, %d-d, model %.12s…), λ=%g, ANN graph: %v\n", d.Encoder, d.Kind, prec, d.Dim, d.Hash, d.Lambda, d.Graph)
 			}
 			sort.Slice(m.Fields, func(i, j int) bool { return m.Fields[i].Name < m.Fields[j].Name })
 			for _, f := range m.Fields {

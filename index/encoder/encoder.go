@@ -17,11 +17,17 @@
 // index, so `reqa ask` needs nothing else, and a query against an index
 // built with a different model is refused ([ErrModelMismatch]).
 //
+// The embedded USE-Lite comes in two precisions (package uselite): the
+// exact float32 conversion and an int8 one ([Spec.Precision]); a model
+// with dynamically quantized activations runs one text per model run, so
+// every vector depends on its text alone.
+//
 // The ONNX Runtime library comes from package ortlib (embedded in the
 // binary) and is loaded once per process.
 package encoder
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -53,6 +59,10 @@ type Spec struct {
 	Dim int `json:"dim"`
 	// Hash is the SHA-256 of the ONNX model and the vocabulary.
 	Hash string `json:"hash"`
+	// Precision is how the model's matrix weights are stored, "fp32" or
+	// "int8" (package uselite); "" is fp32 (indexes from before the
+	// choice). It is informative: Hash already tells the models apart.
+	Precision string `json:"precision,omitempty"`
 }
 
 // Hash returns the content hash of a model and its vocabulary.
@@ -185,11 +195,26 @@ func newUSELite(onnx, vocab []byte, opt Options) (*useLite, error) {
 	if err := initRuntime(); err != nil {
 		return nil, err
 	}
-	sess, err := ort.NewSession(onnx, ort.Options{Threads: opt.Threads, MaxBatch: opt.Batch})
+	sess, err := ort.NewSession(onnx, ort.Options{Threads: opt.Threads, MaxBatch: runBatch(onnx, opt.Batch)})
 	if err != nil {
 		return nil, err
 	}
 	return &useLite{tok: tok, sess: sess}, nil
+}
+
+// runBatch is the number of texts one model run may take: batch, or 1 for a
+// model with dynamically quantized activations (the int8 USE-Lite, see
+// onnxmodel.QuantizeMatMuls). Such a model scales each run's activations
+// by their range over the whole run, so a text's vector would depend on
+// the texts sharing its run; one text per run keeps every vector a
+// function of its text alone, so an index built in one go, appended to, or
+// asked one question at a time agrees. (It costs about a sixth of int8's
+// throughput and saves all padding.)
+func runBatch(onnx []byte, batch int) int {
+	if bytes.Contains(onnx, []byte("DynamicQuantize")) {
+		return 1
+	}
+	return batch
 }
 
 // Spec returns the encoder's description, hash included.

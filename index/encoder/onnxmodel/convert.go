@@ -37,6 +37,21 @@ func ConvertTFJS(modelJSON []byte, shards [][]byte) ([]byte, error) {
 // ConvertTFJSDir reads model.json and the weight files it lists from dir
 // and converts them with ConvertTFJS.
 func ConvertTFJSDir(dir string) ([]byte, error) {
+	m, err := TranslateDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	b, err := m.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("onnxmodel: %w", err)
+	}
+	return b, nil
+}
+
+// TranslateDir is ConvertTFJSDir without the final encoding: it reads
+// model.json and its weight files from dir and returns the ONNX model as a
+// Model value (for QuantizeMatMuls, say).
+func TranslateDir(dir string) (*Model, error) {
 	modelJSON, err := os.ReadFile(filepath.Join(dir, "model.json"))
 	if err != nil {
 		return nil, fmt.Errorf("onnxmodel: %w", err)
@@ -58,7 +73,7 @@ func ConvertTFJSDir(dir string) ([]byte, error) {
 			shards = append(shards, b)
 		}
 	}
-	return ConvertTFJS(modelJSON, shards)
+	return Translate(modelJSON, shards)
 }
 
 // Translate is ConvertTFJS without the final encoding: it returns the ONNX

@@ -203,10 +203,13 @@ type Graph struct {
 	Outputs      []ValueInfo
 }
 
-// Model is an ONNX ModelProto using a single default-domain opset.
+// Model is an ONNX ModelProto: the default-domain opset OpsetVersion, plus
+// the opsets of other operator domains its nodes use (Domains, e.g.
+// ONNX Runtime's "com.microsoft" contrib operators).
 type Model struct {
 	IRVersion       int64
 	OpsetVersion    int64
+	Domains         []OpsetImport
 	ProducerName    string
 	ProducerVersion string
 	DocString       string
@@ -233,7 +236,22 @@ func (m *Model) Marshal() ([]byte, error) {
 	opset.stringField(1, "")
 	opset.varintField(2, uint64(m.OpsetVersion))
 	w.bytesField(8, opset.b)
+	for _, d := range m.Domains {
+		if d.Domain == "" || d.Version <= 0 {
+			return nil, fmt.Errorf("onnxmodel: opset import %q version %d: want a named domain and a positive version", d.Domain, d.Version)
+		}
+		var o wire
+		o.stringField(1, d.Domain)
+		o.varintField(2, uint64(d.Version))
+		w.bytesField(8, o.b)
+	}
 	return w.b, nil
+}
+
+// OpsetImport names an operator domain a model's nodes use and its version.
+type OpsetImport struct {
+	Domain  string
+	Version int64
 }
 
 func (g *Graph) encode() ([]byte, error) {
