@@ -69,6 +69,15 @@ CRASH_TRIALS ?= 20
 test-crash: assets
 	REQA_CRASH_TRIALS=$(CRASH_TRIALS) $(GO) test -count=1 -timeout 60m -run '^TestKillTrials$$' -v ./cmd/reqa/
 
+# The hostile world (RELIABILITY.md): the served index copied over in place
+# at random moments under load, gzip bombs and /dev/zero under a memory
+# limit, FIFOs and signals — HOSTILE_TRIALS times each. `make test` runs
+# one or two of each.
+HOSTILE_TRIALS ?= 20
+.PHONY: test-hostile
+test-hostile: assets
+	REQA_HOSTILE_TRIALS=$(HOSTILE_TRIALS) $(GO) test -count=1 -timeout 60m -run '^TestHostile' -v ./cmd/reqa/ ./ingest/
+
 # Headless Chromium (and a font) for the browser test, from Debian: the
 # version Debian serves now (security updates replace the old one, so an exact
 # pin stops installing); the version installed is printed for the log.
