@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
 	"strings"
 
+	"github.com/reqa/reqa/index/display"
 	"github.com/reqa/reqa/store"
 )
 
@@ -79,7 +79,7 @@ func (r *reader) squadFile(in *input) (*SQuADFile, error) {
 		case errors.As(err, &se):
 			return nil, badInput(path, lineOf(b, se.Offset), "", "malformed JSON: %s", strings.TrimPrefix(se.Error(), "json: "))
 		case errors.As(err, &te):
-			return nil, badInput(path, lineOf(b, te.Offset), te.Field, "want %s, got %s", goKindName(te.Type), jsonValueName(te.Value))
+			return nil, badInput(path, lineOf(b, te.Offset), te.Field, "want %s, got %s", display.JSONKind(te.Type), jsonValueName(te.Value))
 		}
 		return nil, badInput(path, 0, "", "malformed SQuAD JSON")
 	}
@@ -87,26 +87,6 @@ func (r *reader) squadFile(in *input) (*SQuADFile, error) {
 		return nil, badInput(path, 0, "data", "missing: not a SQuAD file")
 	}
 	return &f, nil
-}
-
-// goKindName says in JSON's words what a Go type decodes from.
-func goKindName(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice, reflect.Array:
-		return "a list"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	}
-	return "another kind of value"
 }
 
 // jsonValueName names the JSON value kinds encoding/json reports

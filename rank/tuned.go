@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
 	"strings"
 
 	"github.com/reqa/reqa/index/adapter"
+	"github.com/reqa/reqa/index/display"
 	"github.com/reqa/reqa/rank/fuse"
 	"github.com/reqa/reqa/store"
 )
@@ -120,24 +120,9 @@ func jsonProblem(err error) error {
 		if field == "" {
 			field = "(top level)"
 		}
-		return fmt.Errorf("field %s holds a JSON %s where %s is expected (byte %d)", field, te.Value, jsonKind(te.Type.Kind()), te.Offset)
+		return fmt.Errorf("field %s holds a JSON %s where %s is expected (byte %d)", field, te.Value, display.JSONKind(te.Type), te.Offset)
 	case errors.As(err, &se):
 		return fmt.Errorf("malformed JSON at byte %d: %s", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
 	}
 	return errors.New(strings.TrimPrefix(err.Error(), "json: "))
-}
-
-// jsonKind names what JSON value a Go kind is decoded from.
-func jsonKind(k reflect.Kind) string {
-	switch k {
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.String:
-		return "a string"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Map, reflect.Struct, reflect.Pointer:
-		return "an object"
-	}
-	return "a number"
 }

@@ -2,6 +2,7 @@ package display
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -84,4 +85,24 @@ func TestBytes(t *testing.T) {
 func ExampleEscape() {
 	fmt.Println(Escape("Chapter 1\x1b[2J", false))
 	// Output: Chapter 1\x1b[2J
+}
+
+func TestJSONKind(t *testing.T) {
+	var p *[]int
+	cases := []struct {
+		v    any
+		want string
+	}{
+		{"", "a string"}, {3, "an integer"}, {uint8(3), "an integer"}, {1.5, "a number"}, {true, "true or false"},
+		{[]string{}, "a list"}, {[2]int{}, "a list"}, {struct{}{}, "an object"}, {map[string]int{}, "an object"},
+		{p, "a list"}, {func() {}, "another kind of value"},
+	}
+	for _, c := range cases {
+		if got := JSONKind(reflect.TypeOf(c.v)); got != c.want {
+			t.Errorf("JSONKind(%T) = %q, want %q", c.v, got, c.want)
+		}
+	}
+	if got := JSONKind(nil); got != "a value" {
+		t.Errorf("JSONKind(nil) = %q", got)
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -272,40 +271,13 @@ func jsonProblem(prefix string, err error) *Problem {
 		} else if f == "" {
 			f = prefix
 		}
-		return &Problem{Field: f, Msg: fmt.Sprintf("want %s, got JSON %s", jsonKindOf(te.Type), te.Value)}
+		return &Problem{Field: f, Msg: fmt.Sprintf("want %s, got JSON %s", display.JSONKind(te.Type), te.Value)}
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return &Problem{Field: prefix, Msg: fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, err)}
 	}
 	return &Problem{Field: prefix, Msg: fmt.Sprintf("malformed: %v", err)}
-}
-
-// jsonKindOf says in JSON's words what a Go type decodes from (messages
-// never show Go types).
-func jsonKindOf(t reflect.Type) string {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == nil {
-		return "a value"
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice, reflect.Array:
-		return "a list"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	}
-	return "another kind of value"
 }
 
 func truncate(s string, n int) string { return display.Truncate(s, n) }
