@@ -173,22 +173,6 @@ func FuseLayerNorms(m *Model) int {
 		}
 	}
 	g.Nodes = kept
-	// Drop the initializers (axes, ε) nothing reads any more.
-	read := make(map[string]bool)
-	for i := range g.Nodes {
-		for _, in := range g.Nodes[i].Inputs {
-			read[in] = true
-		}
-	}
-	for _, o := range g.Outputs {
-		read[o.Name] = true
-	}
-	ki := g.Initializers[:0]
-	for _, t := range g.Initializers {
-		if read[t.Name] {
-			ki = append(ki, t)
-		}
-	}
-	g.Initializers = ki
+	g.dropUnreadInitializers() // axes, ε nothing reads any more
 	return fused
 }

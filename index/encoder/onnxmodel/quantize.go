@@ -84,24 +84,7 @@ func QuantizeMatMuls(m *Model) (int, error) {
 		return 0, nil
 	}
 	foldBiases(g, inits)
-	// Drop the float weights nothing reads any more.
-	read := make(map[string]bool)
-	for i := range g.Nodes {
-		for _, in := range g.Nodes[i].Inputs {
-			read[in] = true
-		}
-	}
-	for _, o := range g.Outputs {
-		read[o.Name] = true
-	}
-	kept := g.Initializers[:0]
-	for _, t := range g.Initializers {
-		if !read[t.Name] {
-			continue
-		}
-		kept = append(kept, t)
-	}
-	g.Initializers = kept
+	g.dropUnreadInitializers() // the float weights
 	has := false
 	for _, d := range m.Domains {
 		if d.Domain == MSDomain {

@@ -326,15 +326,7 @@ func tensordot(e *shapeEval, readers map[string]int, r2 *Node) bool {
 // count as read) and the initializers nothing reads.
 func pruneDead(g *Graph) {
 	for {
-		read := make(map[string]bool)
-		for i := range g.Nodes {
-			for _, in := range g.Nodes[i].Inputs {
-				read[in] = true
-			}
-		}
-		for _, o := range g.Outputs {
-			read[o.Name] = true
-		}
+		read := g.readNames()
 		kept := g.Nodes[:0]
 		for _, nd := range g.Nodes {
 			live := false
@@ -348,14 +340,34 @@ func pruneDead(g *Graph) {
 		removed := len(g.Nodes) - len(kept)
 		g.Nodes = kept
 		if removed == 0 {
-			ki := g.Initializers[:0]
-			for _, t := range g.Initializers {
-				if read[t.Name] {
-					ki = append(ki, t)
-				}
-			}
-			g.Initializers = ki
+			g.dropUnreadInitializers()
 			return
 		}
 	}
+}
+
+// readNames returns the names some node reads, and the graph's outputs.
+func (g *Graph) readNames() map[string]bool {
+	read := make(map[string]bool)
+	for i := range g.Nodes {
+		for _, in := range g.Nodes[i].Inputs {
+			read[in] = true
+		}
+	}
+	for _, o := range g.Outputs {
+		read[o.Name] = true
+	}
+	return read
+}
+
+// dropUnreadInitializers drops the initializers no node reads.
+func (g *Graph) dropUnreadInitializers() {
+	read := g.readNames()
+	kept := g.Initializers[:0]
+	for _, t := range g.Initializers {
+		if read[t.Name] {
+			kept = append(kept, t)
+		}
+	}
+	g.Initializers = kept
 }
