@@ -186,14 +186,6 @@ func TestHealthAndStats(t *testing.T) {
 	}
 }
 
-func sentences(r askReply) string {
-	var b strings.Builder
-	for _, a := range r.Answers {
-		b.WriteString(a.Sentence + "|")
-	}
-	return b.String()
-}
-
 // TestEscaping checks that markup in the corpus leaves the API as
 // JSON-escaped text and that the page can only ever treat it as text.
 func TestEscaping(t *testing.T) {
