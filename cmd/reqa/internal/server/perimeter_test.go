@@ -182,7 +182,9 @@ func hostOK(host string) bool {
 	if i := strings.LastIndex(h, ":"); i >= 0 && !strings.HasSuffix(h, "]") && strings.Count(h, ":") == 1 {
 		h = h[:i]
 	} else if strings.HasPrefix(h, "[") {
-		if j := strings.Index(h, "]"); j >= 0 && (j == len(h)-1 || h[j+1] == ':') {
+		// "[addr]" or "[addr]:port"; a port holds no colon ("[::1]::" is
+		// malformed).
+		if j := strings.Index(h, "]"); j >= 0 && (j == len(h)-1 || h[j+1] == ':' && !strings.Contains(h[j+2:], ":")) {
 			h = h[1:j]
 		}
 	}
