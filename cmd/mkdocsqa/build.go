@@ -53,12 +53,16 @@ type SetSpec struct {
 	// SplitBy is "file" (each file names its half) or "section" (sections,
 	// starting at lines matching SectionStart, alternate tune, test, …
 	// across the set's files in order).
-	SplitBy      string `json:"split_by"`
-	SectionStart string `json:"section_start,omitempty"`
-	Files        []struct {
-		Path  string `json:"path"`
-		Split string `json:"split,omitempty"`
-	} `json:"files"`
+	SplitBy      string     `json:"split_by"`
+	SectionStart string     `json:"section_start,omitempty"`
+	Files        []FileSpec `json:"files"`
+}
+
+// FileSpec is one document of a set: its path inside the set and, when the
+// set is split by file, its half ("tune" or "test").
+type FileSpec struct {
+	Path  string `json:"path"`
+	Split string `json:"split,omitempty"`
 }
 
 // QuestionSpec is one line of SET.jsonl.
