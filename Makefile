@@ -170,7 +170,7 @@ DOCSQA_MODS   := go.etcd.io/bbolt@v1.4.0=h1:TU77id3TnN/zKr7CO/uk+fBCwF2jGcMuw2B/
                  github.com/yuin/goldmark@v1.7.8=h1:iERMLn0/QJeHFhxSt3p6PeN9mGnvIKSpG9YYorDMnic=
 DOCSQA_DEBS   := git-doc=1:2.39.5-0+deb12u3=3c89668a11053a6bafade3de1f611f4613db31e082af63f43d8c5b69ad8795ec \
                  bash-doc=5.2.15-2=2c1a353f7004d14ba81db19c253b958d2dd9582027650739c530fd50376a9d8b
-DOCSQA_FLAGS  ?=
+DOCSQA_FLAGS  ?= -allow-missing
 
 .PHONY: docsqa docsqa-src
 docsqa: $(DOCSQA_SRC)/.ok

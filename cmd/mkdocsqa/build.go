@@ -93,8 +93,12 @@ type DomainSummary struct {
 
 // Missing is a question dropped under AllowMissing.
 type Missing struct {
-	ID     string `json:"id"`
-	Set    string `json:"set"`
+	ID  string `json:"id"`
+	Set string `json:"set"`
+	// Split is the half the answer's place in the source file belongs to
+	// (found without the readers), so that a dropped question can be
+	// counted as a miss in its half.
+	Split  string `json:"split"`
 	Reason string `json:"reason"`
 }
 
@@ -160,6 +164,8 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 		}
 		refused := map[string]error{}
 		fileText := map[string]string{} // set/path → normalised raw text
+		fileUnits := map[string][]unit{}
+		fileRaw := map[string][]byte{}
 		sectionNo := 0
 		for _, f := range set.Files {
 			if err := ctx.Err(); err != nil {
@@ -172,6 +178,7 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 				return nil, fmt.Errorf("set %s: %w (run `make docsqa` to fetch the pinned sources)", set.Name, err)
 			}
 			fileText[key] = normalize(string(raw))
+			fileRaw[key] = raw
 			ds.Files++
 			var units []unit
 			switch set.SplitBy {
@@ -180,6 +187,7 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 			case "section":
 				units = sections(raw, regexp.MustCompile(set.SectionStart), key, &sectionNo)
 			}
+			fileUnits[key] = units
 			c, err := readDoc(path)
 			if err != nil {
 				if !cfg.AllowMissing {
@@ -251,7 +259,8 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 				if !cfg.AllowMissing {
 					return nil, fmt.Errorf("question %s: %w: %s", q.ID, ErrNoGold, reason)
 				}
-				sum.Missing = append(sum.Missing, Missing{ID: q.ID, Set: set.Name, Reason: reason})
+				line := answerLine(fileRaw[key], q.Answers)
+				sum.Missing = append(sum.Missing, Missing{ID: q.ID, Set: set.Name, Split: unitOf(fileUnits[key], fmt.Sprintf("%s:%d", key, line)).split, Reason: reason})
 				ds.Missing++
 				continue
 			}
@@ -356,6 +365,36 @@ func sections(raw []byte, start *regexp.Regexp, key string, n *int) []unit {
 		*n++
 	}
 	return units
+}
+
+// answerLine finds the line of raw where the first answer found starts,
+// normalising line by line (markup that spans lines aside, as normalize
+// does the whole text); 0 when it is not found.
+func answerLine(raw []byte, answers []string) int {
+	var b strings.Builder
+	var starts []int // offset in b where line i+1 starts
+	for _, l := range strings.Split(string(raw), "\n") {
+		starts = append(starts, b.Len())
+		if n := normalize(l); n != "" {
+			b.WriteString(n)
+			b.WriteByte(' ')
+		}
+	}
+	text := b.String()
+	for _, a := range answers {
+		i := strings.Index(text, normalize(a))
+		if i < 0 {
+			continue
+		}
+		line := 0
+		for j, st := range starts {
+			if st <= i {
+				line = j + 1
+			}
+		}
+		return line
+	}
+	return 0
 }
 
 // sourceLine reads the line out of a context source "path:LINE" (or

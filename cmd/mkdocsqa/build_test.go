@@ -162,7 +162,7 @@ func TestBuildAllowMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sum.Missing) != 1 || sum.Missing[0].ID != "g9" {
+	if len(sum.Missing) != 1 || sum.Missing[0].ID != "g9" || sum.Missing[0].Split != "tune" {
 		t.Fatalf("missing %+v, want g9", sum.Missing)
 	}
 	var missing []Missing
@@ -202,6 +202,21 @@ func TestNormalize(t *testing.T) {
 	for _, tt := range tests {
 		if got := normalize(tt.in); got != tt.want {
 			t.Errorf("normalize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestAnswerLine(t *testing.T) {
+	raw := []byte("<p>one\n\n<b>two</b>\nthree &amp; four</p>\nfive")
+	tests := []struct {
+		answer string
+		want   int
+	}{
+		{"one", 1}, {"two three", 3}, {"three & four", 4}, {"five", 5}, {"six", 0},
+	}
+	for _, tt := range tests {
+		if got := answerLine(raw, []string{tt.answer}); got != tt.want {
+			t.Errorf("answerLine(%q) = %d, want %d", tt.answer, got, tt.want)
 		}
 	}
 }
