@@ -3,6 +3,14 @@ module github.com/reqa/reqa
 go 1.26.8
 
 require (
+	github.com/go-pdf/fpdf v0.9.0
+	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0
+	github.com/yuin/goldmark v1.8.7
+	golang.org/x/net v0.62.0
+	golang.org/x/sys v0.49.0
+)
+
+require (
 	github.com/chewxy/math32 v1.10.1 // indirect
 	github.com/clems4ever/all-minilm-l6-v2-go v0.0.9 // indirect
 	github.com/coder/hnsw v0.6.1 // indirect
@@ -23,6 +31,5 @@ require (
 	github.com/yalue/onnxruntime_go v1.27.0 // indirect
 	go.etcd.io/bbolt v1.4.3 // indirect
 	golang.org/x/exp v0.0.0-20240506185415-9bf2ced13842 // indirect
-	golang.org/x/sys v0.29.0
 	golang.org/x/text v0.44.0 // indirect
 )

@@ -54,6 +54,13 @@ func Append(ctx context.Context, c *Corpus, path string, opt Options) (store.Met
 	if old.Dataset != "" {
 		return store.Meta{}, fmt.Errorf("append to %s: %w: the index was built from the ReQA dataset %s and evaluations check it holds exactly that dataset; rebuild it instead", path, ErrCannotAppend, old.Dataset)
 	}
+	if opt.Context == "" {
+		opt.Context = old.Context
+	}
+	choice := c.contextChoice(opt.Context)
+	if c, err = c.WithContexts(opt.Context); err != nil {
+		return store.Meta{}, fmt.Errorf("append: %w", err)
+	}
 	progress := opt.stageProgress
 
 	// BM25: tokenize the new texts with each tokenizer the index holds.
@@ -96,6 +103,9 @@ func Append(ctx context.Context, c *Corpus, path string, opt Options) (store.Met
 	meta.Contexts += len(c.Contexts)
 	meta.Sentences += len(c.Sentences)
 	meta.Sources = append(append([]string(nil), old.Sources...), c.Sources...)
+	if meta.Context == "" {
+		meta.Context = choice
+	}
 	meta.Fields = nil
 	if err := writeRecords(ctx, w, c, baseCtx, baseSent, opt.Progress); err != nil {
 		return store.Meta{}, fmt.Errorf("append: %w", err)

@@ -47,6 +47,10 @@ type Options struct {
 	// Waiting, if set, is called once when Append has to wait for another
 	// writer of the same index.
 	Waiting func()
+	// Context is what a context is for text read from documents (Markdown,
+	// HTML, PDF, plain text): one of ContextChoices, "" for DefaultContext
+	// (Append: the index's choice). See Corpus.WithContexts.
+	Context string
 }
 
 // stageProgress returns opt.Progress bound to one stage, or nil.
@@ -347,6 +351,11 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 	if len(c.Sentences) == 0 {
 		return store.Meta{}, errors.New("build: the corpus has no sentences")
 	}
+	choice := c.contextChoice(opt.Context)
+	c, err := c.WithContexts(opt.Context)
+	if err != nil {
+		return store.Meta{}, fmt.Errorf("build: %w", err)
+	}
 	progress := opt.stageProgress
 	w, err := store.Create(out)
 	if err != nil {
@@ -358,7 +367,7 @@ func Build(ctx context.Context, c *Corpus, out string, opt Options) (store.Meta,
 	}
 	meta := store.Meta{
 		Builder: opt.Builder, Contexts: len(c.Contexts), Sentences: len(c.Sentences),
-		Sources: c.Sources, Dataset: c.Dataset, DatasetDigest: c.Digest, BM25: opt.BM25,
+		Sources: c.Sources, Dataset: c.Dataset, DatasetDigest: c.Digest, Context: choice, BM25: opt.BM25,
 	}
 	// One tokenizer at a time: its two fields are built, written and
 	// dropped before the next tokenizer starts, so only one tokenizer's

@@ -68,6 +68,8 @@ type Corpus struct {
 	Dataset, Digest string
 	// Warnings collects non-fatal problems (skipped files and the like).
 	Warnings []string
+	// docs keeps the structure of the documents read (text.go).
+	docs *documents
 }
 
 // AddContext appends a context and returns its id.
@@ -272,7 +274,7 @@ func readDir(c *Corpus, root string) error {
 			return nil
 		}
 		switch strings.ToLower(filepath.Ext(strings.TrimSuffix(p, ".gz"))) {
-		case ".txt", ".text", ".md", ".markdown", ".jsonl":
+		case ".txt", ".text", ".md", ".markdown", ".jsonl", ".html", ".htm", ".pdf":
 			files = append(files, p)
 		}
 		return nil

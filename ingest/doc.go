@@ -2,10 +2,16 @@
 //
 // Readers turn files into a [Corpus] of contexts and their sentences:
 //
-//   - plain text and Markdown files or directories of them: a paragraph
-//     (a block separated by blank lines) is a context; in Markdown, headings
-//     become the titles of the paragraphs under them and fenced code is
-//     skipped;
+//   - documents — Markdown, HTML, PDF and plain text files, or directories
+//     of them — parsed by package ingest/document into sections (a heading
+//     and the blocks under it) whose paragraphs, list items, table rows
+//     (with their header), quotes and definitions are the candidates; code
+//     is never a candidate. A context's title is its heading path
+//     ("H1 › H2 › H3"), its source the anchor "file:line#slug" (PDF:
+//     "file:pPAGE#slug"); every sentence keeps its block kind and line (or
+//     page). What a context is — a section, a paragraph, a paragraph with
+//     its heading path, a window of sentences — is a build option
+//     ([Options].Context, [Corpus.WithContexts]);
 //   - JSONL: one {"id","title","text"} object per line, a line is a context;
 //   - SQuAD JSON (data[].paragraphs[].context), optionally gzipped;
 //   - a ReQA dataset directory (contexts, candidates and questions JSONL,
@@ -13,8 +19,8 @@
 //     as given.
 //
 // Everything but a ReQA dataset is split into sentences by package
-// index/sentence. Every sentence keeps its context, title and source
-// ("file:line").
+// index/sentence (a document block by block; a table row is one sentence).
+// Every sentence keeps its context, title and source ("file:line").
 //
 // [Build] tokenizes a corpus with each requested tokenizer, fills one BM25
 // field per tokenizer and document form (sentence + context, sentence alone)

@@ -46,8 +46,8 @@ func TestReadCorpusDirectory(t *testing.T) {
 	for i, tx := range texts {
 		if strings.HasPrefix(tx, "A keeper") {
 			found = true
-			if titles[i] != "Keepers" {
-				t.Errorf("Markdown heading not used as title: %q", titles[i])
+			if titles[i] != "Lighthouses › Keepers" {
+				t.Errorf("Markdown heading path not used as title: %q", titles[i])
 			}
 		}
 	}

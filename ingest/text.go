@@ -1,94 +1,262 @@
 package ingest
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/reqa/reqa/index/sentence"
+	"github.com/reqa/reqa/ingest/document"
 	"github.com/reqa/reqa/store"
 )
 
-var (
-	mdLink     = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
-	mdEmphasis = regexp.MustCompile("(\\*\\*|__|`)")
-	mdHeading  = regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$`)
+// Document kinds readDocument takes, as the reading layer names them.
+const (
+	KindMarkdown = "md"
+	KindHTML     = "html"
+	KindPDF      = "pdf"
+	KindText     = "txt"
 )
 
-// readText reads a plain text or Markdown file: each paragraph (lines up to
-// a blank line) is a context whose lines are joined with single spaces.
+// DocumentKind returns the document kind of a file name by its extension
+// (".gz" aside): md for .md/.markdown, html for .html/.htm/.xhtml, pdf for
+// .pdf, txt for .txt/.text; "" for anything else.
+func DocumentKind(name string) string {
+	switch strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.ToLower(name), ".gz"))) {
+	case ".md", ".markdown":
+		return KindMarkdown
+	case ".html", ".htm", ".xhtml":
+		return KindHTML
+	case ".pdf":
+		return KindPDF
+	case ".txt", ".text":
+		return KindText
+	}
+	return ""
+}
+
+// readText reads the file at path (decompressing ".gz") as a document of
+// the kind its name says, plain text when it says none (or when markdown is
+// false and the name says Markdown: an explicit plain-text request).
 func readText(c *Corpus, path string, markdown bool) error {
 	b, err := readAll(path)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
-	if err := checkUTF8(path, b); err != nil {
-		return err
+	kind := DocumentKind(path)
+	if kind == "" || (kind == KindMarkdown && !markdown) {
+		kind = KindText
 	}
-	if len(strings.TrimSpace(string(b))) == 0 {
-		return badInput(path, 0, "", "empty file (no text)")
+	return readDocument(c, path, kind, b)
+}
+
+// readDocument reads data, the bytes of the file name, as a document of kind
+// (KindMarkdown, KindHTML, KindPDF or KindText) into c: its structure is
+// kept (see [Corpus.WithContexts]); each group of blocks — a paragraph, a
+// list, a table, a definition list, a quote — becomes a context titled with
+// its heading path, each of its blocks' sentences a candidate (a table row
+// is one candidate), code blocks none. A file without a sentence is an
+// *InputError whose message starts with "empty".
+func readDocument(c *Corpus, name, kind string, data []byte) error {
+	var f document.Format
+	switch kind {
+	case KindMarkdown, "markdown":
+		f = document.Markdown
+	case KindHTML, "htm":
+		f = document.HTML
+	case KindPDF:
+		f = document.PDF
+	case KindText, "text":
+		f = document.Text
+	default:
+		return badInput(name, 0, "", "unsupported document kind %q (want md, html, pdf or txt)", kind)
 	}
-	title := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	lines := strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
-	var para []string
-	paraLine := 0
-	inFence := false
+	if f == document.Markdown || f == document.Text {
+		if err := checkUTF8(name, data); err != nil {
+			return err
+		}
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return badInput(name, 0, "", "empty file (no text)")
+	}
+	d, err := document.Parse(name, f, data)
+	if err != nil {
+		var de *document.Error
+		if errors.As(err, &de) {
+			msg := de.Msg
+			if de.Page > 0 {
+				msg = fmt.Sprintf("page %d: %s", de.Page, msg)
+			}
+			return badInput(name, de.Line, "", "%s", msg)
+		}
+		return badInput(name, 0, "", "%v", err)
+	}
 	before := len(c.Sentences)
-	flush := func() {
-		if len(para) > 0 {
-			text := strings.Join(para, " ")
-			c.AddSplitContext(store.Context{Title: title, Text: text, Source: fmt.Sprintf("%s:%d", path, paraLine)})
-		}
-		para = para[:0]
-	}
-	for i, l := range lines {
-		trimmed := strings.TrimSpace(l)
-		if markdown {
-			if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-				flush()
-				inFence = !inFence
-				continue
-			}
-			if inFence {
-				continue
-			}
-			if m := mdHeading.FindStringSubmatch(l); m != nil {
-				flush()
-				title = cleanMarkdown(m[2])
-				continue
-			}
-			if strings.HasPrefix(trimmed, "<!--") || trimmed == "---" || trimmed == "***" || strings.HasPrefix(trimmed, "|") {
-				flush()
-				continue
-			}
-			trimmed = cleanMarkdown(trimmed)
-		}
-		if trimmed == "" {
-			flush()
-			continue
-		}
-		if len(para) == 0 {
-			paraLine = i + 1
-		}
-		para = append(para, trimmed)
-	}
-	flush()
+	c.addDocument(d)
 	if len(c.Sentences) == before {
-		return badInput(path, 0, "", "empty file (no sentences)")
+		if f == document.PDF {
+			return badInput(name, 0, "", "empty file (no text found: a scanned PDF needs OCR first, e.g. ocrmypdf)")
+		}
+		return badInput(name, 0, "", "empty file (no sentences)")
 	}
 	return nil
 }
 
-// cleanMarkdown drops inline Markdown markup: links keep their text,
-// emphasis markers and code ticks go.
-func cleanMarkdown(s string) string {
-	s = mdLink.ReplaceAllString(s, "$1")
-	s = mdEmphasis.ReplaceAllString(s, "")
-	for _, p := range []string{"> ", "- ", "* ", "+ "} {
-		if strings.HasPrefix(s, p) {
-			s = s[len(p):]
-			break
+// documents is what a corpus keeps of its documents' structure so that
+// WithContexts can regroup their contexts.
+type documents struct {
+	n   int                   // documents read
+	ctx map[uint32]docContext // by context id
+	// formed is the context choice the contexts were formed with by
+	// WithContexts ("" while they are as read; ctx is then empty).
+	formed string
+}
+
+// docContext places a context read from a document.
+type docContext struct {
+	doc, section int    // document (in reading order) and section in it
+	path         string // heading path, "" before the first heading
+	// code holds the section's code blocks that come before the context
+	// (codeAfter: after it, when it is the section's last context); they
+	// are shown in section contexts, never candidates.
+	codeBefore, codeAfter string
+}
+
+var storeKinds = map[document.Kind]store.Kind{
+	document.Paragraph: store.KindParagraph, document.ListItem: store.KindListItem,
+	document.TableRow: store.KindTableRow, document.Quote: store.KindQuote,
+	document.Definition: store.KindDefinition,
+}
+
+// addDocument adds a parsed document's contexts and sentences to c.
+func (c *Corpus) addDocument(d *document.Document) {
+	if c.docs == nil {
+		c.docs = &documents{ctx: map[uint32]docContext{}}
+	}
+	c.docs.n++
+	base := strings.TrimSuffix(filepath.Base(d.Name), filepath.Ext(d.Name))
+	if strings.HasSuffix(strings.ToLower(d.Name), ".gz") {
+		base = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	for si, s := range d.Sections {
+		title := s.Heading()
+		if title == "" {
+			title = d.Title
+		}
+		if title == "" {
+			title = base
+		}
+		var code []string
+		last := -1
+		for i := 0; i < len(s.Blocks); {
+			b := s.Blocks[i]
+			if b.Kind == document.Code {
+				code = append(code, b.Text)
+				i++
+				continue
+			}
+			j := i + 1
+			for j < len(s.Blocks) && s.Blocks[j].Group == b.Group && s.Blocks[j].Kind != document.Code {
+				j++
+			}
+			tmpl := store.Context{Title: title, Doc: d.Name, Slug: s.Slug, Paged: d.Format == document.PDF}
+			for n, id := range c.addBlocks(tmpl, d, s, s.Blocks[i:j]) {
+				dc := docContext{doc: c.docs.n, section: si, path: s.Heading()}
+				if n == 0 {
+					dc.codeBefore = strings.Join(code, "\n")
+					code = nil
+				}
+				c.docs.ctx[id] = dc
+				last = int(id)
+			}
+			i = j
+		}
+		if len(code) > 0 && last >= 0 {
+			dc := c.docs.ctx[uint32(last)]
+			dc.codeAfter = strings.Join(code, "\n")
+			c.docs.ctx[uint32(last)] = dc
 		}
 	}
-	return strings.TrimSpace(s)
+}
+
+// addBlocks adds blocks of one group as contexts of at most MaxContextBytes
+// (cut between blocks; a longer block is cut between sentences as
+// AddSplitContext does) and returns their ids.
+func (c *Corpus) addBlocks(tmpl store.Context, d *document.Document, s document.Section, blocks []document.Block) []uint32 {
+	var ids []uint32
+	var text strings.Builder
+	var sents []store.Sentence
+	source := ""
+	emit := func() {
+		if len(sents) == 0 {
+			text.Reset()
+			return
+		}
+		ctx := tmpl
+		ctx.Text, ctx.Source = text.String(), source
+		id := c.AddContext(ctx)
+		for _, x := range sents {
+			x.ID, x.ContextID = uint32(len(c.Sentences)), id
+			c.Sentences = append(c.Sentences, x)
+		}
+		ids = append(ids, id)
+		text.Reset()
+		sents = sents[:0]
+	}
+	for _, b := range blocks {
+		spans := []sentence.Span{{Start: 0, End: len(b.Text)}}
+		if b.Kind != document.TableRow {
+			spans = sentence.English.Split(b.Text)
+		}
+		spans, cut := splitLongSentences(b.Text, spans, MaxSentenceBytes)
+		if cut > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %d sentences over %d bytes cut at white space", d.Anchor(s, b), cut, MaxSentenceBytes))
+		}
+		if len(spans) == 0 {
+			continue
+		}
+		line := uint32(max(b.Line, b.Page))
+		kind := storeKinds[b.Kind]
+		if text.Len() > 0 && text.Len()+1+len(b.Text) > MaxContextBytes {
+			emit()
+		}
+		if len(b.Text) <= MaxContextBytes {
+			if text.Len() == 0 {
+				source = d.Anchor(s, b)
+			} else {
+				text.WriteByte('\n')
+			}
+			off := text.Len()
+			text.WriteString(b.Text)
+			for _, sp := range spans {
+				sents = append(sents, store.Sentence{Start: off + sp.Start, End: off + sp.End, Kind: kind, Line: line})
+			}
+			continue
+		}
+		// A block longer than a context: consecutive windows of whole
+		// sentences, each a context.
+		emit()
+		var windows [][]sentence.Span
+		for i := 0; i < len(spans); {
+			j := i + 1
+			for j < len(spans) && spans[j].End-spans[i].Start <= MaxContextBytes {
+				j++
+			}
+			windows = append(windows, spans[i:j])
+			i = j
+		}
+		for n, w := range windows {
+			lo := w[0].Start
+			source = fmt.Sprintf("%s (part %d of %d)", d.Anchor(s, b), n+1, len(windows))
+			text.WriteString(b.Text[lo:w[len(w)-1].End])
+			for _, sp := range w {
+				sents = append(sents, store.Sentence{Start: sp.Start - lo, End: sp.End - lo, Kind: kind, Line: line})
+			}
+			emit()
+		}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: passage of %d bytes cut into %d contexts of at most %d bytes", d.Anchor(s, b), len(b.Text), len(windows), MaxContextBytes))
+	}
+	emit()
+	return ids
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -24,6 +25,10 @@ type Meta struct {
 	// was given the index of the very dataset it evaluates.
 	Dataset       string `json:"dataset,omitempty"`
 	DatasetDigest string `json:"dataset_digest,omitempty"`
+	// Context is the context choice structured documents were indexed with
+	// (package ingest's ContextSection and others), empty when the index
+	// holds none.
+	Context string `json:"context,omitempty"`
 	// BM25 holds the scoring parameters used by every field.
 	BM25 BM25Params `json:"bm25"`
 	// Fields describes each BM25 field held.
@@ -112,8 +117,19 @@ type Context struct {
 	Title string
 	// Text is the whole passage.
 	Text string
-	// Source names the file (and line) the context came from.
+	// Source names the file (and line) the context came from; for a
+	// structured document, where it starts: "file:line#slug" or
+	// "file:pPAGE#slug".
 	Source string
+	// Doc, Slug and Paged are set on contexts read from structured documents
+	// (Markdown, HTML, PDF, text) and empty otherwise (datasets, JSONL,
+	// SQuAD, and indexes built before them): Doc is the document's file
+	// name, Slug the GitHub-style anchor of the heading the context sits
+	// under (Title then holds the heading path, "H1 › H2 › H3"), and Paged
+	// says that its sentences' Line fields count PDF pages, not lines.
+	Doc   string
+	Slug  string
+	Paged bool
 }
 
 // Sentence is one answer candidate: a span of its context.
@@ -127,6 +143,65 @@ type Sentence struct {
 	Start, End int
 	// ExtID is the candidate's id in its source dataset, if any.
 	ExtID string
+	// Kind is the kind of block the sentence comes from in a structured
+	// document (KindText elsewhere) and Line the 1-based line (PDF: page) it
+	// starts on, 0 when unknown. See Anchor.
+	Kind Kind
+	Line uint32
+}
+
+// Kind is the kind of document block a sentence comes from.
+type Kind uint8
+
+// Block kinds. KindText is a sentence of a context without structure (a
+// dataset's, a JSONL line's, or one stored before kinds were).
+const (
+	KindText Kind = iota
+	KindParagraph
+	KindListItem
+	KindTableRow
+	KindQuote
+	KindDefinition
+	numKinds
+)
+
+var kindNames = [numKinds]string{"text", "paragraph", "list-item", "table-row", "quote", "definition"}
+
+// String returns the kind's name: "text", "paragraph", "list-item",
+// "table-row", "quote" or "definition".
+func (k Kind) String() string {
+	if k < numKinds {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// ParseKind returns the kind named name.
+func ParseKind(name string) (Kind, bool) {
+	for i, n := range kindNames {
+		if n == name {
+			return Kind(i), true
+		}
+	}
+	return 0, false
+}
+
+// Anchor names where the sentence is in its source: for a structured
+// document "file:line#slug" or "file:pPAGE#slug" (the slug left out when
+// empty), else its context's Source.
+func (s Sentence) Anchor(c Context) string {
+	if c.Doc == "" || s.Line == 0 {
+		return c.Source
+	}
+	a := c.Doc + ":"
+	if c.Paged {
+		a += "p"
+	}
+	a += strconv.FormatUint(uint64(s.Line), 10)
+	if c.Slug != "" {
+		a += "#" + c.Slug
+	}
+	return a
 }
 
 // Text returns the sentence's text cut from its context.
@@ -174,17 +249,39 @@ func (d *decoder) string() string {
 	return s
 }
 
+// Records grew fields over time; a record ends after the last field it
+// holds and a reader takes the missing ones as zero, so every older record
+// reads as it did (and readers that predate a field skip it). A context
+// holds ExtID, Title, Text, Source [, Doc, Slug, flags]; a sentence
+// ContextID, Start, length, ExtID [, Kind, Line]. The bracketed fields are
+// written only when one of them is set, so records without them are
+// byte-identical to those written before they existed.
+
 func (c Context) encode() []byte {
 	b := appendString(nil, c.ExtID)
 	b = appendString(b, c.Title)
 	b = appendString(b, c.Text)
-	return appendString(b, c.Source)
+	b = appendString(b, c.Source)
+	if c.Doc != "" || c.Slug != "" || c.Paged {
+		b = appendString(b, c.Doc)
+		b = appendString(b, c.Slug)
+		var flags uint64
+		if c.Paged {
+			flags |= 1
+		}
+		b = binary.AppendUvarint(b, flags)
+	}
+	return b
 }
 
 func (c *Context) decode(id uint32, p []byte) error {
 	d := decoder{b: p}
 	c.ID = id
 	c.ExtID, c.Title, c.Text, c.Source = d.string(), d.string(), d.string(), d.string()
+	if d.err == nil && len(d.b) > 0 {
+		c.Doc, c.Slug = d.string(), d.string()
+		c.Paged = d.uvarint()&1 != 0
+	}
 	if d.err != nil {
 		return fmt.Errorf("context %d: %w", id, d.err)
 	}
@@ -195,7 +292,12 @@ func (s Sentence) encode() []byte {
 	b := binary.AppendUvarint(nil, uint64(s.ContextID))
 	b = binary.AppendUvarint(b, uint64(s.Start))
 	b = binary.AppendUvarint(b, uint64(s.End-s.Start))
-	return appendString(b, s.ExtID)
+	b = appendString(b, s.ExtID)
+	if s.Kind != KindText || s.Line != 0 {
+		b = binary.AppendUvarint(b, uint64(s.Kind))
+		b = binary.AppendUvarint(b, uint64(s.Line))
+	}
+	return b
 }
 
 func (s *Sentence) decode(id uint32, p []byte) error {
@@ -205,6 +307,13 @@ func (s *Sentence) decode(id uint32, p []byte) error {
 	s.Start = int(d.uvarint())
 	s.End = s.Start + int(d.uvarint())
 	s.ExtID = d.string()
+	if d.err == nil && len(d.b) > 0 {
+		k, line := d.uvarint(), d.uvarint()
+		if d.err == nil && (k >= uint64(numKinds) || line > 1<<32-1) {
+			d.err = fmt.Errorf("kind %d or line %d out of range: %w", k, line, ErrCorrupt)
+		}
+		s.Kind, s.Line = Kind(k), uint32(line)
+	}
 	if d.err != nil {
 		return fmt.Errorf("sentence %d: %w", id, d.err)
 	}

@@ -1,0 +1,19 @@
+// Package document parses Markdown, HTML, PDF and plain text into a
+// structured [Document]: sections that start at headings, each with its
+// heading path (H1 › H2 › H3) and GitHub-style slug, holding blocks
+// (paragraphs, list items, table rows carrying their header, quotes,
+// definitions, and code, which is kept for display but is never an answer
+// candidate), each with the line (or PDF page) it starts on.
+//
+// The readers stand on well-kept parsers: Markdown on goldmark (CommonMark
+// with GFM tables and strikethrough; YAML/TOML front matter skipped; inline
+// and block HTML read by the HTML reader), HTML on golang.org/x/net/html's
+// tokenizer (script, style, template, nav, head and similar elements
+// skipped, entities decoded, pre never a candidate), and PDF on the pure-Go
+// github.com/ledongthuc/pdf (text rebuilt into lines from glyph positions,
+// hyphenation and hard line wraps rejoined, larger type taken as headings).
+//
+// Bad input is reported as an [*Error] naming the file and line or page;
+// no input makes a reader panic (a parser's panic is turned into an
+// [*Error]).
+package document

@@ -1,0 +1,314 @@
+package document
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Format names an input format.
+type Format string
+
+// The formats Parse reads.
+const (
+	Markdown Format = "md"
+	HTML     Format = "html"
+	PDF      Format = "pdf"
+	Text     Format = "txt"
+)
+
+// Kind says what a block is.
+type Kind string
+
+// Block kinds. Every kind but Code is an answer candidate.
+const (
+	Paragraph  Kind = "paragraph"
+	ListItem   Kind = "list-item"
+	TableRow   Kind = "table-row"
+	Quote      Kind = "quote"
+	Definition Kind = "definition"
+	Code       Kind = "code"
+)
+
+// Candidate reports whether blocks of kind k hold answer candidates.
+func (k Kind) Candidate() bool { return k != Code }
+
+// Block is a run of text of one kind: a paragraph, one list item, one table
+// row, a quoted paragraph, a definition, or a code block.
+type Block struct {
+	Kind Kind
+	// Text is the block's text with inline markup removed and white space
+	// collapsed (Code keeps its lines). A table row reads
+	// "Header1: cell1; Header2: cell2", a definition "term: definition".
+	Text string
+	// Line is the 1-based line the block starts on, 0 when unknown (PDF).
+	Line int
+	// Page is the 1-based PDF page the block starts on, 0 for other formats.
+	Page int
+	// Group is shared by the blocks of one list, table, definition list or
+	// quote, and unique to a lone paragraph or code block: a paragraph in
+	// the sense of "text between blank lines".
+	Group int
+}
+
+// Section is a heading and the blocks under it up to the next heading.
+type Section struct {
+	// Path is the heading path, outermost first (H1 › H2 › H3); empty for
+	// the blocks before the first heading.
+	Path []string
+	// Slug is the GitHub-style anchor of the section's heading ("" before
+	// the first heading); repeated headings get "-1", "-2"… as on GitHub.
+	// An HTML heading with an id attribute uses the id.
+	Slug string
+	// Level is the heading level, 1–6 (0 before the first heading).
+	Level int
+	// Line and Page locate the heading, as in Block.
+	Line, Page int
+	Blocks     []Block
+}
+
+// Heading returns the heading path joined with " › ".
+func (s Section) Heading() string { return strings.Join(s.Path, PathSep) }
+
+// PathSep joins the headings of a heading path.
+const PathSep = " › "
+
+// Document is a parsed file.
+type Document struct {
+	// Name is the file name given to the parser, used in anchors and errors.
+	Name   string
+	Format Format
+	// Title is the document's title: the HTML <title>, else the first H1,
+	// else "".
+	Title string
+	// Sections in document order; sections without blocks are kept (their
+	// headings belong to the paths of the sections under them).
+	Sections []Section
+}
+
+// Anchor names where a block is: "name:line#slug" (Markdown, HTML, text)
+// or "name:pPAGE#slug" (PDF); the slug is left out when empty.
+func (d *Document) Anchor(s Section, b Block) string {
+	var a string
+	switch {
+	case b.Page > 0:
+		a = d.Name + ":p" + strconv.Itoa(b.Page)
+	case b.Line > 0:
+		a = d.Name + ":" + strconv.Itoa(b.Line)
+	default:
+		a = d.Name
+	}
+	if s.Slug != "" {
+		a += "#" + s.Slug
+	}
+	return a
+}
+
+// ErrMalformed is wrapped by every *Error.
+var ErrMalformed = errors.New("malformed document")
+
+// Error reports a document that cannot be read, at a line or page when known.
+type Error struct {
+	Name       string
+	Line, Page int
+	Msg        string
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.Page > 0:
+		return fmt.Sprintf("%s: page %d: %s", e.Name, e.Page, e.Msg)
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", e.Name, e.Line, e.Msg)
+	}
+	return e.Name + ": " + e.Msg
+}
+
+// Unwrap makes errors.Is(err, ErrMalformed) true.
+func (e *Error) Unwrap() error { return ErrMalformed }
+
+// Parse reads data, the contents of the file name, in format f.
+func Parse(name string, f Format, data []byte) (*Document, error) {
+	switch f {
+	case Markdown:
+		return ParseMarkdown(name, data)
+	case HTML:
+		return ParseHTML(name, data)
+	case PDF:
+		return ParsePDF(name, data)
+	case Text:
+		return ParseText(name, data)
+	}
+	return nil, fmt.Errorf("%s: unknown document format %q", name, f)
+}
+
+// maxNesting bounds how deep the readers follow nested structure (lists in
+// lists, quotes in quotes, elements in elements); deeper content is read as
+// text of the enclosing block. Real documents stay far below it.
+const maxNesting = 64
+
+// builder assembles a Document: headings open sections, blocks go to the
+// current one.
+type builder struct {
+	doc   *Document
+	stack []string // heading texts by level-1; "" for a skipped level
+	slugs map[string]int
+	group int
+}
+
+func newBuilder(name string, f Format) *builder {
+	return &builder{doc: &Document{Name: name, Format: f}, slugs: map[string]int{}}
+}
+
+// heading starts a section. id, if not empty, is used as the slug.
+func (b *builder) heading(level int, text, id string, line, page int) {
+	text = collapse(text)
+	if text == "" {
+		return
+	}
+	level = min(max(level, 1), 6)
+	if level == 1 && b.doc.Title == "" && b.doc.Format != HTML {
+		b.doc.Title = text
+	}
+	if len(b.stack) >= level {
+		b.stack = b.stack[:level-1]
+	}
+	for len(b.stack) < level-1 {
+		b.stack = append(b.stack, "")
+	}
+	b.stack = append(b.stack, text)
+	var path []string
+	for _, h := range b.stack {
+		if h != "" {
+			path = append(path, h)
+		}
+	}
+	slug := id
+	if slug == "" {
+		slug = b.slug(text)
+	}
+	b.doc.Sections = append(b.doc.Sections, Section{Path: path, Slug: slug, Level: level, Line: line, Page: page})
+}
+
+// slug returns GitHub's anchor for a heading: lower case, punctuation
+// dropped but for '-' and '_', spaces as '-', and "-N" added to the N-th
+// repeat.
+func (b *builder) slug(text string) string {
+	s := Slug(text)
+	n := b.slugs[s]
+	b.slugs[s] = n + 1
+	if n > 0 {
+		return s + "-" + strconv.Itoa(n)
+	}
+	return s
+}
+
+// Slug returns the GitHub-style anchor of a heading (without the "-N" that
+// GitHub adds to repeated headings).
+func Slug(heading string) string {
+	var sb strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			sb.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			sb.WriteRune(r)
+		}
+	}
+	return sb.String()
+}
+
+// newGroup returns a fresh group number.
+func (b *builder) newGroup() int {
+	b.group++
+	return b.group
+}
+
+// block adds a block to the current section; text is collapsed (but for
+// code) and empty blocks are dropped. group 0 means a group of its own.
+func (b *builder) block(kind Kind, text string, line, page, group int) {
+	if kind == Code {
+		text = strings.Trim(strings.ToValidUTF8(text, "\uFFFD"), "\n")
+		if strings.TrimSpace(text) == "" {
+			return
+		}
+	} else if text = collapse(text); text == "" {
+		return
+	}
+	if group == 0 {
+		group = b.newGroup()
+	}
+	if len(b.doc.Sections) == 0 {
+		b.doc.Sections = append(b.doc.Sections, Section{})
+	}
+	s := &b.doc.Sections[len(b.doc.Sections)-1]
+	s.Blocks = append(s.Blocks, Block{Kind: kind, Text: text, Line: line, Page: page, Group: group})
+}
+
+// collapse trims s and turns every run of white space into one space.
+func collapse(s string) string {
+	var sb strings.Builder
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) || r == '\u00a0' {
+			space = sb.Len() > 0
+			continue
+		}
+		if space {
+			sb.WriteByte(' ')
+			space = false
+		}
+		sb.WriteRune(r)
+	}
+	return sb.String()
+}
+
+// tableRow renders a table row with its header: "H1: c1; H2: c2". Cells
+// under an empty header, or past the header's width, read as themselves;
+// empty cells are left out.
+func tableRow(header, cells []string) string {
+	var parts []string
+	for i, c := range cells {
+		c = collapse(c)
+		if c == "" {
+			continue
+		}
+		if i < len(header) && header[i] != "" && header[i] != c {
+			parts = append(parts, header[i]+": "+c)
+		} else {
+			parts = append(parts, c)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// lineIndex maps byte offsets to 1-based line numbers.
+type lineIndex []int // offsets of line starts
+
+func newLineIndex(src []byte) lineIndex {
+	idx := lineIndex{0}
+	for i, c := range src {
+		if c == '\n' {
+			idx = append(idx, i+1)
+		}
+	}
+	return idx
+}
+
+func (l lineIndex) line(off int) int {
+	if off < 0 {
+		return 0
+	}
+	lo, hi := 0, len(l)
+	for hi-lo > 1 {
+		m := (lo + hi) / 2
+		if l[m] <= off {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return lo + 1
+}

@@ -1,0 +1,54 @@
+package document
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// fuzzParse parses data and checks the outcome: never a panic; an error is
+// an *Error naming the file; a document satisfies checkDocument.
+func fuzzParse(t *testing.T, f Format, data []byte) {
+	d, err := Parse("in", f, data)
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) || !errors.Is(err, ErrMalformed) || e.Name != "in" || e.Msg == "" {
+			t.Fatalf("error %T %v is not an *Error naming the file", err, err)
+		}
+		return
+	}
+	checkDocument(t, d)
+}
+
+func addFixtures(f *testing.F, names ...string) {
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join("testdata", n))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
+
+func FuzzMarkdown(f *testing.F) {
+	addFixtures(f, "guide.md")
+	for _, s := range []string{"", "# h\n\ntext", "---\na: b\n---\n", "| a |\n|---|\n| b |", "<div>\n*x*\n</div>", "> > - 1. `c`\n", "__init__ __x__ _y_", "[a]: b\n[a]"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, Markdown, data) })
+}
+
+func FuzzHTML(f *testing.F) {
+	addFixtures(f, "manual.html")
+	for _, s := range []string{"", "<h1>a</h1><p>b", "<table><tr><th>a<td>b", "<dl><dt>t<dd>d", "<pre>x</pre>", "<head><title>t</title>", "<ul><li><ul><li>x", "\xff\xfe<\x00p\x00>"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, HTML, data) })
+}
+
+func FuzzPDF(f *testing.F) {
+	f.Add(manualPDF(f))
+	f.Add([]byte("%PDF-1.4\n%%EOF"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, PDF, data) })
+}

@@ -1,0 +1,116 @@
+package document
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestHTMLManualPage reads testdata/manual.html, a manual page in the shape
+// of man2html or pandoc output, into sections with heading paths.
+func TestHTMLManualPage(t *testing.T) {
+	d := parseFile(t, "manual.html", HTML)
+	if d.Title != "frob(1) — Frobnicator Manual" {
+		t.Errorf("title %q", d.Title)
+	}
+	var paths []string
+	for _, s := range d.Sections {
+		paths = append(paths, s.Heading()+"#"+s.Slug)
+	}
+	if got, want := strings.Join(paths, "\n"), strings.Join([]string{
+		"frob(1)#frob1",
+		"frob(1) › NAME#name",
+		"frob(1) › DESCRIPTION#description",
+		"frob(1) › DESCRIPTION › Exit status#exit-status",
+		"frob(1) › OPTIONS#options",
+	}, "\n"); got != want {
+		t.Errorf("sections\n%s\nwant\n%s", got, want)
+	}
+	blocks := flatten(d)
+	for _, tc := range []struct {
+		text string
+		kind Kind
+		path string
+		line int
+	}{
+		{"frob – frobnicate files & directories", Paragraph, "frob(1) › NAME", 13},
+		{"The frob command rewrites each file in place. It keeps a backup unless told otherwise.", Paragraph, "frob(1) › DESCRIPTION", 15},
+		{"Zero when every file was frobnicated.", ListItem, "frob(1) › DESCRIPTION › Exit status", 23},
+		{"One when a file could not be read.", ListItem, "frob(1) › DESCRIPTION › Exit status", 24},
+		{"-n, --dry-run: Show what would change without writing anything.", Definition, "frob(1) › OPTIONS", 29},
+		{"--level N: Frobnicate N times.", Definition, "frob(1) › OPTIONS", 31},
+		{"Variable: FROB_HOME; Effect: Where backups are kept.", TableRow, "frob(1) › OPTIONS", 36},
+		{"Variable: FROB_QUIET; Effect: Silences all warnings.", TableRow, "frob(1) › OPTIONS", 37},
+		{"Frobnication cannot be undone without a backup.", Quote, "frob(1) › OPTIONS", 41},
+	} {
+		b := find(t, blocks, tc.text)
+		if b.text != tc.text || b.kind != tc.kind || b.path != tc.path || b.line != tc.line {
+			t.Errorf("got %+v\nwant %+v", b, tc)
+		}
+	}
+	if b := find(t, blocks, "pre blocks are not candidates"); b.kind != Code || !strings.Contains(b.text, "$ frob --all notes.txt\n") {
+		t.Errorf("pre block %+v", b)
+	}
+	candidatesLack(t, d, "frob --all")
+	for _, skipped := range []string{"font-family", "not text", "notText", "script is not", "template is not", "NAME OPTIONS"} {
+		absent(t, d, skipped)
+	}
+	s := d.Sections[4]
+	if a := d.Anchor(s, s.Blocks[0]); a != "manual.html:29#options" {
+		t.Errorf("anchor %q", a)
+	}
+}
+
+// TestHTMLConstructs checks small inputs, one construct each.
+func TestHTMLConstructs(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []string // "kind|path|text" per block
+	}{
+		{"implicit li and p", "<ul><li>one<li>two</ul><p>a<p>b", []string{"list-item||one", "list-item||two", "paragraph||a", "paragraph||b"}},
+		{"nested list", "<ol><li>outer<ul><li>inner</li></ul></li><li>last</li></ol>", []string{"list-item||outer", "list-item||inner", "list-item||last"}},
+		{"heading inline markup", "<h2>The <code>go</code> <em>command</em></h2><p>x</p>", []string{"paragraph|The go command|x"}},
+		{"br and entities", "<p>a<br>b&nbsp;c &lt;d&gt; &amp;amp;</p>", []string{"paragraph||a b c <d> &amp;"}},
+		{"row header cells", "<table><tr><th>Key</th><td>value</td></tr></table>", []string{"table-row||Key: value"}},
+		{"header-only table", "<table><tr><th>only</th><th>header</th></tr></table>", []string{"table-row||only; header"}},
+		{"nested table", "<table><tr><th>A</th></tr><tr><td>x<table><tr><td>in</td></tr></table></td></tr></table>", []string{"table-row||in", "table-row||A: x"}},
+		{"unclosed head", "<html><head><title>T</title><body><p>body text</p>", []string{"paragraph||body text"}},
+		{"dd without dt", "<dl><dd>lonely</dd></dl>", []string{"definition||lonely"}},
+		{"skips", "<nav>menu</nav><svg><text>draw</text></svg><noscript>ns</noscript><form><button>b</button>field</form>", []string{"paragraph||field"}},
+		{"windows-1252", "<meta charset=\"windows-1252\"><p>caf\xe9</p>", []string{"paragraph||café"}},
+		{"heading id slug", "<h1 id=\"Intro_x\">Intro</h1><p>y</p>", []string{"paragraph|Intro|y"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := ParseHTML("t.html", []byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkDocument(t, d)
+			var gotBlocks []string
+			for _, b := range flatten(d) {
+				gotBlocks = append(gotBlocks, string(b.kind)+"|"+b.path+"|"+b.text)
+			}
+			if strings.Join(gotBlocks, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(gotBlocks, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestHTMLHostile checks deep nesting and huge tables.
+func TestHTMLHostile(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"deep divs", strings.Repeat("<div>", 100000) + "deep text" + strings.Repeat("</div>", 100000), "deep text"},
+		{"deep tables", strings.Repeat("<table><tr><td>", 5000) + "cell", "cell"},
+		{"wide table", "<table><tr>" + strings.Repeat("<th>h</th>", 5000) + "</tr><tr>" + strings.Repeat("<td>v</td>", 5000) + "</tr></table>", "h: v; h: v"},
+		{"unclosed pre", "<p>before</p><pre>code", "before"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := ParseHTML("t.html", []byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkDocument(t, d)
+			find(t, flatten(d), tc.want)
+		})
+	}
+}

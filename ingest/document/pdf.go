@@ -1,0 +1,499 @@
+package document
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ledongthuc/pdf"
+)
+
+// ParsePDF reads the text of a PDF with the pure-Go github.com/ledongthuc/pdf:
+// glyphs are put back into lines by their positions (a space where the gap
+// between two glyphs is wider than a fifth of the type size), lines into
+// paragraphs (a new one after a wider vertical gap, a first-line indent or
+// a change of type size), a word hyphenated at a line end is rejoined and
+// the other line ends become spaces. Lines in type clearly larger than the
+// body text's and short enough are headings (the largest size is level 1).
+// A line holding only a number (a page number) is dropped. Blocks carry
+// their page; there are no line numbers. An encrypted PDF (one that needs a
+// password), one the parser cannot read, or a page it cannot read is an
+// *Error naming the page; a PDF without text (scanned pages) reads as a
+// document without blocks.
+func ParsePDF(name string, data []byte) (d *Document, err error) {
+	defer recoverError(name, &err)
+	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, &Error{Name: name, Msg: "pdf: " + err.Error()}
+	}
+	var lines []pdfLine
+	for p := 1; p <= r.NumPage(); p++ {
+		ls, more, err := pageLines(r, p)
+		if err != nil {
+			return nil, &Error{Name: name, Page: p, Msg: "pdf: " + err.Error()}
+		}
+		if !more {
+			break // a page count larger than the page tree
+		}
+		lines = append(lines, ls...)
+	}
+	b := newBuilder(name, PDF)
+	pdfBlocks(b, lines)
+	return b.doc, nil
+}
+
+type pdfLine struct {
+	page int
+	text string
+	size float64 // type size
+	x, y float64 // start of the line
+}
+
+// pageLines returns page p's text lines in content order; more is false
+// when the page does not exist.
+func pageLines(r *pdf.Reader, p int) (lines []pdfLine, more bool, err error) {
+	defer func() {
+		if e := recover(); e != nil {
+			lines, err = nil, fmt.Errorf("cannot read the page: %v", e)
+		}
+	}()
+	pg := r.Page(p)
+	if pg.V.IsNull() {
+		return nil, false, nil
+	}
+	glyphs := pageGlyphs(pg)
+	var cur *pdfLine
+	var sb strings.Builder
+	var lastEnd, lastSize float64
+	lastSpace := true
+	end := func() {
+		if cur != nil {
+			cur.text = strings.TrimSpace(sb.String())
+			if cur.text != "" {
+				lines = append(lines, *cur)
+			}
+		}
+		cur = nil
+		sb.Reset()
+	}
+	for _, g := range glyphs {
+		size := math.Abs(g.size)
+		if size == 0 || math.IsNaN(size) || math.IsInf(size, 0) {
+			size = 1
+		}
+		w := g.w
+		if w <= 0 || math.IsNaN(w) {
+			w = 0
+		}
+		if cur == nil || math.Abs(g.y-cur.y) > 0.4*math.Max(size, lastSize) || g.x < lastEnd-2*size {
+			end()
+			cur = &pdfLine{page: p, size: size, x: g.x, y: g.y}
+			lastSpace = true
+		} else if gap := g.x - lastEnd; gap > 0.15*math.Max(size, lastSize) && !lastSpace && g.s != " " {
+			sb.WriteByte(' ')
+		}
+		cur.size = math.Max(cur.size, size)
+		sb.WriteString(ligatures.Replace(g.s))
+		lastSpace = strings.TrimSpace(g.s) == ""
+		lastEnd, lastSize = g.x+w, size
+	}
+	end()
+	return lines, true, nil
+}
+
+// pdfBlocks turns lines into headings and paragraphs.
+func pdfBlocks(b *builder, lines []pdfLine) {
+	// The body size is the size of most characters.
+	count := map[float64]int{}
+	for _, l := range lines {
+		count[round1(l.size)] += utf8.RuneCountInString(l.text)
+	}
+	body, most := 0.0, -1
+	for s, n := range count {
+		if n > most || n == most && s < body {
+			body, most = s, n
+		}
+	}
+	isHeading := func(l pdfLine) bool {
+		return round1(l.size) >= body*1.15 && utf8.RuneCountInString(l.text) <= 150 && strings.IndexFunc(l.text, unicode.IsLetter) >= 0
+	}
+	var sizes []float64
+	seen := map[float64]bool{}
+	for _, l := range lines {
+		if s := round1(l.size); isHeading(l) && !seen[s] {
+			seen[s] = true
+			sizes = append(sizes, s)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(sizes)))
+	level := func(s float64) int {
+		for i, x := range sizes {
+			if x == s {
+				return min(i+1, 6)
+			}
+		}
+		return 6
+	}
+
+	var para strings.Builder
+	var paraPage int
+	var prev *pdfLine
+	var head []pdfLine
+	flushPara := func() {
+		if para.Len() > 0 {
+			text, kind := para.String(), Paragraph
+			if r, n := utf8.DecodeRuneInString(text); bullets[r] && n < len(text) && text[n] == ' ' {
+				text, kind = text[n+1:], ListItem
+			}
+			b.block(kind, text, 0, paraPage, 0)
+		}
+		para.Reset()
+	}
+	flushHead := func() {
+		if len(head) > 0 {
+			var t []string
+			for _, h := range head {
+				t = append(t, h.text)
+			}
+			b.heading(level(round1(head[0].size)), strings.Join(t, " "), "", 0, head[0].page)
+		}
+		head = head[:0]
+	}
+	running := runningLines(lines)
+	compounds := hyphenated(lines)
+	for i := range lines {
+		l := lines[i]
+		if isPageNumber(l.text) || running[i] {
+			continue
+		}
+		if isHeading(l) {
+			flushPara()
+			if len(head) > 0 && (round1(head[0].size) != round1(l.size) || head[0].page != l.page) {
+				flushHead()
+			}
+			head = append(head, l)
+			prev = &lines[i]
+			continue
+		}
+		flushHead()
+		var newPara bool
+		if prev != nil && prev.page != l.page {
+			// A paragraph goes on over a page break when it did not end a
+			// sentence and the text goes on in the same type.
+			last, _ := utf8.DecodeLastRuneInString(para.String())
+			newPara = para.Len() == 0 || strings.ContainsRune(".!?:", last) || round1(prev.size) != round1(l.size)
+		} else {
+			newPara = prev == nil || round1(prev.size) != round1(l.size) ||
+				prev.y-l.y > 1.6*l.size || prev.y < l.y || l.x > prev.x+0.8*l.size
+		}
+		if newPara {
+			flushPara()
+			paraPage = l.page
+			para.WriteString(l.text)
+		} else {
+			joinLine(&para, l.text, compounds)
+		}
+		prev = &lines[i]
+	}
+	flushHead()
+	flushPara()
+}
+
+// runningLines marks running headers and footers: a page's first or last
+// line whose text, digits aside, is the first or last line of at least
+// two other pages too.
+func runningLines(lines []pdfLine) map[int]bool {
+	key := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if unicode.IsDigit(r) || unicode.IsSpace(r) {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	var edges []int // indexes of the first and last lines of each page
+	for i, l := range lines {
+		if isPageNumber(l.text) {
+			continue
+		}
+		if len(edges) == 0 || lines[edges[len(edges)-1]].page != l.page {
+			edges = append(edges, i)
+		}
+	}
+	for i := range lines {
+		if i+1 == len(lines) || lines[i+1].page != lines[i].page {
+			j := i
+			for j >= 0 && lines[j].page == lines[i].page && isPageNumber(lines[j].text) {
+				j--
+			}
+			if j >= 0 && lines[j].page == lines[i].page {
+				edges = append(edges, j)
+			}
+		}
+	}
+	pages := map[string]map[int]bool{}
+	for _, i := range edges {
+		k := key(lines[i].text)
+		if pages[k] == nil {
+			pages[k] = map[int]bool{}
+		}
+		pages[k][lines[i].page] = true
+	}
+	out := map[int]bool{}
+	for _, i := range edges {
+		if k := key(lines[i].text); k != "" && len(pages[k]) >= 3 {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// joinLine appends a wrapped line to a paragraph: a word hyphenated at the
+// end of the previous line is rejoined ("configu-" + "ration"), unless the
+// document writes the hyphenated word on one line elsewhere (compounds
+// holds those, lower-cased: "well-known" stays whole); other line ends
+// become a space.
+func joinLine(para *strings.Builder, next string, compounds map[string]bool) {
+	s := para.String()
+	last, _ := utf8.DecodeLastRuneInString(s)
+	if last == '\u00ad' {
+		para.Reset()
+		para.WriteString(strings.TrimSuffix(s, "\u00ad"))
+		para.WriteString(next)
+		return
+	}
+	if last == '-' && len(s) >= 2 {
+		before, _ := utf8.DecodeLastRuneInString(s[:len(s)-1])
+		first, _ := utf8.DecodeRuneInString(next)
+		if unicode.IsLetter(before) && unicode.IsLower(first) {
+			head := s[strings.LastIndexFunc(s[:len(s)-1], func(r rune) bool { return !unicode.IsLetter(r) && r != '-' })+1:]
+			tail := next
+			if i := strings.IndexFunc(next, func(r rune) bool { return !unicode.IsLetter(r) }); i >= 0 {
+				tail = next[:i]
+			}
+			para.Reset()
+			if compounds[strings.ToLower(head+tail)] {
+				para.WriteString(s)
+			} else {
+				para.WriteString(s[:len(s)-1])
+			}
+			para.WriteString(next)
+			return
+		}
+	}
+	para.WriteByte(' ')
+	para.WriteString(next)
+}
+
+// hyphenated returns the hyphenated words written within lines, lower-cased.
+func hyphenated(lines []pdfLine) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range lines {
+		for _, w := range strings.FieldsFunc(l.text, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) {
+			w = strings.Trim(w, "-")
+			if strings.Contains(w, "-") {
+				out[strings.ToLower(w)] = true
+			}
+		}
+	}
+	return out
+}
+
+// bullets are the list markers a PDF paragraph may start with.
+var bullets = map[rune]bool{'•': true, '◦': true, '▪': true, '‣': true, '∙': true, '·': true, '–': true, '\uFFFD': true}
+
+func isPageNumber(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > 6 {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// ligatures spells out the Latin ligatures PDF fonts draw as one glyph.
+var ligatures = strings.NewReplacer("\ufb00", "ff", "\ufb01", "fi", "\ufb02", "fl", "\ufb03", "ffi", "\ufb04", "ffl", "\ufb05", "st", "\ufb06", "st")
+
+func round1(x float64) float64 { return math.Round(x*10) / 10 }
+
+type glyph struct {
+	x, y, w, size float64
+	s             string
+}
+
+type pdfFont struct {
+	enc    pdf.TextEncoding
+	first  int
+	widths []float64
+}
+
+type matrix [3][3]float64
+
+var ident = matrix{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+
+func (m matrix) mul(n matrix) matrix {
+	var z matrix
+	for i := range 3 {
+		for j := range 3 {
+			for k := range 3 {
+				z[i][j] += m[i][k] * n[k][j]
+			}
+		}
+	}
+	return z
+}
+
+func translate(tx, ty float64) matrix { return matrix{{1, 0, 0}, {0, 1, 0}, {tx, ty, 1}} }
+
+// pageGlyphs interprets a page's content stream for its text, as
+// pdf.Page.Content does, but reads each font's encoding and widths once
+// (Content looks them up again for every glyph, which takes seconds on a
+// manual whose fonts live in compressed object streams).
+func pageGlyphs(pg pdf.Page) []glyph {
+	strm := pg.V.Key("Contents")
+	if strm.Kind() == pdf.Null {
+		return nil
+	}
+	fonts := map[string]*pdfFont{}
+	font := func(name string) *pdfFont {
+		if f, ok := fonts[name]; ok {
+			return f
+		}
+		pf := pg.Font(name)
+		f := &pdfFont{enc: pf.Encoder(), first: pf.FirstChar(), widths: pf.Widths()}
+		fonts[name] = f
+		return f
+	}
+	type state struct {
+		tc, tw, th, tl, tfs, rise float64
+		tf                        *pdfFont
+		tm, tlm, ctm              matrix
+	}
+	g := state{th: 1, ctm: ident, tm: ident, tlm: ident}
+	var stack []state
+	var out []glyph
+	show := func(raw string) {
+		if g.tf == nil || g.tf.enc == nil {
+			return
+		}
+		dec := g.tf.enc.Decode(raw)
+		n := 0
+		for _, ch := range dec {
+			var w0 float64
+			var space bool
+			if n < len(raw) {
+				if i := int(raw[n]) - g.tf.first; i >= 0 && i < len(g.tf.widths) {
+					w0 = g.tf.widths[i]
+				}
+				space = raw[n] == ' '
+			}
+			n++
+			trm := matrix{{g.tfs * g.th, 0, 0}, {0, g.tfs, 0}, {0, g.rise, 1}}.mul(g.tm).mul(g.ctm)
+			out = append(out, glyph{x: trm[2][0], y: trm[2][1], w: w0 / 1000 * trm[0][0], size: trm[0][0], s: string(ch)})
+			tx := w0/1000*g.tfs + g.tc
+			if space {
+				tx += g.tw
+			}
+			g.tm = translate(tx*g.th, 0).mul(g.tm)
+		}
+	}
+	num := func(args []pdf.Value, i int) float64 {
+		if i < len(args) {
+			return args[i].Float64()
+		}
+		return 0
+	}
+	mat := func(args []pdf.Value) matrix {
+		var m matrix
+		for i := range 6 {
+			m[i/2][i%2] = num(args, i)
+		}
+		m[2][2] = 1
+		return m
+	}
+	pdf.Interpret(strm, func(stk *pdf.Stack, op string) {
+		n := stk.Len()
+		args := make([]pdf.Value, n)
+		for i := n - 1; i >= 0; i-- {
+			args[i] = stk.Pop()
+		}
+		switch op {
+		case "cm":
+			g.ctm = mat(args).mul(g.ctm)
+		case "q":
+			if len(stack) < 1024 {
+				stack = append(stack, g)
+			}
+		case "Q":
+			if len(stack) > 0 {
+				g = stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+			}
+		case "BT":
+			g.tm, g.tlm = ident, ident
+		case "T*":
+			g.tlm = translate(0, -g.tl).mul(g.tlm)
+			g.tm = g.tlm
+		case "Tc":
+			g.tc = num(args, 0)
+		case "Tw":
+			g.tw = num(args, 0)
+		case "Tz":
+			g.th = num(args, 0) / 100
+		case "TL":
+			g.tl = num(args, 0)
+		case "Ts":
+			g.rise = num(args, 0)
+		case "TD":
+			g.tl = -num(args, 1)
+			fallthrough
+		case "Td":
+			g.tlm = translate(num(args, 0), num(args, 1)).mul(g.tlm)
+			g.tm = g.tlm
+		case "Tm":
+			g.tm = mat(args)
+			g.tlm = g.tm
+		case "Tf":
+			if len(args) == 2 {
+				g.tf, g.tfs = font(args[0].Name()), args[1].Float64()
+			}
+		case "\"":
+			if len(args) != 3 {
+				return
+			}
+			g.tw, g.tc = args[0].Float64(), args[1].Float64()
+			args = args[2:]
+			fallthrough
+		case "'":
+			g.tlm = translate(0, -g.tl).mul(g.tlm)
+			g.tm = g.tlm
+			fallthrough
+		case "Tj":
+			if len(args) == 1 {
+				show(args[0].RawString())
+			}
+		case "TJ":
+			if len(args) != 1 {
+				return
+			}
+			v := args[0]
+			for i := range v.Len() {
+				x := v.Index(i)
+				if x.Kind() == pdf.String {
+					show(x.RawString())
+				} else {
+					g.tm = translate(-x.Float64()/1000*g.tfs*g.th, 0).mul(g.tm)
+				}
+			}
+		}
+	})
+	return out
+}

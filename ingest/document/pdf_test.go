@@ -1,0 +1,121 @@
+package document
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/go-pdf/fpdf"
+)
+
+// manualPDF generates a two-page manual: a title in large type, section
+// headings in medium type, body paragraphs hard-wrapped line by line (one
+// word hyphenated across a line end), a bulleted line and a page number at
+// the foot of each page.
+func manualPDF(t testing.TB) []byte {
+	p := fpdf.New("P", "mm", "A4", "")
+	p.SetAutoPageBreak(false, 0)
+	line := func(size float64, text string, gap float64) {
+		p.SetFont("Helvetica", "", size)
+		p.Cell(0, 5, text)
+		p.Ln(gap)
+	}
+	footer := func(n int) {
+		p.SetXY(100, 285)
+		p.SetFont("Helvetica", "", 10)
+		p.Cell(0, 5, strconv.Itoa(n))
+	}
+	p.AddPage()
+	p.SetXY(20, 20)
+	line(22, "Frobnicator Manual", 14)
+	line(16, "Description", 10)
+	line(11, "The frobnicator rewrites each file in place and keeps a", 5)
+	line(11, "backup of it unless told otherwise. Its configu-", 5)
+	line(11, "ration lives in the home directory.", 12)
+	line(11, "A second paragraph starts after a wider gap.", 12)
+	footer(1)
+	p.AddPage()
+	p.SetXY(20, 20)
+	line(16, "Exit status", 10)
+	line(11, "Zero when every file was frobnicated, one when a file", 5)
+	line(11, "could not be read.", 12)
+	line(11, p.UnicodeTranslatorFromDescriptor("")("• A bulleted line is a list item."), 12)
+	footer(2)
+	var b bytes.Buffer
+	if err := p.Output(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestPDFPagesAndHeadings(t *testing.T) {
+	d, err := ParsePDF("manual.pdf", manualPDF(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDocument(t, d)
+	if d.Title != "Frobnicator Manual" {
+		t.Errorf("title %q", d.Title)
+	}
+	var got []string
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			got = append(got, d.Anchor(s, b)+" "+s.Heading()+" | "+b.Text)
+			if strings.HasPrefix(b.Text, "A bulleted") != (b.Kind == ListItem) {
+				t.Errorf("%s block %q", b.Kind, b.Text)
+			}
+		}
+	}
+	want := []string{
+		"manual.pdf:p1#description Frobnicator Manual › Description | The frobnicator rewrites each file in place and keeps a backup of it unless told otherwise. Its configuration lives in the home directory.",
+		"manual.pdf:p1#description Frobnicator Manual › Description | A second paragraph starts after a wider gap.",
+		"manual.pdf:p2#exit-status Frobnicator Manual › Exit status | Zero when every file was frobnicated, one when a file could not be read.",
+		"manual.pdf:p2#exit-status Frobnicator Manual › Exit status | A bulleted line is a list item.",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestPDFJoinLine(t *testing.T) {
+	for _, tc := range []struct{ a, b, want string }{
+		{"configu-", "ration", "configuration"},
+		{"built-", "In", "built- In"},    // a capital after the hyphen: a compound, kept
+		{"well-", "known", "well-known"}, // written whole elsewhere in the document
+		{"pre-", "fix", "prefix"},
+		{"x -", "y", "x - y"},
+		{"soft\u00ad", "ware", "software"},
+		{"end.", "Next", "end. Next"},
+		{"1990-", "2000", "1990- 2000"},
+	} {
+		var sb strings.Builder
+		sb.WriteString(tc.a)
+		joinLine(&sb, tc.b, map[string]bool{"well-known": true})
+		if sb.String() != tc.want {
+			t.Errorf("joinLine(%q, %q) = %q, want %q", tc.a, tc.b, sb.String(), tc.want)
+		}
+	}
+}
+
+func TestPDFErrors(t *testing.T) {
+	good := manualPDF(t)
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"not a pdf", []byte("hello, world")},
+		{"empty", nil},
+		{"truncated", good[:len(good)/2]},
+		{"no trailer", bytes.ReplaceAll(good, []byte("startxref"), []byte("startxxxx"))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParsePDF("bad.pdf", tc.data)
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, ErrMalformed) || e.Name != "bad.pdf" {
+				t.Fatalf("error %T %v, want an *Error naming bad.pdf", err, err)
+			}
+		})
+	}
+}

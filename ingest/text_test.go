@@ -1,0 +1,166 @@
+package ingest
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-pdf/fpdf"
+	"github.com/reqa/reqa/store"
+)
+
+// candidate is one sentence of a corpus as the tests see it.
+type candidate struct {
+	text, title, source, anchor string
+	kind                        store.Kind
+}
+
+func candidates(c *Corpus) []candidate {
+	var out []candidate
+	for _, s := range c.Sentences {
+		ctx := c.Contexts[s.ContextID]
+		out = append(out, candidate{s.Text(ctx), ctx.Title, ctx.Source, s.Anchor(ctx), s.Kind})
+	}
+	return out
+}
+
+func readDocs(t *testing.T, names ...string) *Corpus {
+	t.Helper()
+	c := &Corpus{}
+	readDocsInto(t, c, names...)
+	return c
+}
+
+// readDocsInto reads testdata/docs files into c.
+func readDocsInto(t *testing.T, c *Corpus, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		p := filepath.Join("testdata", "docs", n)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := readDocument(c, p, DocumentKind(n), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// generatedPDF is a two-page PDF: a heading and a paragraph on each page.
+func generatedPDF(t testing.TB) []byte {
+	p := fpdf.New("P", "mm", "A4", "")
+	for _, pg := range [][2]string{{"Backups", "Frob keeps one backup per file."}, {"Limits", "Files over two gigabytes are refused."}} {
+		p.AddPage()
+		p.SetFont("Helvetica", "", 18)
+		p.Cell(0, 8, pg[0])
+		p.Ln(12)
+		p.SetFont("Helvetica", "", 11)
+		p.Cell(0, 5, pg[1])
+	}
+	var b bytes.Buffer
+	if err := p.Output(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestReadDocument(t *testing.T) {
+	c := readDocs(t, "shims.md", "frob.html", "notes.txt")
+	if err := readDocument(c, "manual.pdf", KindPDF, generatedPDF(t)); err != nil {
+		t.Fatal(err)
+	}
+	md := filepath.Join("testdata", "docs", "shims.md")
+	html := filepath.Join("testdata", "docs", "frob.html")
+	txt := filepath.Join("testdata", "docs", "notes.txt")
+	want := []candidate{
+		{"Shimmer lets you switch between tool versions.", "Shimmer", md + ":7#shimmer", md + ":7#shimmer", store.KindParagraph},
+		{"It intercepts commands with shims.", "Shimmer", md + ":7#shimmer", md + ":7#shimmer", store.KindParagraph},
+		{"Rehashing installs shims for every executable the installed versions provide.", "Shimmer › Commands › shimmer rehash", md + ":13#shimmer-rehash", md + ":13#shimmer-rehash", store.KindParagraph},
+		{"Run it after you install a new version.", "Shimmer › Commands › shimmer rehash", md + ":13#shimmer-rehash", md + ":13#shimmer-rehash", store.KindParagraph},
+		{"Prints the full path to an executable.", "Shimmer › Commands › shimmer which", md + ":20#shimmer-which", md + ":20#shimmer-which", store.KindListItem},
+		{"Looks in the selected version first.", "Shimmer › Commands › shimmer which", md + ":20#shimmer-which", md + ":21#shimmer-which", store.KindListItem},
+		{"Option: --skip-advice; Meaning: Does not suggest other versions.", "Shimmer › Commands › shimmer which", md + ":25#shimmer-which", md + ":25#shimmer-which", store.KindTableRow},
+		{"Removing the root directory removes every installed version.", "Shimmer › Uninstalling", md + ":29#uninstalling", md + ":29#uninstalling", store.KindQuote},
+		{"The frob command rewrites each file in place.", "frob(1) › DESCRIPTION", html + ":7#description", html + ":7#description", store.KindParagraph},
+		{"It keeps a backup unless told otherwise.", "frob(1) › DESCRIPTION", html + ":7#description", html + ":7#description", store.KindParagraph},
+		{"-n: Shows what would change without writing.", "frob(1) › OPTIONS", html + ":11#options", html + ":11#options", store.KindDefinition},
+		{"Plain notes have no headings.", "notes", txt + ":1", txt + ":1", store.KindParagraph},
+		{"A paragraph spans lines.", "notes", txt + ":1", txt + ":1", store.KindParagraph},
+		{"The second paragraph stands alone.", "notes", txt + ":4", txt + ":4", store.KindParagraph},
+		{"Frob keeps one backup per file.", "Backups", "manual.pdf:p1#backups", "manual.pdf:p1#backups", store.KindParagraph},
+		{"Files over two gigabytes are refused.", "Limits", "manual.pdf:p2#limits", "manual.pdf:p2#limits", store.KindParagraph},
+	}
+	got := candidates(c)
+	if len(got) != len(want) {
+		t.Errorf("%d candidates, want %d", len(got), len(want))
+	}
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			t.Errorf("candidate %d:\n got %+v\nwant %+v", i, got[i], want[i])
+		}
+	}
+	for _, ctx := range c.Contexts {
+		for _, bad := range []string{"$ shimmer", "$ frob", "layout", "color: red", "NAME SYNOPSIS"} {
+			if strings.Contains(ctx.Text, bad) {
+				t.Errorf("context %q holds %q", ctx.Text, bad)
+			}
+		}
+	}
+}
+
+func TestReadDocumentErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, kind string
+		data       []byte
+		line       int
+		msg        string
+	}{
+		{"a.doc", "doc", []byte("x"), 0, "unsupported document kind"},
+		{"a.md", KindMarkdown, []byte("fine\nbad \xff\n"), 2, "invalid UTF-8"},
+		{"a.md", KindMarkdown, []byte(" \n\n"), 0, "empty file"},
+		{"a.md", KindMarkdown, []byte("```\nonly code\n```\n"), 0, "empty file"},
+		{"a.html", KindHTML, []byte("<script>x()</script><nav>menu</nav>"), 0, "empty file"},
+		{"a.pdf", KindPDF, []byte("%PDF-1.4 not really"), 0, "pdf:"},
+	} {
+		t.Run(tc.name+" "+tc.msg, func(t *testing.T) {
+			err := readDocument(&Corpus{}, tc.name, tc.kind, tc.data)
+			var ie *InputError
+			if !errors.As(err, &ie) || !errors.Is(err, ErrBadInput) || ie.File != tc.name || ie.Line != tc.line || !strings.Contains(ie.Msg, tc.msg) {
+				t.Fatalf("error %v (%+v), want an *InputError at %s:%d saying %q", err, ie, tc.name, tc.line, tc.msg)
+			}
+		})
+	}
+}
+
+func TestDocumentKind(t *testing.T) {
+	for name, want := range map[string]string{
+		"a.md": KindMarkdown, "A.MARKDOWN": KindMarkdown, "x.html": KindHTML, "x.htm.gz": KindHTML, "m.pdf": KindPDF,
+		"n.txt": KindText, "n.text": KindText, "n.jsonl": "", "README": "",
+	} {
+		if got := DocumentKind(name); got != want {
+			t.Errorf("DocumentKind(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// FuzzReadDocument feeds arbitrary bytes to the HTML and PDF readers
+// through the file reader (FuzzReadText covers Markdown and text).
+func FuzzReadDocument(f *testing.F) {
+	b, err := os.ReadFile(filepath.Join("testdata", "docs", "frob.html"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b, false)
+	f.Add(generatedPDF(f), true)
+	f.Add([]byte("<p>x"), false)
+	f.Fuzz(func(t *testing.T, data []byte, pdf bool) {
+		name := "in.html"
+		if pdf {
+			name = "in.pdf"
+		}
+		fuzzRead(t, name, data, false)
+	})
+}
