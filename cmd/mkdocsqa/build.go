@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -30,6 +31,9 @@ type Config struct {
 	OutDir string
 	// AllowMissing drops questions no candidate answers instead of failing.
 	AllowMissing bool
+	// Context is the context choice for documents (ingest.ContextChoices;
+	// "" for ingest's default). The datasets keep the contexts as formed.
+	Context string
 	// Log receives progress and warnings (nil: discarded).
 	Log io.Writer
 }
@@ -188,7 +192,7 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 				units = sections(raw, regexp.MustCompile(set.SectionStart), key, &sectionNo)
 			}
 			fileUnits[key] = units
-			c, err := readDoc(path)
+			c, err := readDoc(path, cfg.Context)
 			if err != nil {
 				if !cfg.AllowMissing {
 					return nil, fmt.Errorf("set %s: reading %s: %w", set.Name, path, err)
@@ -198,12 +202,28 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 				ds.FilesRefused = append(ds.FilesRefused, key)
 				continue
 			}
+			// Each sentence's line, found by its text in the file (in
+			// document order, so a repeated sentence is found at its own
+			// place), else the reader's.
+			lt := newLineText(raw)
+			pos := 0
 			ctxNo := map[uint32]int{}
 			for _, s := range c.Sentences {
 				cx := c.Contexts[s.ContextID]
 				n, ok := ctxNo[s.ContextID]
 				if !ok {
-					u := unitOf(units, cx.Source)
+					src := cx.Source
+					hint := sourceLine(src)
+					if s.Line > 0 && !cx.Paged {
+						hint = int(s.Line)
+						src = fmt.Sprintf("%s:%d", key, hint)
+					}
+					// A short sentence may also occur far ahead: a match
+					// far from the reader's line is not taken.
+					if line, at := lt.find(s.Text(cx), pos); line > 0 && (hint == 0 || cx.Paged || (line > hint-maxLineDrift && line < hint+maxLineDrift)) {
+						src, pos = fmt.Sprintf("%s:%d", key, line), at
+					}
+					u := unitOf(units, src)
 					title := u.name
 					stem := strings.TrimSuffix(filepath.Base(f.Path), filepath.Ext(f.Path))
 					if cx.Title != "" && cx.Title != stem {
@@ -295,9 +315,14 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 	return &sum, nil
 }
 
-// readDoc reads one document through reqa's readers.
-func readDoc(path string) (*ingest.Corpus, error) {
-	return ingest.ReadInputs([]string{path})
+// readDoc reads one document through reqa's readers and forms its contexts
+// as choice says.
+func readDoc(path, choice string) (*ingest.Corpus, error) {
+	c, err := ingest.ReadInputs([]string{path})
+	if err != nil {
+		return nil, err
+	}
+	return c.WithContexts(choice)
 }
 
 func checkSet(srcPath string, set SetSpec) error {
@@ -367,45 +392,73 @@ func sections(raw []byte, start *regexp.Regexp, key string, n *int) []unit {
 	return units
 }
 
-// answerLine finds the line of raw where the first answer found starts,
-// normalising line by line (markup that spans lines aside, as normalize
-// does the whole text); 0 when it is not found.
-func answerLine(raw []byte, answers []string) int {
+// lineText is a file's text normalised line by line (markup that spans
+// lines aside, as normalize does the whole text), to find where a piece of
+// text sits in the file without trusting any reader's line numbers.
+type lineText struct {
+	text   string
+	starts []int // offset in text where line i+1 starts
+}
+
+func newLineText(raw []byte) *lineText {
 	var b strings.Builder
-	var starts []int // offset in b where line i+1 starts
+	lt := &lineText{}
 	for _, l := range strings.Split(string(raw), "\n") {
-		starts = append(starts, b.Len())
+		lt.starts = append(lt.starts, b.Len())
 		if n := normalize(l); n != "" {
 			b.WriteString(n)
 			b.WriteByte(' ')
 		}
 	}
-	text := b.String()
+	lt.text = b.String()
+	return lt
+}
+
+// find returns the 1-based line where s (normalised) first occurs at or
+// after offset from, and the offset it occurs at; 0, from when it does not.
+func (lt *lineText) find(s string, from int) (int, int) {
+	n := normalize(s)
+	if n == "" || from > len(lt.text) {
+		return 0, from
+	}
+	i := strings.Index(lt.text[from:], n)
+	if i < 0 {
+		return 0, from
+	}
+	i += from
+	return sort.Search(len(lt.starts), func(j int) bool { return lt.starts[j] > i }), i
+}
+
+// answerLine finds the line of raw where the first answer found starts; 0
+// when none is found.
+func answerLine(raw []byte, answers []string) int {
+	lt := newLineText(raw)
 	for _, a := range answers {
-		i := strings.Index(text, normalize(a))
-		if i < 0 {
-			continue
+		if line, _ := lt.find(a, 0); line > 0 {
+			return line
 		}
-		line := 0
-		for j, st := range starts {
-			if st <= i {
-				line = j + 1
-			}
-		}
-		return line
 	}
 	return 0
 }
 
 // sourceLine reads the line out of a context source "path:LINE" (or
 // "path:LINE (part i of n)"); 0 when there is none.
-var sourceLineRE = regexp.MustCompile(`:(\d+)(?: \(part \d+ of \d+\))?$`)
+var sourceLineRE = regexp.MustCompile(`:(\d+)(?:#\S*)?(?: \(part \d+ of \d+\))?$`)
 
-func unitOf(units []unit, source string) unit {
+// maxLineDrift bounds how far from the reader's line a sentence found by
+// its text may be.
+const maxLineDrift = 500
+
+func sourceLine(source string) int {
 	line := 0
 	if m := sourceLineRE.FindStringSubmatch(source); m != nil {
 		line, _ = strconv.Atoi(m[1])
 	}
+	return line
+}
+
+func unitOf(units []unit, source string) unit {
+	line := sourceLine(source)
 	u := units[0]
 	for _, x := range units {
 		if x.line <= line {

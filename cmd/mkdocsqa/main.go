@@ -29,7 +29,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/reqa/reqa/ingest"
 )
 
 func main() {
@@ -42,16 +45,21 @@ func run(args []string) int {
 	out := fs.String("out", "third_party/docsqa", "directory to write the datasets into")
 	qdir := fs.String("questions", "cmd/mkdocsqa/questions", "directory holding sources.json and the questions (*.jsonl)")
 	allowMissing := fs.Bool("allow-missing", false, "drop (and list in missing.json) questions whose answer no candidate holds, instead of failing")
+	choice := fs.String("context", "", "context choice for documents: "+strings.Join(ingest.ContextChoices, ", ")+" (default: ingest's, "+ingest.DefaultContext+")")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() != 0 {
-		fmt.Fprintln(os.Stderr, "usage: mkdocsqa [-src DIR] [-out DIR] [-questions DIR] [-allow-missing]")
+		fmt.Fprintln(os.Stderr, "usage: mkdocsqa [-src DIR] [-out DIR] [-questions DIR] [-context CHOICE] [-allow-missing]")
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := Config{SrcDir: *src, QuestionsDir: *qdir, OutDir: *out, AllowMissing: *allowMissing, Log: os.Stderr}
+	cfg := Config{SrcDir: *src, QuestionsDir: *qdir, OutDir: *out, AllowMissing: *allowMissing, Context: *choice, Log: os.Stderr}
+	if err := ingest.CheckContext(*choice); err != nil {
+		fmt.Fprintln(os.Stderr, "mkdocsqa:", err)
+		return 2
+	}
 	sum, err := Build(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mkdocsqa:", err)
