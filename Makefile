@@ -159,9 +159,9 @@ clean:
 	rm -rf bin third_party $(WPM_JSON) $(SP_VOCAB) $(USE_ONNX) $(USE_VOCAB) $(ORT_EMBED)
 
 # --- docs QA benchmark (cmd/mkdocsqa; BENCHMARKS.md "Docs QA") -----------------
-# Three documentation sets, pinned: Markdown guides of Go libraries (Go module
+# Four documentation sets, pinned: Markdown guides of Go libraries (Go module
 # proxy; go.sum-style hashes), git's HTML manual pages and bash's man page in
-# HTML (Debian bookworm; .deb SHA-256). Questions and the source list are in
+# HTML and the Debian FAQ in PDF (Debian bookworm; .deb SHA-256). Questions and the source list are in
 # cmd/mkdocsqa/questions/; the datasets go to third_party/docsqa/docsqa*/.
 DOCSQA        := third_party/docsqa
 DOCSQA_SRC    := $(DOCSQA)/src
@@ -169,12 +169,17 @@ DOCSQA_MODS   := go.etcd.io/bbolt@v1.4.0=h1:TU77id3TnN/zKr7CO/uk+fBCwF2jGcMuw2B/
                  github.com/spf13/cobra@v1.8.1=h1:e5/vxKd/rZsfSJMUX1agtjeTDf+qv1/JdBF8gg5k9ZM= \
                  github.com/yuin/goldmark@v1.7.8=h1:iERMLn0/QJeHFhxSt3p6PeN9mGnvIKSpG9YYorDMnic=
 DOCSQA_DEBS   := git-doc=1:2.39.5-0+deb12u3=3c89668a11053a6bafade3de1f611f4613db31e082af63f43d8c5b69ad8795ec \
-                 bash-doc=5.2.15-2=2c1a353f7004d14ba81db19c253b958d2dd9582027650739c530fd50376a9d8b
-DOCSQA_FLAGS  ?= -allow-missing
+                 bash-doc=5.2.15-2=2c1a353f7004d14ba81db19c253b958d2dd9582027650739c530fd50376a9d8b \
+                 debian-faq=11.1=427426e0cfa6888622fc1d72631071cb4b5a1f86ccde722e7820bcef284de5d0
+# DOCSQA_CONTEXT: a context choice (section, paragraph, paragraph+heading,
+# window; default: ingest's); DOCSQA_FLAGS=-allow-missing drops questions the
+# readers cannot answer instead of failing (missing.json lists them).
+DOCSQA_CONTEXT ?=
+DOCSQA_FLAGS   ?=
 
 .PHONY: docsqa docsqa-src
 docsqa: $(DOCSQA_SRC)/.ok
-	$(GO) run ./cmd/mkdocsqa -src $(DOCSQA_SRC) -out $(DOCSQA) $(DOCSQA_FLAGS)
+	$(GO) run ./cmd/mkdocsqa -src $(DOCSQA_SRC) -out $(DOCSQA) $(if $(DOCSQA_CONTEXT),-context $(DOCSQA_CONTEXT)) $(DOCSQA_FLAGS)
 
 docsqa-src: $(DOCSQA_SRC)/.ok
 $(DOCSQA_SRC)/.ok: Makefile
@@ -199,5 +204,7 @@ $(DOCSQA_SRC)/.ok: Makefile
 	  dpkg-deb -x $$deb $(DOCSQA)/deb/root; done
 	@g=$(DOCSQA)/deb/root/usr/share/doc/git-doc; for f in gittutorial giteveryday gitignore git-stash git-bisect gitcredentials git-worktree; do \
 	  cp $$g/$$f.html $(DOCSQA_SRC)/git/; done; cp $$g/copyright $(DOCSQA_SRC)/git/
-	@b=$(DOCSQA)/deb/root/usr/share/doc; cp $$b/bash/bash.html $$b/bash-doc/copyright $(DOCSQA_SRC)/bash/
+	@b=$(DOCSQA)/deb/root/usr/share/doc; cp $$b/bash/bash.html $$b/bash-doc/copyright $(DOCSQA_SRC)/bash/; \
+	  mkdir -p $(DOCSQA_SRC)/debfaq && gzip -dc $$b/debian/FAQ/debian-faq.en.pdf.gz > $(DOCSQA_SRC)/debfaq/debian-faq.en.pdf && \
+	  cp $$b/debian-faq/copyright $(DOCSQA_SRC)/debfaq/
 	@touch $@

@@ -54,11 +54,15 @@ type SetSpec struct {
 	License string `json:"license"`
 	// LicenseFiles are copied beside the dataset (paths inside the set).
 	LicenseFiles []string `json:"license_files"`
-	// SplitBy is "file" (each file names its half) or "section" (sections,
+	// SplitBy is "file" (each file names its half), "section" (sections,
 	// starting at lines matching SectionStart, alternate tune, test, …
-	// across the set's files in order).
-	SplitBy      string     `json:"split_by"`
-	SectionStart string     `json:"section_start,omitempty"`
+	// across the set's files in order) or "heading" (the readers' top-level
+	// headings — a PDF's chapters — alternate in order of appearance).
+	SplitBy      string `json:"split_by"`
+	SectionStart string `json:"section_start,omitempty"`
+	// HeadingDepth is how many levels of the heading path make a unit
+	// under "heading" (default 1: chapters).
+	HeadingDepth int        `json:"heading_depth,omitempty"`
 	Files        []FileSpec `json:"files"`
 }
 
@@ -181,8 +185,11 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 			if err != nil {
 				return nil, fmt.Errorf("set %s: %w (run `make docsqa` to fetch the pinned sources)", set.Name, err)
 			}
-			fileText[key] = normalize(string(raw))
-			fileRaw[key] = raw
+			binary := bytes.HasPrefix(raw, []byte("%PDF"))
+			if !binary {
+				fileText[key] = normalize(string(raw))
+				fileRaw[key] = raw
+			}
 			ds.Files++
 			var units []unit
 			switch set.SplitBy {
@@ -190,7 +197,10 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 				units = []unit{{line: 0, name: key, split: f.Split}}
 			case "section":
 				units = sections(raw, regexp.MustCompile(set.SectionStart), key, &sectionNo)
+			case "heading":
+				units = []unit{{line: 0, name: key, split: "tune"}}
 			}
+			headingUnit := map[string]unit{}
 			fileUnits[key] = units
 			c, err := readDoc(path, cfg.Context)
 			if err != nil {
@@ -205,7 +215,7 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 			// Each sentence's line, found by its text in the file (in
 			// document order, so a repeated sentence is found at its own
 			// place), else the reader's.
-			lt := newLineText(raw)
+			lt := newLineText(fileRaw[key])
 			pos := 0
 			ctxNo := map[uint32]int{}
 			for _, s := range c.Sentences {
@@ -224,6 +234,16 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 						src, pos = fmt.Sprintf("%s:%d", key, line), at
 					}
 					u := unitOf(units, src)
+					if set.SplitBy == "heading" {
+						path := strings.Split(cx.Title, " › ")
+						top := strings.Join(path[:min(len(path), max(1, set.HeadingDepth))], " › ")
+						var seen bool
+						if u, seen = headingUnit[top]; !seen {
+							u = unit{name: key + " § " + top, split: [2]string{"tune", "test"}[sectionNo%2]}
+							headingUnit[top] = u
+							sectionNo++
+						}
+					}
 					title := u.name
 					stem := strings.TrimSuffix(filepath.Base(f.Path), filepath.Ext(f.Path))
 					if cx.Title != "" && cx.Title != stem {
@@ -261,7 +281,7 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 			halves := map[string]bool{}
 			for _, a := range q.Answers {
 				na := normalize(a)
-				if !strings.Contains(fileText[key], na) {
+				if fileRaw[key] != nil && !strings.Contains(fileText[key], na) {
 					return nil, fmt.Errorf("question %s: %w: %q is nowhere in %s", q.ID, ErrNotInFile, a, key)
 				}
 				for _, c := range candidates {
@@ -339,12 +359,13 @@ func checkSet(srcPath string, set SetSpec) error {
 				return fmt.Errorf("%s: set %s: file %s: split %q: want tune or test", srcPath, set.Name, f.Path, f.Split)
 			}
 		}
+	case "heading":
 	case "section":
 		if _, err := regexp.Compile(set.SectionStart); err != nil || set.SectionStart == "" {
 			return fmt.Errorf("%s: set %s: section_start %q: want a regular expression", srcPath, set.Name, set.SectionStart)
 		}
 	default:
-		return fmt.Errorf("%s: set %s: split_by %q: want file or section", srcPath, set.Name, set.SplitBy)
+		return fmt.Errorf("%s: set %s: split_by %q: want file, section or heading", srcPath, set.Name, set.SplitBy)
 	}
 	return nil
 }
