@@ -299,8 +299,12 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 				if !cfg.AllowMissing {
 					return nil, fmt.Errorf("question %s: %w: %s", q.ID, ErrNoGold, reason)
 				}
-				line := answerLine(fileRaw[key], q.Answers)
-				sum.Missing = append(sum.Missing, Missing{ID: q.ID, Set: set.Name, Split: unitOf(fileUnits[key], fmt.Sprintf("%s:%d", key, line)).split, Reason: reason})
+				half := "" // unknown: the file is not text (PDF)
+				if fileRaw[key] != nil {
+					line := answerLine(fileRaw[key], q.Answers)
+					half = unitOf(fileUnits[key], fmt.Sprintf("%s:%d", key, line)).split
+				}
+				sum.Missing = append(sum.Missing, Missing{ID: q.ID, Set: set.Name, Split: half, Reason: reason})
 				ds.Missing++
 				continue
 			}
