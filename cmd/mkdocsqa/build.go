@@ -79,8 +79,9 @@ type QuestionSpec struct {
 	File     string   `json:"file"`
 	Question string   `json:"question"`
 	Answers  []string `json:"answers"`
-	// Paraphrase marks questions written to share few words with the
-	// answering sentence.
+	// Paraphrase marks questions that share at most a third of their
+	// content words with the answering sentence (as wordOverlap measures
+	// it; Build counts them afresh as DomainSummary.Paraphrases).
 	Paraphrase bool `json:"paraphrase,omitempty"`
 }
 
@@ -96,7 +97,10 @@ type DomainSummary struct {
 	Name                           string
 	Files, Contexts, Candidates    int
 	Questions, Tune, Test, Missing int
-	FilesRefused                   []string
+	// Paraphrases counts the questions sharing at most a third of their
+	// content words with their best gold sentence.
+	Paraphrases  int
+	FilesRefused []string
 }
 
 // Missing is a question dropped under AllowMissing.
@@ -318,6 +322,17 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 					ds.Test++
 				}
 			}
+			best := 0.0
+			for _, g := range gold {
+				for _, c := range candidates {
+					if c.ID == g {
+						best = max(best, wordOverlap(q.Question, c.Text))
+					}
+				}
+			}
+			if best <= 1.0/3 {
+				ds.Paraphrases++
+			}
 			questions = append(questions, outQuestion{ID: q.ID, Question: q.Question, Answers: q.Answers, Gold: gold, set: set.Name})
 			ds.Questions++
 		}
@@ -415,6 +430,47 @@ func sections(raw []byte, start *regexp.Regexp, key string, n *int) []unit {
 		*n++
 	}
 	return units
+}
+
+var (
+	wordRE      = regexp.MustCompile(`[a-z0-9]+`)
+	suffixRE    = regexp.MustCompile(`(ing|ed|es|s)$`)
+	stopwords   = map[string]bool{}
+	stopwordsEn = "a an the of to in on for and or is are be do does did i my me we you your it its can how what which who when where why with without from by at as that this there not no if so than then into out up about should would will get make use using much many one any all"
+)
+
+func init() {
+	for _, w := range strings.Fields(stopwordsEn) {
+		stopwords[w] = true
+	}
+}
+
+// contentWords are a text's lower-cased words of two letters or more, stop
+// words left out, a plural or -ing/-ed ending cut.
+func contentWords(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range wordRE.FindAllString(strings.ToLower(s), -1) {
+		if len(w) > 1 && !stopwords[w] {
+			out[suffixRE.ReplaceAllString(w, "")] = true
+		}
+	}
+	return out
+}
+
+// wordOverlap is the share of the question's content words found in the
+// sentence.
+func wordOverlap(question, sentence string) float64 {
+	q, s := contentWords(question), contentWords(sentence)
+	if len(q) == 0 {
+		return 0
+	}
+	n := 0
+	for w := range q {
+		if s[w] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(q))
 }
 
 // lineText is a file's text normalised line by line (markup that spans

@@ -344,3 +344,21 @@ func TestBuildContextChoices(t *testing.T) {
 		})
 	}
 }
+
+func TestWordOverlap(t *testing.T) {
+	tests := []struct {
+		q, s string
+		want float64
+	}{
+		{"When does the boat go out?", "The ferry leaves at nine.", 0},
+		{"How do I strip a file extension?", "Remove matching suffix pattern.", 0},
+		{"Are flags required by default?", "Flags are optional by default.", 2.0 / 3},
+		{"Which shells are supported?", "Supported shells: bash, zsh.", 1},
+		{"How?", "Anything.", 0},
+	}
+	for _, tt := range tests {
+		if got := wordOverlap(tt.q, tt.s); got < tt.want-1e-9 || got > tt.want+1e-9 {
+			t.Errorf("wordOverlap(%q, %q) = %v, want %v", tt.q, tt.s, got, tt.want)
+		}
+	}
+}

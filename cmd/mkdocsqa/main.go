@@ -69,8 +69,8 @@ func run(args []string) int {
 		return 1
 	}
 	for _, d := range sum.Domains {
-		fmt.Fprintf(os.Stderr, "mkdocsqa: %-10s %3d files %5d contexts %6d candidates %4d questions (tune %d, test %d), %d missing\n",
-			d.Name, d.Files, d.Contexts, d.Candidates, d.Questions, d.Tune, d.Test, d.Missing)
+		fmt.Fprintf(os.Stderr, "mkdocsqa: %-10s %3d files %5d contexts %6d candidates %4d questions (tune %d, test %d; %d paraphrases), %d missing\n",
+			d.Name, d.Files, d.Contexts, d.Candidates, d.Questions, d.Tune, d.Test, d.Paraphrases, d.Missing)
 	}
 	fmt.Fprintf(os.Stderr, "mkdocsqa: wrote %s\n", sum.Dirs[0])
 	return 0
