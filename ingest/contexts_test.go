@@ -75,7 +75,7 @@ func TestWithContexts(t *testing.T) {
 				if !reflect.DeepEqual(out.Contexts, c.Contexts) {
 					t.Fatal("paragraph contexts differ from the contexts read")
 				}
-			case ContextParagraphHeading:
+			case ContextParagraphHeading, "":
 				want := []string{rehash + "\nRehashing installs shims for every executable the installed versions provide. Run it after you install a new version."}
 				if !reflect.DeepEqual(byTitle[rehash], want) {
 					t.Fatalf("rehash contexts %q", byTitle[rehash])
@@ -83,7 +83,7 @@ func TestWithContexts(t *testing.T) {
 				if len(notes) != 2 || notes[0] != "Plain notes have no headings. A paragraph spans lines." {
 					t.Fatalf("text without headings got a prefix: %q", notes)
 				}
-			case ContextSection, "":
+			case ContextSection:
 				which := byTitle["Shimmer › Commands › shimmer which"]
 				want := []string{"Shimmer › Commands › shimmer which\nPrints the full path to an executable.\nLooks in the selected version first.\nOption: --skip-advice; Meaning: Does not suggest other versions.\n"}
 				if !reflect.DeepEqual(which, want) {

@@ -144,6 +144,17 @@ func Parse(name string, f Format, data []byte) (*Document, error) {
 	return nil, fmt.Errorf("%s: unknown document format %q", name, f)
 }
 
+// blankBOM returns data with a leading UTF-8 byte order mark turned into
+// spaces (offsets and line numbers stay).
+func blankBOM(data []byte) []byte {
+	if len(data) >= 3 && data[0] == 0xef && data[1] == 0xbb && data[2] == 0xbf {
+		out := append([]byte(nil), data...)
+		out[0], out[1], out[2] = ' ', ' ', ' '
+		return out
+	}
+	return data
+}
+
 // maxNesting bounds how deep the readers follow nested structure (lists in
 // lists, quotes in quotes, elements in elements); deeper content is read as
 // text of the enclosing block. Real documents stay far below it.
@@ -164,7 +175,7 @@ func newBuilder(name string, f Format) *builder {
 
 // heading starts a section. id, if not empty, is used as the slug.
 func (b *builder) heading(level int, text, id string, line, page int) {
-	text = collapse(text)
+	text = strings.TrimSpace(strings.TrimRight(collapse(text), "¶"))
 	if text == "" {
 		return
 	}

@@ -17,7 +17,12 @@ import (
 // row's cells as labels), blockquotes and dt/dd definitions are blocks, pre
 // is code, inline markup becomes its text and entities are decoded. head,
 // script, style, template, nav, noscript, svg, math and form controls are
-// skipped; <title> is the document's title. A page not in UTF-8 is decoded
+// skipped, and so is any element marked hidden, with the role navigation,
+// search or banner, or with a class or id that documentation generators
+// give to navigation, tables of contents and skip links ("nav-panel",
+// "toc", "sphinxsidebar", "breadcrumb"…); <title> is the
+// document's title; a permalink in a heading (a link reading "#", "¶",
+// "§" or "🔗") is dropped. A page not in UTF-8 is decoded
 // by its BOM or <meta charset> (windows-1252 when it names none).
 func ParseHTML(name string, data []byte) (d *Document, err error) {
 	defer recoverError(name, &err)
@@ -29,7 +34,7 @@ func ParseHTML(name string, data []byte) (d *Document, err error) {
 		}
 	}
 	b := newBuilder(name, HTML)
-	if err := readHTML(b, name, data, 1, true); err != nil {
+	if err := readHTML(b, name, blankBOM(data), 1, true); err != nil {
 		return nil, err
 	}
 	return b.doc, nil
@@ -41,6 +46,16 @@ var htmlSkipped = map[atom.Atom]bool{
 	atom.Noscript: true, atom.Svg: true, atom.Math: true, atom.Button: true, atom.Select: true,
 	atom.Textarea: true, atom.Iframe: true, atom.Object: true, atom.Canvas: true, atom.Audio: true,
 	atom.Video: true, atom.Datalist: true, atom.Noframes: true,
+}
+
+// htmlChromeClass lists class and id words that documentation generators
+// (Sphinx, Texinfo, DocBook, gtk-doc, Doxygen, Node.js's and others) give to
+// navigation, tables of contents and skip links, besides the words starting
+// with "nav" (navbar, nav-panel, navheader, navfooter, nav-tree…) or ending
+// with "toc" (toc, gtoc).
+var htmlChromeClass = map[string]bool{
+	"side-nav": true, "sidebar": true, "sphinxsidebar": true, "breadcrumb": true, "breadcrumbs": true,
+	"skip-to-content": true, "skip-link": true, "headerlink": true,
 }
 
 // block-level elements: their start and end end the text before them.
@@ -89,6 +104,7 @@ type htmlReader struct {
 	heading   int // level of the open heading, 0 if none
 	headingID string
 	headLine  int
+	linkAt    int // where the heading's open link's text starts in buf, -1 if none
 
 	pre     int // nesting of open pre elements
 	preBuf  strings.Builder
@@ -103,7 +119,7 @@ type htmlReader struct {
 // readHTML reads HTML into b; line is the line data starts on. In a
 // fragment (Markdown's HTML blocks) the head is not looked for.
 func readHTML(b *builder, name string, data []byte, line int, page bool) error {
-	r := &htmlReader{b: b, name: name, line: line}
+	r := &htmlReader{b: b, name: name, line: line, linkAt: -1}
 	z := html.NewTokenizer(bytes.NewReader(data))
 	for {
 		tt := z.Next()
@@ -124,13 +140,33 @@ func readHTML(b *builder, name string, data []byte, line int, page bool) error {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			tn, hasAttr := z.TagName()
 			a := atom.Lookup(tn)
-			id := ""
+			id, chrome := "", false
 			for hasAttr {
 				var k, v []byte
 				k, v, hasAttr = z.TagAttr()
-				if string(k) == "id" {
-					id = string(v)
+				switch string(k) {
+				case "role":
+					// Site chrome of documentation generators (Sphinx's
+					// sidebars, search boxes) is marked by its role.
+					r := strings.ToLower(string(v))
+					chrome = chrome || r == "navigation" || r == "search" || r == "banner"
+				case "class", "id":
+					if string(k) == "id" {
+						id = string(v)
+					}
+					for _, w := range strings.Fields(strings.ToLower(string(v))) {
+						chrome = chrome || htmlChromeClass[w] || strings.HasPrefix(w, "nav") || strings.HasSuffix(w, "toc")
+					}
+				case "hidden":
+					chrome = true
+				case "aria-hidden":
+					chrome = chrome || strings.EqualFold(string(v), "true")
 				}
+			}
+			if chrome && a != 0 && !htmlVoid[a] && tt != html.SelfClosingTagToken && r.skip == 0 {
+				r.flush()
+				r.skip, r.skipN = a, 1
+				break
 			}
 			if a == atom.Title && page {
 				if z.Next() == html.TextToken && b.doc.Title == "" {
@@ -227,6 +263,9 @@ func (r *htmlReader) start(a atom.Atom, id string, selfClosing bool) {
 		r.flush()
 		r.heading, r.headingID, r.headLine = lvl, id, r.line
 		return
+	}
+	if a == atom.A && r.heading > 0 {
+		r.linkAt = r.buf.Len()
 	}
 	if !htmlBlock[a] {
 		return // inline markup: its text is the page's text
@@ -337,6 +376,15 @@ func (r *htmlReader) end(a atom.Atom) {
 	if _, ok := htmlHeading[a]; ok && r.heading > 0 {
 		r.endHeading()
 		return
+	}
+	if a == atom.A && r.heading > 0 && r.linkAt >= 0 && r.linkAt <= r.buf.Len() {
+		// A permalink in a heading ("#", "¶", "§", "🔗") is not its text.
+		if t := strings.TrimSpace(r.buf.String()[r.linkAt:]); t == "#" || t == "¶" || t == "§" || t == "🔗" {
+			head := r.buf.String()[:r.linkAt]
+			r.buf.Reset()
+			r.buf.WriteString(head)
+		}
+		r.linkAt = -1
 	}
 	if r.pre > 0 {
 		if a == atom.Pre || a == atom.Listing || a == atom.Xmp {
@@ -468,6 +516,7 @@ func (r *htmlReader) flush() {
 			}
 			if r.term != "" {
 				text = r.term + ": " + text
+				r.term = "" // the first block of the definition carries its term
 			}
 		case atom.Blockquote:
 			kind, group = Quote, r.stack[i].group

@@ -75,9 +75,14 @@ func TestHTMLConstructs(t *testing.T) {
 		{"nested table", "<table><tr><th>A</th></tr><tr><td>x<table><tr><td>in</td></tr></table></td></tr></table>", []string{"table-row||in", "table-row||A: x"}},
 		{"unclosed head", "<html><head><title>T</title><body><p>body text</p>", []string{"paragraph||body text"}},
 		{"dd without dt", "<dl><dd>lonely</dd></dl>", []string{"definition||lonely"}},
+		{"term on the first block only", "<dl><dt>Function: f</dt><dd><p>Calls.</p><p>Returns.</p></dd><dt>g</dt><dd>G.</dd></dl>", []string{"definition||Function: f: Calls.", "definition||Returns.", "definition||g: G."}},
+		{"generator chrome", "<div class=\"nav-panel\"><p>Next: Up</p></div><div class=\"picker\"><div class=\"toc\"><ul><li>Intro</li></ul></div></div><a class=\"skip-to-content\">Skip</a><div id=\"gtoc\"><ul><li>All</li></ul></div><div class=\"navheader\">Prev</div><p>Body.</p><p class=\"note\">Kept.</p>", []string{"paragraph||Body.", "paragraph||Kept."}},
 		{"skips", "<nav>menu</nav><svg><text>draw</text></svg><noscript>ns</noscript><form><button>b</button>field</form>", []string{"paragraph||field"}},
+		{"bom", "\xef\xbb\xbf<p>x</p>", []string{"paragraph||x"}},
 		{"windows-1252", "<meta charset=\"windows-1252\"><p>caf\xe9</p>", []string{"paragraph||café"}},
+		{"heading permalinks", "<h2>Async hooks<a class=\"mark\" href=\"#x\">#</a></h2><p>a</p><h2>Using C#</h2><p>b</p><h2><a href=\"#y\">Linked</a></h2><p>c</p>", []string{"paragraph|Async hooks|a", "paragraph|Using C#|b", "paragraph|Linked|c"}},
 		{"heading id slug", "<h1 id=\"Intro_x\">Intro</h1><p>y</p>", []string{"paragraph|Intro|y"}},
+		{"sphinx chrome", "<div role=\"navigation\"><div><p>Table of contents</p></div><p>Next topic</p></div><h1>Install<a class=\"headerlink\" href=\"#install\">¶</a></h1><p>Run it.</p><p hidden>gone</p><span aria-hidden=\"true\">icon</span>", []string{"paragraph|Install|Run it."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, err := ParseHTML("t.html", []byte(tc.in))

@@ -28,7 +28,7 @@ var markdown = goldmark.New(goldmark.WithExtensions(extension.Table, extension.S
 // becoming bold.
 func ParseMarkdown(name string, src []byte) (d *Document, err error) {
 	defer recoverError(name, &err)
-	src = blankFrontMatter(src)
+	src = blankFrontMatter(blankBOM(src))
 	root := markdown.Parser().Parse(text.NewReader(src))
 	m := &mdReader{b: newBuilder(name, Markdown), name: name, src: src, lines: newLineIndex(src)}
 	if err := m.blocks(root, Paragraph, 0, 0); err != nil {
@@ -44,7 +44,7 @@ type mdReader struct {
 	lines lineIndex
 }
 
-var frontMatter = regexp.MustCompile(`\A(?:\xef\xbb\xbf)?(---|\+\+\+)[ \t]*\r?\n`)
+var frontMatter = regexp.MustCompile(`\A *(---|\+\+\+)[ \t]*\r?\n`)
 
 // blankFrontMatter returns src with its front matter, if any, turned into
 // blank lines (so that line numbers stay right).

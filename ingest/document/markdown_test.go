@@ -85,6 +85,8 @@ func TestMarkdownConstructs(t *testing.T) {
 		{"table short row", "| k | v |\n|---|---|\n| x |\n| y | z |\n", []string{"table-row||k: x", "table-row||k: y; v: z"}},
 		{"strikethrough and task", "- [x] ~~old~~ done\n", []string{"list-item||old done"}},
 		{"dunder in text", "call __main__ now\n", []string{"paragraph||call __main__ now"}},
+		{"bom and front matter", "\xef\xbb\xbf---\nk: v\n---\n# T\n\nx.\n", []string{"paragraph|T|x."}},
+		{"bom", "\xef\xbb\xbfHello.\n", []string{"paragraph||Hello."}},
 		{"entity and escape", "a &lt;b&gt; \\_c\\_ &#169;\n", []string{"paragraph||a <b> _c_ ©"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -19,7 +20,10 @@ import (
 // a change of type size), a word hyphenated at a line end is rejoined and
 // the other line ends become spaces. Lines in type clearly larger than the
 // body text's and short enough are headings (the largest size is level 1).
-// A line holding only a number (a page number) is dropped. Blocks carry
+// Lines set in a fixed-pitch font (by the font descriptor's flag or a
+// typewriter face's name) are Code blocks. A line holding only a number (a page number), a table-of-contents line
+// (dot leaders and a page number) and running headers and footers (the
+// same first or last line on three pages or more) are dropped. Blocks carry
 // their page; there are no line numbers. An encrypted PDF (one that needs a
 // password), one the parser cannot read, or a page it cannot read is an
 // *Error naming the page; a PDF without text (scanned pages) reads as a
@@ -51,6 +55,7 @@ type pdfLine struct {
 	text string
 	size float64 // type size
 	x, y float64 // start of the line
+	mono bool    // most of its glyphs are in a fixed-pitch font (code)
 }
 
 // pageLines returns page p's text lines in content order; more is false
@@ -65,13 +70,15 @@ func pageLines(r *pdf.Reader, p int) (lines []pdfLine, more bool, err error) {
 	if pg.V.IsNull() {
 		return nil, false, nil
 	}
-	glyphs := pageGlyphs(pg)
+	gs := pageGlyphs(pg)
 	var cur *pdfLine
 	var sb strings.Builder
 	var lastEnd, lastSize float64
 	lastSpace := true
+	mono, glyphs := 0, 0 // of the current line
 	end := func() {
 		if cur != nil {
+			cur.mono = 2*mono > glyphs
 			cur.text = strings.TrimSpace(sb.String())
 			if cur.text != "" {
 				lines = append(lines, *cur)
@@ -80,7 +87,7 @@ func pageLines(r *pdf.Reader, p int) (lines []pdfLine, more bool, err error) {
 		cur = nil
 		sb.Reset()
 	}
-	for _, g := range glyphs {
+	for _, g := range gs {
 		size := math.Abs(g.size)
 		if size == 0 || math.IsNaN(size) || math.IsInf(size, 0) {
 			size = 1
@@ -93,10 +100,17 @@ func pageLines(r *pdf.Reader, p int) (lines []pdfLine, more bool, err error) {
 			end()
 			cur = &pdfLine{page: p, size: size, x: g.x, y: g.y}
 			lastSpace = true
+			mono, glyphs = 0, 0
 		} else if gap := g.x - lastEnd; gap > 0.15*math.Max(size, lastSize) && !lastSpace && g.s != " " {
 			sb.WriteByte(' ')
 		}
 		cur.size = math.Max(cur.size, size)
+		if strings.TrimSpace(g.s) != "" {
+			glyphs++
+			if g.mono {
+				mono++
+			}
+		}
 		sb.WriteString(ligatures.Replace(g.s))
 		lastSpace = strings.TrimSpace(g.s) == ""
 		lastEnd, lastSize = g.x+w, size
@@ -139,8 +153,8 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 		return 6
 	}
 
-	var para strings.Builder
-	var paraPage int
+	var para, code strings.Builder
+	var paraPage, codePage int
 	var prev *pdfLine
 	var head []pdfLine
 	flushPara := func() {
@@ -152,6 +166,12 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 			b.block(kind, text, 0, paraPage, 0)
 		}
 		para.Reset()
+	}
+	flushCode := func() {
+		if code.Len() > 0 {
+			b.block(Code, code.String(), 0, codePage, 0)
+		}
+		code.Reset()
 	}
 	flushHead := func() {
 		if len(head) > 0 {
@@ -167,9 +187,24 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 	compounds := hyphenated(lines)
 	for i := range lines {
 		l := lines[i]
-		if isPageNumber(l.text) || running[i] {
+		if isPageNumber(l.text) || running[i] || tocEntry.MatchString(l.text) {
 			continue
 		}
+		if l.mono {
+			// Lines in a fixed-pitch font are code: kept line by line,
+			// never candidates.
+			flushHead()
+			flushPara()
+			if code.Len() == 0 {
+				codePage = l.page
+			} else {
+				code.WriteByte('\n')
+			}
+			code.WriteString(l.text)
+			prev = nil
+			continue
+		}
+		flushCode()
 		if isHeading(l) {
 			flushPara()
 			if len(head) > 0 && (round1(head[0].size) != round1(l.size) || head[0].page != l.page) {
@@ -201,6 +236,7 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 	}
 	flushHead()
 	flushPara()
+	flushCode()
 }
 
 // runningLines marks running headers and footers: a page's first or last
@@ -306,6 +342,10 @@ func hyphenated(lines []pdfLine) map[string]bool {
 // bullets are the list markers a PDF paragraph may start with.
 var bullets = map[rune]bool{'•': true, '◦': true, '▪': true, '‣': true, '∙': true, '·': true, '–': true, '\uFFFD': true}
 
+// tocEntry matches a table-of-contents line: dot (or colon) leaders and a
+// page number, "2.1 NAME ........ 2".
+var tocEntry = regexp.MustCompile(`(?:[.:·…] ?){5,}\s*[0-9ivxlc]+$`)
+
 func isPageNumber(s string) bool {
 	s = strings.TrimSpace(s)
 	if s == "" || len(s) > 6 {
@@ -327,12 +367,29 @@ func round1(x float64) float64 { return math.Round(x*10) / 10 }
 type glyph struct {
 	x, y, w, size float64
 	s             string
+	mono          bool
 }
 
 type pdfFont struct {
 	enc    pdf.TextEncoding
 	first  int
 	widths []float64
+	mono   bool // fixed pitch
+}
+
+// monoFont reports whether a font is fixed-pitch: its descriptor says so
+// (flag bit 1) or its name is that of a typewriter or code face.
+func monoFont(f pdf.Font) bool {
+	if f.V.Key("FontDescriptor").Key("Flags").Int64()&1 != 0 {
+		return true
+	}
+	name := strings.ToLower(f.BaseFont())
+	for _, m := range []string{"mono", "courier", "cmtt", "sftt", "lmtt", "typewriter", "consol", "code"} {
+		if strings.Contains(name, m) {
+			return true
+		}
+	}
+	return false
 }
 
 type matrix [3][3]float64
@@ -368,7 +425,7 @@ func pageGlyphs(pg pdf.Page) []glyph {
 			return f
 		}
 		pf := pg.Font(name)
-		f := &pdfFont{enc: pf.Encoder(), first: pf.FirstChar(), widths: pf.Widths()}
+		f := &pdfFont{enc: pf.Encoder(), first: pf.FirstChar(), widths: pf.Widths(), mono: monoFont(pf)}
 		fonts[name] = f
 		return f
 	}
@@ -397,7 +454,7 @@ func pageGlyphs(pg pdf.Page) []glyph {
 			}
 			n++
 			trm := matrix{{g.tfs * g.th, 0, 0}, {0, g.tfs, 0}, {0, g.rise, 1}}.mul(g.tm).mul(g.ctm)
-			out = append(out, glyph{x: trm[2][0], y: trm[2][1], w: w0 / 1000 * trm[0][0], size: trm[0][0], s: string(ch)})
+			out = append(out, glyph{x: trm[2][0], y: trm[2][1], w: w0 / 1000 * trm[0][0], size: trm[0][0], s: string(ch), mono: g.tf.mono})
 			tx := w0/1000*g.tfs + g.tc
 			if space {
 				tx += g.tw

@@ -30,11 +30,18 @@ func manualPDF(t testing.TB) []byte {
 	p.AddPage()
 	p.SetXY(20, 20)
 	line(22, "Frobnicator Manual", 14)
+	line(11, "Description . . . . . . . . . . . . . . . 1", 5)
+	line(11, "Exit status ........................ 2", 10)
 	line(16, "Description", 10)
 	line(11, "The frobnicator rewrites each file in place and keeps a", 5)
 	line(11, "backup of it unless told otherwise. Its configu-", 5)
 	line(11, "ration lives in the home directory.", 12)
 	line(11, "A second paragraph starts after a wider gap.", 12)
+	p.SetFont("Courier", "", 10)
+	p.Cell(0, 5, "$ frob --all notes.txt")
+	p.Ln(5)
+	p.Cell(0, 5, "frob: 3 files rewritten.")
+	p.Ln(10)
 	footer(1)
 	p.AddPage()
 	p.SetXY(20, 20)
@@ -63,6 +70,9 @@ func TestPDFPagesAndHeadings(t *testing.T) {
 	for _, s := range d.Sections {
 		for _, b := range s.Blocks {
 			got = append(got, d.Anchor(s, b)+" "+s.Heading()+" | "+b.Text)
+			if strings.HasPrefix(b.Text, "$ frob") != (b.Kind == Code) {
+				t.Errorf("%s block %q", b.Kind, b.Text)
+			}
 			if strings.HasPrefix(b.Text, "A bulleted") != (b.Kind == ListItem) {
 				t.Errorf("%s block %q", b.Kind, b.Text)
 			}
@@ -71,6 +81,7 @@ func TestPDFPagesAndHeadings(t *testing.T) {
 	want := []string{
 		"manual.pdf:p1#description Frobnicator Manual › Description | The frobnicator rewrites each file in place and keeps a backup of it unless told otherwise. Its configuration lives in the home directory.",
 		"manual.pdf:p1#description Frobnicator Manual › Description | A second paragraph starts after a wider gap.",
+		"manual.pdf:p1#description Frobnicator Manual › Description | $ frob --all notes.txt\nfrob: 3 files rewritten.",
 		"manual.pdf:p2#exit-status Frobnicator Manual › Exit status | Zero when every file was frobnicated, one when a file could not be read.",
 		"manual.pdf:p2#exit-status Frobnicator Manual › Exit status | A bulleted line is a list item.",
 	}

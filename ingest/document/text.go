@@ -16,7 +16,7 @@ func ParseText(name string, data []byte) (*Document, error) {
 		}
 		para = para[:0]
 	}
-	for i, l := range strings.Split(string(data), "\n") {
+	for i, l := range strings.Split(string(blankBOM(data)), "\n") {
 		l = strings.TrimSpace(l)
 		if l == "" {
 			flush()
