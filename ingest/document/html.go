@@ -123,7 +123,10 @@ func readHTML(b *builder, name string, data []byte, line int, page bool) error {
 	z := html.NewTokenizer(bytes.NewReader(data))
 	for {
 		tt := z.Next()
-		raw := z.Raw()
+		// Raw is the tokenizer's buffer, which Text and TagAttr unescape in
+		// place: count its lines and keep a copy first.
+		raw := string(z.Raw())
+		nl := strings.Count(raw, "\n")
 		switch tt {
 		case html.ErrorToken:
 			if err := z.Err(); !errors.Is(err, io.EOF) {
@@ -136,7 +139,7 @@ func readHTML(b *builder, name string, data []byte, line int, page bool) error {
 			}
 			return nil
 		case html.TextToken:
-			r.text(string(z.Text()), string(raw))
+			r.text(string(z.Text()), raw)
 		case html.StartTagToken, html.SelfClosingTagToken:
 			tn, hasAttr := z.TagName()
 			a := atom.Lookup(tn)
@@ -169,10 +172,11 @@ func readHTML(b *builder, name string, data []byte, line int, page bool) error {
 				break
 			}
 			if a == atom.Title && page {
-				if z.Next() == html.TextToken && b.doc.Title == "" {
+				tt := z.Next()
+				nl += bytes.Count(z.Raw(), []byte{'\n'}) // before Text unescapes it
+				if tt == html.TextToken && b.doc.Title == "" {
 					b.doc.Title = collapse(string(z.Text()))
 				}
-				raw = append(raw, z.Raw()...)
 				break
 			}
 			r.start(a, id, tt == html.SelfClosingTagToken)
@@ -180,7 +184,7 @@ func readHTML(b *builder, name string, data []byte, line int, page bool) error {
 			tn, _ := z.TagName()
 			r.end(atom.Lookup(tn))
 		}
-		r.line += bytes.Count(raw, []byte{'\n'})
+		r.line += nl
 	}
 }
 

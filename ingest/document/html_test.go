@@ -119,3 +119,30 @@ func TestHTMLHostile(t *testing.T) {
 		})
 	}
 }
+
+// TestHTMLLines: block line numbers stay exact after text full of
+// entities and attributes (the tokenizer unescapes its buffer in place).
+func TestHTMLLines(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("<html><head><title>T &amp; U\n</title></head><body>\n")
+	for i := 0; i < 50; i++ {
+		src.WriteString("<p class=\"a&amp;b\">one &amp; two &lt;three&gt;\n&quot;four&quot; &#169;\nfive.</p>\n")
+	}
+	src.WriteString("<h2 id=\"x\">Last\nsection</h2>\n<p>The end.</p>\n")
+	doc, err := Parse("t.html", HTML, []byte(src.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Count(src.String(), "\n") // "<p>The end.</p>" is on the last line
+	var got int
+	for _, s := range doc.Sections {
+		for _, b := range s.Blocks {
+			if b.Text == "The end." {
+				got = b.Line
+			}
+		}
+	}
+	if got != want {
+		t.Fatalf("\"The end.\" on line %d, want %d", got, want)
+	}
+}
