@@ -179,12 +179,12 @@ func hostOK(host string) bool {
 		return true
 	}
 	h := strings.ToLower(host)
-	if i := strings.LastIndex(h, ":"); i >= 0 && !strings.HasSuffix(h, "]") && strings.Count(h, ":") == 1 {
+	if i := strings.LastIndex(h, ":"); i >= 0 && !strings.HasSuffix(h, "]") && strings.Count(h, ":") == 1 && !strings.ContainsAny(h[i:], "[]") {
 		h = h[:i]
 	} else if strings.HasPrefix(h, "[") {
-		// "[addr]" or "[addr]:port"; a port holds no colon ("[::1]::" is
-		// malformed).
-		if j := strings.Index(h, "]"); j >= 0 && (j == len(h)-1 || h[j+1] == ':' && !strings.Contains(h[j+2:], ":")) {
+		// "[addr]" or "[addr]:port"; a port holds no colon or bracket
+		// ("[::1]::" and "[::1]:]" are malformed).
+		if j := strings.Index(h, "]"); j >= 0 && (j == len(h)-1 || h[j+1] == ':' && !strings.ContainsAny(h[j+2:], ":[]")) {
 			h = h[1:j]
 		}
 	}
