@@ -134,6 +134,8 @@ func FuzzServeAuth(f *testing.F) {
 		{"\x00", "Bearer \x00", "/v1/"},
 		{"[::ffff:127.0.0.1]", "Bearer " + token + "\t", "/v1/stats"},
 		{"127.1", "Bearer", "/V1/stats"},
+		{"localhost:]", "", "/"},
+		{"[::1]:abc", "", "/"},
 	} {
 		f.Add(c.host, c.auth, c.path)
 	}
