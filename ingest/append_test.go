@@ -14,6 +14,7 @@ import (
 	"github.com/reqa/reqa/index/dense"
 	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/index/testenv"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/store"
@@ -28,11 +29,11 @@ func appendOptions(t *testing.T, withDense bool) ingest.Options {
 	}
 	onnx, vocab, err := uselite.Model()
 	if err != nil {
-		t.Skipf("dense part skipped: %v (run `make assets`)", err)
+		testenv.Skip(t, "dense part skipped: %v (run `make assets`)", err)
 	}
 	enc, err := encoder.New(encoder.Spec{Name: uselite.Name, Kind: encoder.KindUSELite, Dim: uselite.Dim}, onnx, vocab, encoder.Options{})
 	if err != nil {
-		t.Skipf("dense part skipped: %v", err)
+		testenv.Skip(t, "dense part skipped: %v", err)
 	}
 	t.Cleanup(func() { enc.Close() })
 	opt.Encoder, opt.EncoderModel, opt.EncoderVocab, opt.Lambda = enc, onnx, vocab, 0.25

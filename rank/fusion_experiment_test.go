@@ -25,6 +25,7 @@ import (
 func experiment(t testing.TB) (*rank.Engine, map[string][]rank.EvalQuestion) {
 	path := os.Getenv("REQA_SQUAD_INDEX")
 	if path == "" {
+		// May skip in CI: an experiment (tag experiment) run by hand with REQA_SQUAD_INDEX.
 		t.Skip("set REQA_SQUAD_INDEX to a SQuAD index with embeddings to run the experiments")
 	}
 	d, err := ingest.ReadDataset(squadDir)

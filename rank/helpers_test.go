@@ -2,11 +2,11 @@ package rank_test
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/index/testenv"
 	"github.com/reqa/reqa/ingest"
 )
 
@@ -54,9 +54,6 @@ func buildTestIndexDense(t *testing.T, path string, dense bool) bool {
 func requireDense(t *testing.T) {
 	t.Helper()
 	if !uselite.Available() {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true: the USE-Lite encoder is not embedded in this build")
-		}
-		t.Skip("the USE-Lite encoder is not embedded in this build (fetch it with make)")
+		testenv.Skip(t, "the USE-Lite encoder is not embedded in this build (fetch it with make)")
 	}
 }

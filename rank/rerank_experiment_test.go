@@ -49,6 +49,7 @@ type dumpFile struct {
 func TestRerankDump(t *testing.T) {
 	out := os.Getenv("REQA_RERANK_DUMP")
 	if out == "" {
+		// May skip in CI: an experiment (tag experiment) run by hand with REQA_RERANK_DUMP.
 		t.Skip("set REQA_RERANK_DUMP (and REQA_SQUAD_INDEX) to dump re-ranking data")
 	}
 	e, splits := experiment(t)

@@ -418,6 +418,7 @@ func cv(df dumpFile, c rrCfg) (p1, mrr float64) {
 func TestRerankCV(t *testing.T) {
 	path := os.Getenv("REQA_RERANK_DATA")
 	if path == "" {
+		// May skip in CI: an experiment (tag experiment) run by hand with REQA_RERANK_DATA.
 		t.Skip("set REQA_RERANK_DATA to a TestRerankDump file")
 	}
 	df := loadDump(t, path)
@@ -443,6 +444,7 @@ func TestRerankCV(t *testing.T) {
 func TestRerankBaselines(t *testing.T) {
 	path := os.Getenv("REQA_RERANK_DATA")
 	if path == "" {
+		// May skip in CI: an experiment (tag experiment) run by hand with REQA_RERANK_DATA.
 		t.Skip("set REQA_RERANK_DATA")
 	}
 	df := loadDump(t, path)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/index/testenv"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 )
@@ -27,7 +28,7 @@ var (
 func squad(tb testing.TB) (string, *ingest.Dataset) {
 	tb.Helper()
 	if _, err := os.Stat(squadDir); err != nil {
-		tb.Skipf("SQuAD MultiReQA set not present at %s (../shared is only on development and CI machines)", squadDir)
+		testenv.Skip(tb, "SQuAD MultiReQA set not present at %s (../shared is only on development and CI machines)", squadDir)
 	}
 	squadOnce.Do(func() {
 		squadData, squadErr = ingest.ReadDataset(squadDir)
@@ -52,7 +53,7 @@ func squad(tb testing.TB) (string, *ingest.Dataset) {
 // tokenizers, both document forms).
 func BenchmarkSQuADBuild(b *testing.B) {
 	if _, err := os.Stat(squadDir); err != nil {
-		b.Skipf("SQuAD MultiReQA set not present at %s", squadDir)
+		testenv.Skip(b, "SQuAD MultiReQA set not present at %s", squadDir)
 	}
 	d, err := ingest.ReadDataset(squadDir)
 	if err != nil {

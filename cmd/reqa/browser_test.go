@@ -42,6 +42,7 @@ func TestBrowser(t *testing.T) {
 		skipUnlessCI(t, "headless Chromium not installed (%s): `make browser-deps` installs Debian's chromium (as root); browser test skipped", chromiumPath)
 	}
 	if testing.Short() {
+		// May skip in CI: -short is a mode; make test and CI run without it.
 		t.Skip("browser test skipped in -short mode")
 	}
 	if v, err := exec.Command(chromiumPath, "--version").Output(); err == nil {

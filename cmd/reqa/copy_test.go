@@ -45,6 +45,7 @@ var ortSource = filepath.Join("..", "..", "index", "encoder", "ortlib", "lib", "
 // prebuilt one instead (e.g. REQA_BIN=$PWD/bin/reqa after make build).
 func TestCopiedBinary(t *testing.T) {
 	if testing.Short() {
+		// May skip in CI: -short is a mode; make test and CI run without it.
 		t.Skip("-short: the copied-binary test builds an 80 MB binary")
 	}
 	unshare, err := exec.LookPath("unshare")
@@ -52,7 +53,7 @@ func TestCopiedBinary(t *testing.T) {
 		skipUnlessCI(t, "unshare not available")
 	}
 	if err := exec.Command(unshare, "-n", "true").Run(); err != nil {
-		t.Skipf("cannot create a network namespace here (needs root): %v", err)
+		skipUnlessCI(t, "cannot create a network namespace here (needs root): %v", err)
 	}
 	bin := copyTestBinary(t)
 
@@ -247,7 +248,7 @@ exec "$@"`, noMount)
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		err := cmd.Run()
 		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == noMount {
-			t.Skipf("cannot mount a read-only tmpfs in a new mount namespace here: %s", errb.String())
+			skipUnlessCI(t, "cannot mount a read-only tmpfs in a new mount namespace here: %s", errb.String())
 		}
 		return out.String(), errb.String(), err
 	}

@@ -90,6 +90,7 @@ func copyIndexFile(t *testing.T, dst, src string) {
 // trials of each kind (default 1; `make test-crash` runs 20 of each).
 func TestKillTrials(t *testing.T) {
 	if testing.Short() {
+		// May skip in CI: -short is a mode; make test and CI run without it.
 		t.Skip("kill trials skipped in -short mode")
 	}
 	trials := 1

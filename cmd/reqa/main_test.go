@@ -11,6 +11,7 @@ import (
 
 	"github.com/reqa/reqa/index/encoder/ortlib"
 	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/index/testenv"
 )
 
 // TestMain lets the test binary stand in for bin/reqa in subprocess tests:
@@ -27,18 +28,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// inCI reports whether the tests run in CI (CI=true), where a test that
-// cannot run must fail instead of skipping.
-func inCI() bool { return os.Getenv("CI") == "true" }
-
-// skipUnlessCI skips t, or fails it under CI=true: what CI must test may not
-// silently not run there.
+// skipUnlessCI skips t because a prerequisite is missing, or fails it under
+// CI=true: what CI must test may not silently not run there (testenv.Skip).
 func skipUnlessCI(t testing.TB, format string, args ...any) {
 	t.Helper()
-	if inCI() {
-		t.Fatalf("CI=true: "+format, args...)
-	}
-	t.Skipf(format, args...)
+	testenv.Skip(t, format, args...)
 }
 
 // requireDense skips (fails under CI=true) a test that needs the embedded

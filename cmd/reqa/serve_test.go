@@ -146,7 +146,7 @@ func checkSecurityHeaders(t *testing.T, what string, resp *http.Response) {
 func TestServeDense(t *testing.T) {
 	idx, dense := serveIndex(t, true)
 	if !dense {
-		t.Skip("dense encoder not embedded in this build (run via make): dense serving not tested")
+		skipUnlessCI(t, "dense encoder not embedded in this build (run via make): dense serving not tested")
 	}
 	_, ts := newTestServer(t, idx, serverOptions{})
 	_, body := get(t, ts, "GET", "/v1/stats")

@@ -26,6 +26,7 @@ import (
 func TestTuneSquadExperiment(t *testing.T) {
 	path, cache := os.Getenv("REQA_SQUAD_INDEX"), os.Getenv("REQA_QVEC_CACHE")
 	if path == "" || cache == "" {
+		// May skip in CI: an experiment (tag experiment) run by hand with REQA_SQUAD_INDEX and REQA_QVEC_CACHE.
 		t.Skip("set REQA_SQUAD_INDEX and REQA_QVEC_CACHE to run the SQuAD tuning experiment")
 	}
 	dir := os.Getenv("REQA_SQUAD_DIR")

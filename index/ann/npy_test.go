@@ -47,6 +47,7 @@ func writeNpy(path, descr string, rows, cols int, word func(i int) uint32) error
 func TestWriteHnswlibData(t *testing.T) {
 	dir := os.Getenv("REQA_ANN_DUMP")
 	if dir == "" {
+		// May skip in CI: an opt-in (REQA_ANN_DUMP) writing benchmark data for make bench-hnswlib.
 		t.Skip("set REQA_ANN_DUMP=dir to write the hnswlib benchmark data")
 	}
 	for _, s := range benchSets {

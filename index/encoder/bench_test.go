@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/index/testenv"
 )
 
 // squadCandidates reads the candidate sentences of the shared SQuAD set.
 func squadCandidates(tb testing.TB) []string {
 	f, err := os.Open("../../../shared/data/squad-multireqa-test/candidates.jsonl.gz")
 	if err != nil {
-		tb.Skipf("SQuAD set not present: %v", err)
+		testenv.Skip(tb, "SQuAD set not present: %v", err)
 	}
 	defer f.Close()
 	z, err := gzip.NewReader(f)
@@ -41,7 +42,7 @@ func squadCandidates(tb testing.TB) []string {
 func squadQuestions(tb testing.TB, n int) []string {
 	f, err := os.Open("../../../shared/data/squad-multireqa-test/questions.jsonl.gz")
 	if err != nil {
-		tb.Skipf("SQuAD set not present: %v", err)
+		testenv.Skip(tb, "SQuAD set not present: %v", err)
 	}
 	defer f.Close()
 	z, err := gzip.NewReader(f)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/index/testenv"
 )
 
 const goldenDir = "../../../shared/golden/use-lite/"
@@ -24,7 +25,7 @@ type golden struct {
 func readGolden(t testing.TB, name string) []golden {
 	f, err := os.Open(goldenDir + name)
 	if err != nil {
-		t.Skipf("golden USE-Lite outputs not present (%v); they live in ../shared on development and CI machines", err)
+		testenv.Skip(t, "golden USE-Lite outputs not present (%v); they live in ../shared on development and CI machines", err)
 	}
 	defer f.Close()
 	var out []golden
@@ -48,7 +49,7 @@ func defaultEncoder(t testing.TB) *encoder.Encoder {
 func encoderOf(t testing.TB, precision string) *encoder.Encoder {
 	onnx, vocab, err := uselite.ModelPrecision(precision)
 	if err != nil {
-		t.Skipf("%v", err)
+		testenv.Skip(t, "%v", err)
 	}
 	e, err := encoder.New(encoder.Spec{Name: uselite.Name, Kind: "use-lite", Dim: uselite.Dim, Precision: precision}, onnx, vocab, encoder.Options{})
 	if err != nil {
@@ -118,7 +119,7 @@ func testGolden(t *testing.T, precision string, wantCos float64) {
 func TestHashMismatchRefused(t *testing.T) {
 	onnx, vocab, err := uselite.Model()
 	if err != nil {
-		t.Skipf("%v", err)
+		testenv.Skip(t, "%v", err)
 	}
 	_, err = encoder.New(encoder.Spec{Name: "x", Kind: "use-lite", Dim: 512, Hash: "deadbeef"}, onnx, vocab, encoder.Options{})
 	if err == nil {

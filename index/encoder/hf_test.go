@@ -13,6 +13,7 @@ import (
 
 	"github.com/reqa/reqa/index/encoder/onnxmodel"
 	"github.com/reqa/reqa/index/encoder/ortlib"
+	"github.com/reqa/reqa/index/testenv"
 )
 
 // The tiny test encoder: a vocabulary of testVocab, hidden width testHidden,
@@ -200,7 +201,7 @@ func writeDir(t *testing.T, files map[string]any) string {
 func needRuntime(t *testing.T) {
 	t.Helper()
 	if err := initRuntime(); errors.Is(err, ortlib.ErrNotEmbedded) {
-		t.Skipf("ONNX Runtime not available: %v", err)
+		testenv.Skip(t, "ONNX Runtime not available: %v", err)
 	} else if err != nil {
 		t.Fatal(err)
 	}
@@ -561,7 +562,7 @@ func TestHFNewErrors(t *testing.T) {
 func TestHFRealTokenizer(t *testing.T) {
 	tok, err := os.ReadFile("../tokenize/wordpiece/assets/tokenizer.json")
 	if err != nil {
-		t.Skipf("all-MiniLM-L6-v2 tokenizer.json absent (run `make`): %v", err)
+		testenv.Skip(t, "all-MiniLM-L6-v2 tokenizer.json absent (run `make`): %v", err)
 	}
 	dir := writeDir(t, map[string]any{"tokenizer.json": tok})
 	st, err := readSettings(dir, tok)

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/reqa/reqa/index/testenv"
 )
 
 // The MultiReQA SQuAD test set lives in ../shared beside the repository.
@@ -154,7 +156,7 @@ func squadOrSkip(tb testing.TB) []*squadContext {
 		tb.Fatalf("reading %s: %v", squadPath, err)
 	}
 	if data == nil {
-		tb.Skip("../shared/" + squadDir + " is absent")
+		testenv.Skip(tb, "../shared/%s is absent", squadDir)
 	}
 	return data
 }

@@ -196,6 +196,7 @@ func TestMarkupOnlySentence(t *testing.T) {
 	spans := sentence.Split(text)
 	last := spans[len(spans)-1]
 	if got := text[last.Start:last.End]; got != "</P>" {
+		// May skip in CI: the test checks its own premise; if the splitter keeps the tag, there is nothing to test.
 		t.Skipf("the splitter keeps the closing tag with the sentence (%q); nothing to leave out", got)
 	}
 	c := convert(t, []string{fixture("naturalquestions.jsonl")}, mrqa.Options{})

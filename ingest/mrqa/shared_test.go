@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/reqa/reqa/index/testenv"
 )
 
 // sharedData returns a path under ../shared/data beside the repository
@@ -13,7 +15,7 @@ func sharedData(t testing.TB, parts ...string) string {
 	t.Helper()
 	p, err := sharedPath(parts...)
 	if err != nil {
-		t.Skipf("shared data absent: %v", err)
+		testenv.Skip(t, "shared data absent: %v", err)
 	}
 	return p
 }

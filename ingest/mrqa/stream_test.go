@@ -122,6 +122,7 @@ func peakHeap(fn func()) uint64 {
 // size (default 48); the smaller is a quarter of it.
 func TestConvertStreams(t *testing.T) {
 	if testing.Short() {
+		// May skip in CI: -short is a mode; make test and CI run without it.
 		t.Skip("writes and converts tens of megabytes")
 	}
 	mb := int64(48)

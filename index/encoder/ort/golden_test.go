@@ -11,6 +11,7 @@ import (
 
 	"github.com/reqa/reqa/index/encoder/onnxmodel"
 	"github.com/reqa/reqa/index/encoder/ort"
+	"github.com/reqa/reqa/index/testenv"
 )
 
 // goldenLine is one line of the golden files: the TF.js reference
@@ -35,7 +36,7 @@ func readGolden(tb testing.TB, name string) []goldenLine {
 	p := filepath.Join(goldenDir(tb), name)
 	f, err := os.Open(p)
 	if err != nil {
-		tb.Skipf("golden file not available (%v); it lives in ../shared next to the repository", err)
+		testenv.Skip(tb, "golden file not available (%v); it lives in ../shared next to the repository", err)
 	}
 	defer f.Close()
 	var lines []goldenLine
@@ -67,7 +68,7 @@ func useSession(tb testing.TB, opts ort.Options) *ort.Session {
 	initRuntime(tb)
 	dir := modelDir(tb)
 	if _, err := os.Stat(filepath.Join(dir, "model.json")); err != nil {
-		tb.Skipf("USE-Lite TF.js model not available (%v); fetch third_party assets", err)
+		testenv.Skip(tb, "USE-Lite TF.js model not available (%v); fetch third_party assets", err)
 	}
 	useModel.once.Do(func() { useModel.b, useModel.err = onnxmodel.ConvertTFJSDir(dir) })
 	if useModel.err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reqa/reqa/index/encoder/onnxmodel"
 	"github.com/reqa/reqa/index/encoder/ort"
+	"github.com/reqa/reqa/index/testenv"
 )
 
 // repoRoot returns the directory holding go.mod.
@@ -43,7 +44,7 @@ func initRuntime(tb testing.TB) {
 	tb.Helper()
 	p := libPath(tb)
 	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("ONNX Runtime library not available (%v); fetch third_party assets or set REQA_ORT_LIB", err)
+		testenv.Skip(tb, "ONNX Runtime library not available (%v); fetch third_party assets or set REQA_ORT_LIB", err)
 	}
 	if err := ort.Init(p); err != nil {
 		tb.Fatalf("Init: %v", err)

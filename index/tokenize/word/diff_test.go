@@ -51,6 +51,7 @@ func TestDifferentialRandom(t *testing.T) {
 // candidate sentence of the shared test set.
 func TestDifferentialSQuAD(t *testing.T) {
 	if testing.Short() {
+		// May skip in CI: -short is a mode; make test and CI run without it.
 		t.Skip("long differential test")
 	}
 	texts := readJSONLField(t, "data/squad-multireqa-test/contexts.jsonl.gz", "text")

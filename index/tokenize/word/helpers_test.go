@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reqa/reqa/index/testenv"
 )
 
 // fixtureTexts returns the sentences of testdata/fixtures.jsonl (one JSON
@@ -77,11 +79,11 @@ func readJSONLField(t testing.TB, rel, field string) []string {
 	t.Helper()
 	dir := sharedDir()
 	if dir == "" {
-		t.Skip("shared test data not found at ../shared beside the repository; skipping")
+		testenv.Skip(t, "shared test data not found at ../shared beside the repository")
 	}
 	f, err := os.Open(filepath.Join(dir, rel))
 	if err != nil {
-		t.Skipf("shared test data %s not available: %v", rel, err)
+		testenv.Skip(t, "shared test data %s not available: %v", rel, err)
 	}
 	defer f.Close()
 	zr, err := gzip.NewReader(f)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/reqa/reqa/index/testenv"
 	"github.com/sugarme/tokenizer/pretrained"
 )
 
@@ -61,7 +62,7 @@ func BenchmarkTokenizeParallel(b *testing.B) {
 func BenchmarkSugarmeStock(b *testing.B) {
 	data, err := assets.ReadFile(assetPath)
 	if err != nil {
-		b.Skip("assets/tokenizer.json absent: run `make`")
+		testenv.Skip(b, "assets/tokenizer.json absent: run `make`")
 	}
 	tk, err := pretrained.FromReader(bytes.NewReader(data))
 	if err != nil {
@@ -97,7 +98,7 @@ func BenchmarkSugarme(b *testing.B) {
 func BenchmarkNew(b *testing.B) {
 	data, err := assets.ReadFile(assetPath)
 	if err != nil {
-		b.Skip("assets/tokenizer.json absent: run `make`")
+		testenv.Skip(b, "assets/tokenizer.json absent: run `make`")
 	}
 	b.ReportAllocs()
 	for b.Loop() {

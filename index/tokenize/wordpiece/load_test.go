@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/reqa/reqa/index/testenv"
 )
 
 func TestFromJSON(t *testing.T) {
@@ -91,7 +93,7 @@ func TestIDNilTokenizer(t *testing.T) {
 func TestFromJSONEmbedded(t *testing.T) {
 	data, err := assets.ReadFile(assetPath)
 	if err != nil {
-		t.Skip("assets/tokenizer.json absent: run `make`")
+		testenv.Skip(t, "assets/tokenizer.json absent: run `make`")
 	}
 	tk, err := FromJSON(data)
 	if err != nil {

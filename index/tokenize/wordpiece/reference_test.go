@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/reqa/reqa/index/testenv"
 )
 
 // runPythonReference runs testdata/bert_reference.py (BERT's algorithm
@@ -17,12 +19,12 @@ func runPythonReference(t *testing.T, texts []string) [][]string {
 	t.Helper()
 	python, err := exec.LookPath("python3")
 	if err != nil {
-		t.Skip("python3 not installed: cannot run the independent Python reference")
+		testenv.Skip(t, "python3 not installed: cannot run the independent Python reference")
 	}
 	vocab := filepath.Join(t.TempDir(), "tokenizer.json")
 	data, err := assets.ReadFile(assetPath)
 	if err != nil {
-		t.Skip("assets/tokenizer.json absent: run `make`")
+		testenv.Skip(t, "assets/tokenizer.json absent: run `make`")
 	}
 	if err := os.WriteFile(vocab, data, 0o644); err != nil {
 		t.Fatal(err)
@@ -63,6 +65,7 @@ func runPythonReference(t *testing.T, texts []string) [][]string {
 // context-sensitive final sigma, which that case in cases.jsonl documents.
 func TestPythonReference(t *testing.T) {
 	if testing.Short() {
+		// May skip in CI: -short is a mode; make test and CI run without it.
 		t.Skip("-short: the Python reference needs ~5 s for the SQuAD contexts")
 	}
 	tk := newOrSkip(t)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/reqa/reqa/index/testenv"
 	"github.com/sugarme/tokenizer"
 	"github.com/sugarme/tokenizer/pretrained"
 	"golang.org/x/text/unicode/norm"
@@ -159,7 +160,7 @@ func refOrSkip(tb testing.TB) *refTokenizer {
 	tb.Helper()
 	r, err := loadRef()
 	if err == ErrNoVocabulary {
-		tb.Skip("assets/tokenizer.json absent: run `make` (or copy it from the module cache) to test against sugarme")
+		testenv.Skip(tb, "assets/tokenizer.json absent: run `make` (or copy it from the module cache) to test against sugarme")
 	}
 	if err != nil {
 		tb.Fatal(err)

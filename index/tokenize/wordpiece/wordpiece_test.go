@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+
+	"github.com/reqa/reqa/index/testenv"
 )
 
 // TestMain skips the examples when the vocabulary asset was not copied in:
@@ -37,7 +39,7 @@ func newOrSkip(tb testing.TB) *Tokenizer {
 	tb.Helper()
 	tk, err := New()
 	if errors.Is(err, ErrNoVocabulary) {
-		tb.Skip("assets/tokenizer.json absent: run `make` to copy it from the Go module cache")
+		testenv.Skip(tb, "assets/tokenizer.json absent: run `make` to copy it from the Go module cache")
 	}
 	if err != nil {
 		tb.Fatal(err)
@@ -281,13 +283,13 @@ func sharedData(tb testing.TB, name string) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			tb.Skip("repository root (go.mod) not found")
+			testenv.Skip(tb, "repository root (go.mod) not found")
 		}
 		dir = parent
 	}
 	p := filepath.Join(dir, "..", "shared", "data", name)
 	if _, err := os.Stat(p); err != nil {
-		tb.Skipf("%s absent: the shared test data is not beside the repository", p)
+		testenv.Skip(tb, "%s absent: the shared test data is not beside the repository", p)
 	}
 	return p
 }
@@ -343,6 +345,7 @@ var allTexts = flag.Bool("wpm.all", false, "compare against the references on ev
 // candidate and question). sugarme is slow: ~12 s for the contexts.
 func TestSugarmeDifferential(t *testing.T) {
 	if testing.Short() {
+		// May skip in CI: -short is a mode; make test and CI run without it.
 		t.Skip("-short: sugarme needs ~12 s for the SQuAD contexts")
 	}
 	tk := newOrSkip(t)
@@ -413,6 +416,7 @@ func FuzzTokenize(f *testing.F) {
 		}
 		want, err := ref.tokenize(strings.ToValidUTF8(s, "\ufffd"))
 		if err != nil {
+			// May skip in CI: an input the reference itself rejects is no comparison (fuzz inputs only).
 			t.Skipf("sugarme failed on %q: %v", s, err)
 		}
 		if len(want) == 0 {
