@@ -54,7 +54,7 @@ build: assets
 # Static analysis, pinned (it runs through the Go module proxy).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-test: assets browser-deps
+test: assets browser-deps python-deps
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) vet -tags experiment ./...
@@ -87,6 +87,15 @@ test-hostile: assets
 # pin stops installing); the version installed is printed for the log.
 # Installed only where apt-get exists and we run as root. Under CI=true a
 # missing Chromium fails the browser test (elsewhere it skips).
+# python3 runs the independent WordPiece reference in the tests (Debian's).
+.PHONY: python-deps
+python-deps:
+	@if ! command -v python3 >/dev/null 2>&1; then \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3; \
+	  else echo "python-deps: python3 missing and apt-get unusable: its tests fail under CI=true"; fi; fi; \
+	  python3 --version 2>/dev/null || true
+
 .PHONY: browser-deps
 browser-deps:
 	@if ! dpkg-query -W -f='$${Status}' chromium 2>/dev/null | grep -q "install ok installed"; then \
