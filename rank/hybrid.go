@@ -24,10 +24,13 @@ type FusedRanker struct {
 	pool   sync.Pool
 }
 
-// fusedScratch is one goroutine's per-input accumulators.
+// fusedScratch is one goroutine's per-input accumulators, and the fused
+// scores (every candidate touched once for all: FuseContext overwrites
+// every score).
 type fusedScratch struct {
 	accs   []*bm25.Accumulator
 	inputs [][]float64
+	fused  *bm25.Accumulator
 }
 
 // NewFusedRanker fuses inputs (in the order params.Inputs names them).
@@ -55,6 +58,8 @@ func NewFusedRanker(params fuse.Params, inputs []Ranker) (*FusedRanker, error) {
 			s.accs = append(s.accs, a)
 			s.inputs = append(s.inputs, a.Scores)
 		}
+		s.fused = bm25.NewAccumulator(n)
+		s.fused.TouchAll()
 		return s
 	}
 	return f, nil
@@ -123,6 +128,41 @@ func (f *FusedRanker) ScoreAll(question string) (inputs [][]float64, fused []flo
 		inputs = append(inputs, append([]float64(nil), in...))
 	}
 	return inputs, fused, matched, nil
+}
+
+// TopK returns the k best candidates of the fused ranking (ordered as
+// Accumulator.TopK orders them) and, for each, every input's score
+// (inputs[i][j]: hit i, input j); matched is as for ScoreAll, and no hits
+// are returned when it is false. It is what `reqa ask` and `reqa serve`
+// answer with: the same ranking as ScoreAll without copying any score
+// vector (pooled scratch), so a question costs its input rankers and one
+// fusion pass.
+func (f *FusedRanker) TopK(question string, k int) (hits []bm25.Hit, inputs [][]float64, matched bool, err error) {
+	s := f.pool.Get().(*fusedScratch)
+	defer f.pool.Put(s)
+	if _, err := f.scoreInputs(question, s); err != nil {
+		return nil, nil, false, err
+	}
+	for i, r := range f.inputs {
+		if _, isDense := r.(*DenseRanker); !isDense && len(s.accs[i].Touched) > 0 {
+			matched = true
+		}
+	}
+	if !matched {
+		return nil, nil, false, nil
+	}
+	if err := fuse.FuseContext(f.params, s.inputs, f.corpus, s.fused.Scores); err != nil {
+		return nil, nil, false, err
+	}
+	hits = s.fused.TopK(k)
+	inputs = make([][]float64, len(hits))
+	for i, h := range hits {
+		inputs[i] = make([]float64, len(s.inputs))
+		for j, in := range s.inputs {
+			inputs[i][j] = in[h.Doc]
+		}
+	}
+	return hits, inputs, true, nil
 }
 
 // ScoreBatch implements BatchScorer: inputs that batch do so, the others
