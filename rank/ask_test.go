@@ -1,10 +1,12 @@
 package rank_test
 
 import (
+	"os"
 	"path/filepath"
 	"sort"
 	"testing"
 
+	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/rank/fuse"
 )
@@ -75,5 +77,115 @@ func TestAskFusedTopK(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSharedDense checks that a fusion of several dense inputs (one pass
+// over the sentence and context vectors, scoreShared) gives each input the
+// scores it gives alone, to float32 rounding, and the same answers.
+func TestSharedDense(t *testing.T) {
+	requireDense(t)
+	path := filepath.Join(t.TempDir(), "t.reqa")
+	buildTestIndexDense(t, path, true)
+	e, err := rank.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	p := fuse.Params{Name: "fusion-dd", Method: "zscore", Inputs: []string{"bm25-wpm", "dense", "dense/sent"}, Weights: []float64{0.5, 0.3, 0.2}}
+	fr, err := e.Fused(p, rank.Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := rank.Unshared(fr)
+	for _, q := range []string{"Who kept the Bell Rock light?", "How do arch bridges carry loads?", "What do bees make?", "Where do ants live?"} {
+		got, _, _, err := fr.ScoreAll(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, _, err := ref.ScoreAll(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range got {
+			for i := range got[j] {
+				if d := got[j][i] - want[j][i]; d > 1e-6 || d < -1e-6 {
+					t.Fatalf("%q: %s candidate %d: %v shared, %v alone", q, p.Inputs[j], i, got[j][i], want[j][i])
+				}
+			}
+		}
+		a, err := e.Ask(fr, q, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := e.Ask(ref, q, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range min(len(a), len(b)) {
+			if a[i].SentenceID != b[i].SentenceID {
+				t.Errorf("%q rank %d: sentence %d shared, %d alone", q, i+1, a[i].SentenceID, b[i].SentenceID)
+			}
+		}
+		if len(a) != len(b) {
+			t.Errorf("%q: %d answers shared, %d alone", q, len(a), len(b))
+		}
+	}
+}
+
+// TestSharedDenseSQuAD compares the top 10 of the index's default ranker
+// with and without the shared dense pass on the first 1,000 SQuAD
+// questions, on the index named by $REQA_PEERS_INDEX (the SQuAD index with
+// embeddings and its tuned fusion; skipped without it).
+func TestSharedDenseSQuAD(t *testing.T) {
+	idx := os.Getenv("REQA_PEERS_INDEX")
+	if idx == "" {
+		t.Skip("set REQA_PEERS_INDEX to the SQuAD index with embeddings and its tuned fusion")
+	}
+	d, err := ingest.ReadDataset(squadDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := rank.Open(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	spec, err := rank.ParseSpec("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Resolve(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr, ok := r.(*rank.FusedRanker)
+	if !ok {
+		t.Skipf("the default ranker %s is not a fusion", r.Name())
+	}
+	ref := rank.Unshared(fr)
+	diff := 0
+	n := min(1000, len(d.Questions))
+	for _, q := range d.Questions[:n] {
+		a, err := e.Ask(fr, q.Text, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := e.Ask(ref, q.Text, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same := len(a) == len(b)
+		for i := range min(len(a), len(b)) {
+			same = same && a[i].SentenceID == b[i].SentenceID
+		}
+		if !same {
+			diff++
+			t.Logf("%q: top 10 differs", q.Text)
+		}
+	}
+	t.Logf("%s: %d of %d questions' top 10 differ", fr.Name(), diff, n)
+	if diff > 0 {
+		t.Errorf("%d of %d questions' top 10 differ", diff, n)
 	}
 }

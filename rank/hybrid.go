@@ -22,6 +22,9 @@ type FusedRanker struct {
 	inputs []Ranker
 	corpus *fuse.Corpus // every candidate's context, position, length ("rerank")
 	pool   sync.Pool
+	// shared are the dense inputs scored in one pass (sharedDense).
+	shared  []int
+	sharedR []*DenseRanker
 }
 
 // fusedScratch is one goroutine's per-input accumulators, and the fused
@@ -31,6 +34,8 @@ type fusedScratch struct {
 	accs   []*bm25.Accumulator
 	inputs [][]float64
 	fused  *bm25.Accumulator
+	dense  denseShared
+	outs   [][]float64
 }
 
 // NewFusedRanker fuses inputs (in the order params.Inputs names them).
@@ -50,7 +55,10 @@ func NewFusedRanker(params fuse.Params, inputs []Ranker) (*FusedRanker, error) {
 			return nil, fmt.Errorf("fusion %s: inputs cover %d and %d candidates", params.Name, n, r.Docs())
 		}
 	}
-	f := &FusedRanker{params: params, inputs: inputs}
+	f := &FusedRanker{params: params, inputs: inputs, shared: sharedDense(inputs)}
+	for _, i := range f.shared {
+		f.sharedR = append(f.sharedR, inputs[i].(*DenseRanker))
+	}
 	f.pool.New = func() any {
 		s := &fusedScratch{}
 		for range inputs {
@@ -202,7 +210,23 @@ func (f *FusedRanker) ScoreBatch(questions []string, accs []*bm25.Accumulator) e
 }
 
 func (f *FusedRanker) scoreInputs(question string, s *fusedScratch) ([][]float64, error) {
+	if len(f.shared) > 0 {
+		s.outs = s.outs[:0]
+		for _, i := range f.shared {
+			s.accs[i].Reset()
+			s.outs = append(s.outs, s.accs[i].Scores)
+		}
+		if err := scoreShared(f.sharedR, question, s.outs, &s.dense); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.inputs[f.shared[0]].Name(), err)
+		}
+		for _, i := range f.shared {
+			s.accs[i].TouchAll()
+		}
+	}
 	for i, r := range f.inputs {
+		if slices.Contains(f.shared, i) {
+			continue
+		}
 		s.accs[i].Reset()
 		if err := r.Score(question, s.accs[i]); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Name(), err)
