@@ -153,10 +153,11 @@ bench-peers: build
 
 # Load test of `reqa serve` from a second process (BENCHMARKS.md): Debian's
 # wrk, pinned; INDEX must name an index with embeddings; RANKERS lists the
-# rankers to load (add fusion-rerank etc. when the index stores them).
+# rankers to load ("default": the index's default ranker, its best stored
+# fusion after `reqa fuse`).
 WRK_VERSION := 4.1.0-3+b2
 INDEX ?= squad.reqa
-RANKERS ?= bm25-wpm dense fusion-zscore
+RANKERS ?= bm25-wpm dense default
 bench-serve: build
 	dpkg-query -W wrk 2>/dev/null | grep -q "$(WRK_VERSION)" || (apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk=$(WRK_VERSION))

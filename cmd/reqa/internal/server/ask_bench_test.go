@@ -7,7 +7,9 @@ import (
 	"net/url"
 	"os"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/reqa/reqa/rank"
 )
@@ -34,6 +36,8 @@ func specRanker(e *rank.Engine, name string, opt rank.DenseOptions) (rank.Ranker
 // distinct (so every request pays its question embedding), on GOMAXPROCS
 // goroutines; $REQA_SERVE_BENCH_RANKERS lists the rankers ("" default).
 // Profile with -cpuprofile.
+//
+//	REQA_SERVE_BENCH_INDEX=/tmp/squad.reqa go test -run '^$' -bench 'ServeAsk/default' -benchtime 2000x ./cmd/reqa/internal/server/
 func BenchmarkServeAsk(b *testing.B) {
 	idx := os.Getenv("REQA_SERVE_BENCH_INDEX")
 	if idx == "" {
@@ -60,6 +64,7 @@ func BenchmarkServeAsk(b *testing.B) {
 			if c := ask(); c != http.StatusOK { // load the ranker
 				b.Fatalf("status %d", c)
 			}
+			c0 := cpuTime()
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
@@ -70,6 +75,15 @@ func BenchmarkServeAsk(b *testing.B) {
 				}
 			})
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+			// CPU per request is the figure a loaded machine does not skew.
+			b.ReportMetric((cpuTime()-c0).Seconds()*1e3/float64(b.N), "cpu-ms/req")
 		})
 	}
+}
+
+// cpuTime is this process's user+system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
