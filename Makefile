@@ -43,7 +43,7 @@ ORT_EMBED  := index/encoder/ortlib/lib/libonnxruntime.so.1
 
 ASSETS := $(WPM_JSON) $(SP_VOCAB) $(USE_MODEL_DIR)/.ok $(USE_JS_DIR)/.ok $(ORT_DIR)/.ok $(USE_ONNX) $(USE_ONNX8) $(USE_VOCAB) $(ORT_EMBED)
 
-.PHONY: all build test test-crash demo bench bench-hnswlib bench-serve assets fuzz clean
+.PHONY: all build test test-crash demo bench bench-hnswlib bench-serve bench-peers assets fuzz clean
 all: build
 
 assets: $(ASSETS)
@@ -125,12 +125,52 @@ bench-hnswlib:
 	/usr/bin/python3 index/ann/testdata/hnswlib_bench.py /tmp/annbench
 	$(GO) test -run '^$$' -bench 'BenchmarkHNSW$$' -benchtime 2000x ./index/ann/
 
+# reqa beside its peers on the SQuAD set, in one run (BENCHMARKS.md "Peers
+# side by side"): Xapian (BM25 index build, top-10 query p50/p99 in-process,
+# P@1), hnswlib (graph build, recall@10, latency at equal recall, over the
+# SQuAD answer vectors of a reqa index) and the TF.js reference encoder
+# (sentences/s), then the ratios reqa ÷ peer. Peers pinned: Debian's
+# python3-xapian, python3-hnswlib and python3-numpy (needs root and apt);
+# @energetic-ai/core (TF.js with its WebAssembly backend, what the reference
+# packages run on) from npm through index/encoder/uselite/testdata/tfjs's
+# package-lock.json. The log and the summary land in $(PEERS_DIR).
+XAPIAN_VERSION := 1.4.22-1
+PEERS_DIR  ?= /tmp/reqa-peers
+PEERS_DATA ?= ../shared/data/squad-multireqa-test
+PEERS_JS   := third_party/peers-js
+TFJS_N     ?= 500
+bench-peers: SHELL := /bin/bash
+bench-peers: build
+	@test -d $(PEERS_DATA) || { echo "bench-peers: the SQuAD MultiReQA set is not at $(PEERS_DATA) (set PEERS_DATA=dir)"; exit 1; }
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	  python3-xapian=$(XAPIAN_VERSION) python3-hnswlib=$(HNSWLIB_VERSION) python3-numpy=$(NUMPY_VERSION)
+	mkdir -p $(PEERS_JS) && cp index/encoder/uselite/testdata/tfjs/package.json index/encoder/uselite/testdata/tfjs/package-lock.json $(PEERS_JS)/ && \
+	  npm ci --prefix $(PEERS_JS) --ignore-scripts --no-audit --no-fund
+	rm -rf $(PEERS_DIR) && mkdir -p $(PEERS_DIR)/ann
+	set -eo pipefail; load() { echo "== $$1 ($$(date -u +%FT%TZ), load average $$(cut -d' ' -f1-3 /proc/loadavg))"; }; { \
+	  load "bench-peers: $$(nproc) CPUs, $$(go version | cut -d' ' -f3), reqa $$(git rev-parse --short HEAD 2>/dev/null)"; \
+	  load "reqa index (embeddings, int8)"; /usr/bin/time -f "%e s wall, %U+%S s CPU" bin/reqa index -q --out $(PEERS_DIR)/squad.reqa $(PEERS_DATA); \
+	  load "reqa eval: BM25 P@1"; bin/reqa eval -q --json -i $(PEERS_DIR)/squad.reqa -r bm25-word -r bm25-wpm $(PEERS_DATA) > $(PEERS_DIR)/eval.json; \
+	  load "reqa BM25 build and query"; $(GO) test -run '^$$' -bench 'SQuADBuild' -benchtime 1x ./rank/; \
+	  $(GO) test -run '^$$' -bench 'SQuADQuery' -benchtime 2000x ./rank/; \
+	  load "Xapian"; /usr/bin/python3 index/bm25/testdata/xapian_bench.py $(PEERS_DATA); \
+	  load "SQuAD vectors for the graphs"; REQA_PEERS_INDEX=$(PEERS_DIR)/squad.reqa REQA_ANN_DUMP=$(PEERS_DIR)/ann \
+	    $(GO) test -count=1 -run '^TestWriteSQuADVectors$$' ./rank/; \
+	  load "hnswlib"; /usr/bin/python3 index/ann/testdata/hnswlib_bench.py $(PEERS_DIR)/ann --name squad; \
+	  load "reqa graph"; REQA_ANN_SQUAD=$(PEERS_DIR)/ann $(GO) test -run '^$$' -bench 'BenchmarkHNSW$$/squad' -benchtime 2000x ./index/ann/; \
+	  load "reqa encoder"; $(GO) test -run '^$$' -bench 'EncodeSQuAD/int8' -benchtime 1x ./index/encoder/; \
+	  load "TF.js reference encoder"; NODE_PATH=$(PEERS_JS)/node_modules node index/encoder/uselite/testdata/tfjs_rate.js \
+	    $(USE_JS_DIR)/package $(USE_MODEL_DIR)/package $(PEERS_DATA) $(TFJS_N) 1; \
+	  load "done"; } 2>&1 | tee $(PEERS_DIR)/log
+	/usr/bin/python3 cmd/reqa/testdata/peers_summary.py $(PEERS_DIR)/log $(PEERS_DIR)/eval.json | tee $(PEERS_DIR)/summary
+
 # Load test of `reqa serve` from a second process (BENCHMARKS.md): Debian's
 # wrk, pinned; INDEX must name an index with embeddings; RANKERS lists the
-# rankers to load (add fusion-rerank etc. when the index stores them).
+# rankers to load ("default": the index's default ranker, its best stored
+# fusion after `reqa fuse`).
 WRK_VERSION := 4.1.0-3+b2
 INDEX ?= squad.reqa
-RANKERS ?= bm25-wpm dense fusion-zscore
+RANKERS ?= bm25-wpm dense default
 bench-serve: build
 	dpkg-query -W wrk 2>/dev/null | grep -q "$(WRK_VERSION)" || (apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk=$(WRK_VERSION))

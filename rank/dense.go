@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/reqa/reqa/index/adapter"
@@ -60,6 +61,8 @@ type denseState struct {
 	ctx      dense.Vectors
 	ctxOf    []uint32
 	combined map[float64]dense.Vectors
+	// invNorms[λ][i] is 1/‖sent_i + λ·ctx[ctxOf[i]]‖ (see scoreShared).
+	invNorms map[float64][]float64
 	graph    *ann.Graph
 	graphErr error
 	mu       sync.Mutex
@@ -405,4 +408,121 @@ func (d *DenseRanker) ScoreBatch(questions []string, accs []*bm25.Accumulator) e
 		a.TouchAll()
 	}
 	return nil
+}
+
+// sharedDense returns the positions in inputs of the dense rankers that
+// scoreShared can score together (exact search, one engine, one question
+// adapter), when there are at least two of them; else nil.
+func sharedDense(inputs []Ranker) []int {
+	var group []int
+	var first *DenseRanker
+	for i, r := range inputs {
+		d, ok := r.(*DenseRanker)
+		if !ok || d.graph != nil {
+			continue
+		}
+		if first == nil {
+			first = d
+		}
+		if d.st == first.st && d.adapter == first.adapter {
+			group = append(group, i)
+		}
+	}
+	if len(group) < 2 {
+		return nil
+	}
+	return group
+}
+
+// denseShared is the scratch of scoreShared: the question's dot product
+// with every sentence vector and every context vector.
+type denseShared struct {
+	sent, ctx []float64
+}
+
+// scoreShared scores question with every ranker of rs (positions from
+// sharedDense) into outs, in one pass over the sentence vectors and one
+// over the (fewer) context vectors instead of one pass over each ranker's
+// combined vectors: candidate i's score at context weight λ is
+//
+//	(q·sent_i + λ·q·ctx_c(i)) / ‖sent_i + λ·ctx_c(i)‖ = q·normalize(sent_i + λ·ctx_c(i)),
+//
+// the score Score gives (up to float32 rounding, about 1e-7).
+func scoreShared(rs []*DenseRanker, question string, outs [][]float64, scratch *denseShared) error {
+	q, err := rs[0].QuestionVector(context.Background(), question)
+	if err != nil {
+		return err
+	}
+	st := rs[0].st
+	if len(scratch.sent) != st.sent.Len() {
+		scratch.sent = make([]float64, st.sent.Len())
+	}
+	dense.ScoreAll(st.sent, q, scratch.sent)
+	needCtx := false
+	for _, d := range rs {
+		needCtx = needCtx || d.lambda != 0
+	}
+	if needCtx {
+		if len(scratch.ctx) != st.ctx.Len() {
+			scratch.ctx = make([]float64, st.ctx.Len())
+		}
+		dense.ScoreAll(st.ctx, q, scratch.ctx)
+	}
+	for j, d := range rs {
+		inv, err := st.invNorm(d.lambda)
+		if err != nil {
+			return err
+		}
+		out := outs[j]
+		if d.lambda == 0 {
+			for i, x := range scratch.sent {
+				out[i] = x * inv[i]
+			}
+			continue
+		}
+		l := float64(float32(d.lambda)) // Combine mixes in float32
+		for i, x := range scratch.sent {
+			out[i] = (x + l*scratch.ctx[st.ctxOf[i]]) * inv[i]
+		}
+	}
+	return nil
+}
+
+// invNorm returns 1/‖sent_i + λ·ctx[ctxOf[i]]‖ for every candidate, the
+// sum made in float32 as dense.Combine makes it (0 for a zero vector,
+// which Combine leaves zero); computed once per λ.
+func (st *denseState) invNorm(lambda float64) ([]float64, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if v, ok := st.invNorms[lambda]; ok {
+		return v, nil
+	}
+	if st.invNorms == nil {
+		st.invNorms = map[float64][]float64{}
+	}
+	n := st.sent.Len()
+	inv := make([]float64, n)
+	row := make([]float32, st.sent.Dim)
+	l := float32(lambda)
+	for i := range n {
+		copy(row, st.sent.Row(i))
+		if lambda != 0 {
+			c := int(st.ctxOf[i])
+			if c >= st.ctx.Len() {
+				return nil, fmt.Errorf("dense: sentence %d names context %d of %d: %w", i, c, st.ctx.Len(), store.ErrCorrupt)
+			}
+			for j, x := range st.ctx.Row(c) {
+				row[j] += l * x
+			}
+		}
+		var s float64
+		for _, a := range row {
+			s += float64(a) * float64(a)
+		}
+		if s != 0 {
+			inv[i] = 1 / math.Sqrt(s)
+		}
+	}
+	st.invNorms[lambda] = inv
+	return inv, nil
 }

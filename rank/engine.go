@@ -156,11 +156,15 @@ type Answer struct {
 // Ask returns the k best answers to question by ranker r. A question that
 // matches nothing returns no answers and no error.
 func (e *Engine) Ask(r Ranker, question string, k int) ([]Answer, error) {
-	acc := bm25.NewAccumulator(r.Docs())
-	var inputs [][]float64
-	var names []string
+	var (
+		hits   []bm25.Hit
+		inputs [][]float64 // per hit, each input's score (fusions)
+		names  []string
+	)
 	if fr, ok := r.(*FusedRanker); ok {
-		in, fused, matched, err := fr.ScoreAll(question)
+		var matched bool
+		var err error
+		hits, inputs, matched, err = fr.TopK(question, k)
 		if err != nil {
 			return nil, err
 		}
@@ -168,17 +172,18 @@ func (e *Engine) Ask(r Ranker, question string, k int) ([]Answer, error) {
 		if !matched {
 			return nil, nil
 		}
-		inputs = in
 		for _, x := range fr.Inputs() {
 			names = append(names, x.Name())
 		}
-		copy(acc.Scores, fused)
-		acc.TouchAll()
-	} else if err := r.Score(question, acc); err != nil {
-		return nil, err
+	} else {
+		acc := bm25.NewAccumulator(r.Docs())
+		if err := r.Score(question, acc); err != nil {
+			return nil, err
+		}
+		hits = acc.TopK(k)
 	}
 	var out []Answer
-	for i, h := range acc.TopK(k) {
+	for i, h := range hits {
 		a, err := e.answer(h.Doc)
 		if err != nil {
 			return nil, err
@@ -187,7 +192,7 @@ func (e *Engine) Ask(r Ranker, question string, k int) ([]Answer, error) {
 		if inputs != nil {
 			a.Scores = map[string]float64{}
 			for j, n := range names {
-				a.Scores[n] = inputs[j][h.Doc]
+				a.Scores[n] = inputs[i][j]
 			}
 		}
 		out = append(out, a)

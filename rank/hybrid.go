@@ -22,12 +22,20 @@ type FusedRanker struct {
 	inputs []Ranker
 	corpus *fuse.Corpus // every candidate's context, position, length ("rerank")
 	pool   sync.Pool
+	// shared are the dense inputs scored in one pass (sharedDense).
+	shared  []int
+	sharedR []*DenseRanker
 }
 
-// fusedScratch is one goroutine's per-input accumulators.
+// fusedScratch is one goroutine's per-input accumulators, and the fused
+// scores (every candidate touched once for all: FuseContext overwrites
+// every score).
 type fusedScratch struct {
 	accs   []*bm25.Accumulator
 	inputs [][]float64
+	fused  *bm25.Accumulator
+	dense  denseShared
+	outs   [][]float64
 }
 
 // NewFusedRanker fuses inputs (in the order params.Inputs names them).
@@ -47,7 +55,10 @@ func NewFusedRanker(params fuse.Params, inputs []Ranker) (*FusedRanker, error) {
 			return nil, fmt.Errorf("fusion %s: inputs cover %d and %d candidates", params.Name, n, r.Docs())
 		}
 	}
-	f := &FusedRanker{params: params, inputs: inputs}
+	f := &FusedRanker{params: params, inputs: inputs, shared: sharedDense(inputs)}
+	for _, i := range f.shared {
+		f.sharedR = append(f.sharedR, inputs[i].(*DenseRanker))
+	}
 	f.pool.New = func() any {
 		s := &fusedScratch{}
 		for range inputs {
@@ -55,6 +66,8 @@ func NewFusedRanker(params fuse.Params, inputs []Ranker) (*FusedRanker, error) {
 			s.accs = append(s.accs, a)
 			s.inputs = append(s.inputs, a.Scores)
 		}
+		s.fused = bm25.NewAccumulator(n)
+		s.fused.TouchAll()
 		return s
 	}
 	return f, nil
@@ -125,6 +138,41 @@ func (f *FusedRanker) ScoreAll(question string) (inputs [][]float64, fused []flo
 	return inputs, fused, matched, nil
 }
 
+// TopK returns the k best candidates of the fused ranking (ordered as
+// Accumulator.TopK orders them) and, for each, every input's score
+// (inputs[i][j]: hit i, input j); matched is as for ScoreAll, and no hits
+// are returned when it is false. It is what `reqa ask` and `reqa serve`
+// answer with: the same ranking as ScoreAll without copying any score
+// vector (pooled scratch), so a question costs its input rankers and one
+// fusion pass.
+func (f *FusedRanker) TopK(question string, k int) (hits []bm25.Hit, inputs [][]float64, matched bool, err error) {
+	s := f.pool.Get().(*fusedScratch)
+	defer f.pool.Put(s)
+	if _, err := f.scoreInputs(question, s); err != nil {
+		return nil, nil, false, err
+	}
+	for i, r := range f.inputs {
+		if _, isDense := r.(*DenseRanker); !isDense && len(s.accs[i].Touched) > 0 {
+			matched = true
+		}
+	}
+	if !matched {
+		return nil, nil, false, nil
+	}
+	if err := fuse.FuseContext(f.params, s.inputs, f.corpus, s.fused.Scores); err != nil {
+		return nil, nil, false, err
+	}
+	hits = s.fused.TopK(k)
+	inputs = make([][]float64, len(hits))
+	for i, h := range hits {
+		inputs[i] = make([]float64, len(s.inputs))
+		for j, in := range s.inputs {
+			inputs[i][j] = in[h.Doc]
+		}
+	}
+	return hits, inputs, true, nil
+}
+
 // ScoreBatch implements BatchScorer: inputs that batch do so, the others
 // score question by question; then each question is fused.
 func (f *FusedRanker) ScoreBatch(questions []string, accs []*bm25.Accumulator) error {
@@ -162,7 +210,23 @@ func (f *FusedRanker) ScoreBatch(questions []string, accs []*bm25.Accumulator) e
 }
 
 func (f *FusedRanker) scoreInputs(question string, s *fusedScratch) ([][]float64, error) {
+	if len(f.shared) > 0 {
+		s.outs = s.outs[:0]
+		for _, i := range f.shared {
+			s.accs[i].Reset()
+			s.outs = append(s.outs, s.accs[i].Scores)
+		}
+		if err := scoreShared(f.sharedR, question, s.outs, &s.dense); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.inputs[f.shared[0]].Name(), err)
+		}
+		for _, i := range f.shared {
+			s.accs[i].TouchAll()
+		}
+	}
 	for i, r := range f.inputs {
+		if slices.Contains(f.shared, i) {
+			continue
+		}
 		s.accs[i].Reset()
 		if err := r.Score(question, s.accs[i]); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Name(), err)

@@ -73,7 +73,7 @@ func BenchmarkSQuADBuild(b *testing.B) {
 }
 
 // BenchmarkSQuADQuery measures single-question latency (tokenize, score all
-// candidates, top 5) for each BM25 ranker on the SQuAD index.
+// candidates, top 10) for each BM25 ranker on the SQuAD index.
 func BenchmarkSQuADQuery(b *testing.B) {
 	path, d := squad(b)
 	e, err := rank.Open(path)
@@ -102,7 +102,7 @@ func BenchmarkSQuADQuery(b *testing.B) {
 				if err := r.Score(q.Text, acc); err != nil {
 					b.Fatal(err)
 				}
-				acc.TopK(5)
+				acc.TopK(10)
 				lat = append(lat, time.Since(t0))
 			}
 			b.StopTimer()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	mathrand "math/rand"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -24,6 +25,8 @@ type benchSet struct {
 	enabled func() bool
 	cfgs    []Config // construction parameters benchmarked
 	efs     []int    // search beam widths benchmarked
+	// load reads the set from disk (nil: synthesised from seed).
+	load func() (dataset, error)
 }
 
 // m16 is hnswlib's usual construction setting, the one compared with
@@ -55,6 +58,31 @@ var benchSets = []benchSet{
 		cfgs:    []Config{m16, m32},
 		efs:     []int{32, 64, 128, 256, 512},
 	},
+	{
+		// The SQuAD answer vectors and 2,000 question embeddings of a
+		// reqa index, written by rank's TestWriteSQuADVectors into
+		// $REQA_ANN_SQUAD (`make bench-peers`), so that this package and
+		// testdata/hnswlib_bench.py --name squad build over the same data.
+		name:    "squad",
+		enabled: func() bool { return os.Getenv("REQA_ANN_SQUAD") != "" },
+		cfgs:    []Config{m16},
+		efs:     []int{10, 16, 20, 32, 64, 128},
+		load: func() (dataset, error) {
+			dir := os.Getenv("REQA_ANN_SQUAD")
+			base, dim, err := readNpyF32(filepath.Join(dir, "squad-base.npy"))
+			if err != nil {
+				return dataset{}, err
+			}
+			qs, qdim, err := readNpyF32(filepath.Join(dir, "squad-queries.npy"))
+			if err != nil {
+				return dataset{}, err
+			}
+			if qdim != dim {
+				return dataset{}, fmt.Errorf("%s: queries of width %d, base of width %d", dir, qdim, dim)
+			}
+			return dataset{dim: dim, base: base, queries: qs}, nil
+		},
+	},
 }
 
 // Fixtures are built once per test binary and shared between benchmarks.
@@ -64,6 +92,28 @@ var fixtures struct {
 	truth  map[string][][]uint32
 	graphs map[string]*Graph
 	builds map[string]buildTime
+	loaded map[string]dataset
+}
+
+// preload reads a set that comes from disk (others need nothing).
+func preload(s benchSet) error {
+	if s.load == nil {
+		return nil
+	}
+	fixtures.Lock()
+	defer fixtures.Unlock()
+	if _, ok := fixtures.loaded[s.name]; ok {
+		return nil
+	}
+	d, err := s.load()
+	if err != nil {
+		return fmt.Errorf("bench set %s: %w", s.name, err)
+	}
+	if fixtures.loaded == nil {
+		fixtures.loaded = map[string]dataset{}
+	}
+	fixtures.loaded[s.name] = d
+	return nil
 }
 
 // buildTime is a build's wall-clock and CPU time.
@@ -83,7 +133,11 @@ func fixture(s benchSet) (dataset, [][]uint32) {
 	}
 	d, ok := fixtures.data[s.name]
 	if !ok {
-		d = clusteredSet(s.n, s.nq, s.dim, s.seed)
+		if s.load != nil {
+			d = fixtures.loaded[s.name] // read by preload
+		} else {
+			d = clusteredSet(s.n, s.nq, s.dim, s.seed)
+		}
 		fixtures.data[s.name] = d
 		fixtures.truth[s.name] = groundTruth(d, 10)
 	}
@@ -143,6 +197,9 @@ func BenchmarkHNSW(b *testing.B) {
 	for _, s := range benchSets {
 		if !s.enabled() {
 			continue
+		}
+		if err := preload(s); err != nil {
+			b.Fatal(err)
 		}
 		for _, cfg := range s.cfgs {
 			for _, ef := range s.efs {

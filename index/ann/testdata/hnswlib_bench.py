@@ -18,7 +18,9 @@ It builds an inner-product index (distance 1 - dot, as index/ann) with the
 same M and efConstruction as BenchmarkHNSW, single-threaded like the Go
 build, and prints recall@10 against the Go ground truth and single-query
 latency percentiles per ef, then the smallest ef that reaches --target
-recall, to compare with BenchmarkHNSW at matched recall. Latencies include
+recall, to compare with BenchmarkHNSW at matched recall (and a line
+PEER-RESULT {json} for `make bench-peers`, which runs it with --name squad
+on the SQuAD vectors of a reqa index). Latencies include
 the Python call overhead of one knn_query (a few microseconds).
 """
 
@@ -82,6 +84,11 @@ def main():
         rows.append((ef, recall, p50, p99, cpu))
         print(f"{ef:>5} {recall:>10.4f} {p50:>9.1f} {p99:>9.1f} {cpu:>10.1f}")
 
+    import json
+    print("PEER-RESULT " + json.dumps({"peer": "hnswlib", "set": args.name, "build_s": build, "build_cpu_s": build_cpu,
+                                       "M": args.M, "efc": args.efc,
+                                       "rows": [{"ef": r[0], "recall": r[1], "p50_us": r[2], "p99_us": r[3], "cpu_us": r[4]}
+                                                for r in rows]}))
     hit = [r for r in rows if r[1] >= args.target]
     if hit:
         ef, recall, p50, p99, cpu = hit[0]

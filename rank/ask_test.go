@@ -1,0 +1,191 @@
+package rank_test
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/fuse"
+)
+
+// TestAskFusedTopK checks that Engine.Ask answers a fusion with the ranking
+// ScoreAll gives (every candidate's fused score sorted, ties by lower id):
+// the same sentences, scores and input scores, for every fusion method and
+// k (including k beyond the number of candidates).
+func TestAskFusedTopK(t *testing.T) {
+	requireDense(t)
+	path := filepath.Join(t.TempDir(), "t.reqa")
+	buildTestIndexDense(t, path, true)
+	e, err := rank.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	in := rank.DefaultFusionInputs
+	fusions := []fuse.Params{
+		rank.DefaultFusion(),
+		rank.DefaultRRF(),
+		{Name: "fusion-minmax", Method: "minmax", Inputs: in, Weights: []float64{0.3, 0.3, 0.4}},
+		{Name: "fusion-adaptive", Method: "adaptive", Inputs: in, Bounds: []float64{0.2},
+			BucketWeights: [][]float64{{0.2, 0.2, 0.6}, {0.6, 0.2, 0.2}}},
+		{Name: "fusion-learned", Method: "learned", Inputs: in, Weights: []float64{1, 0.1, 1, 0.1, 2, 0.5}},
+	}
+	questions := []string{"Who kept the Bell Rock light?", "How do arch bridges carry loads?", "What do bees make?",
+		"Where do ants live?", "What guides ships at night?", "zzzz qqqq", "the"}
+	for _, p := range fusions {
+		fr, err := e.Fused(p, rank.Spec{})
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		for _, q := range questions {
+			inputs, fused, matched, err := fr.ScoreAll(q)
+			if err != nil {
+				t.Fatalf("%s %q: ScoreAll: %v", p.Name, q, err)
+			}
+			order := make([]int, len(fused))
+			for i := range order {
+				order[i] = i
+			}
+			sort.SliceStable(order, func(a, b int) bool { return fused[order[a]] > fused[order[b]] })
+			for _, k := range []int{1, 3, 10, len(fused) + 5} {
+				got, err := e.Ask(fr, q, k)
+				if err != nil {
+					t.Fatalf("%s %q k=%d: %v", p.Name, q, k, err)
+				}
+				if !matched {
+					if len(got) != 0 {
+						t.Errorf("%s %q: %d answers to a question nothing matches", p.Name, q, len(got))
+					}
+					continue
+				}
+				if want := min(k, len(fused)); len(got) != want {
+					t.Fatalf("%s %q k=%d: %d answers, want %d", p.Name, q, k, len(got), want)
+				}
+				for i, a := range got {
+					d := order[i]
+					if int(a.SentenceID) != d || a.Score != fused[d] || a.Rank != i+1 {
+						t.Errorf("%s %q k=%d rank %d: sentence %d score %v, want %d score %v", p.Name, q, k, i+1, a.SentenceID, a.Score, d, fused[d])
+					}
+					for j, r := range fr.Inputs() {
+						if a.Scores[r.Name()] != inputs[j][d] {
+							t.Errorf("%s %q rank %d: %s score %v, want %v", p.Name, q, i+1, r.Name(), a.Scores[r.Name()], inputs[j][d])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSharedDense checks that a fusion of several dense inputs (one pass
+// over the sentence and context vectors, scoreShared) gives each input the
+// scores it gives alone, to float32 rounding, and the same answers.
+func TestSharedDense(t *testing.T) {
+	requireDense(t)
+	path := filepath.Join(t.TempDir(), "t.reqa")
+	buildTestIndexDense(t, path, true)
+	e, err := rank.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	p := fuse.Params{Name: "fusion-dd", Method: "zscore", Inputs: []string{"bm25-wpm", "dense", "dense/sent"}, Weights: []float64{0.5, 0.3, 0.2}}
+	fr, err := e.Fused(p, rank.Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := rank.Unshared(fr)
+	for _, q := range []string{"Who kept the Bell Rock light?", "How do arch bridges carry loads?", "What do bees make?", "Where do ants live?"} {
+		got, _, _, err := fr.ScoreAll(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, _, err := ref.ScoreAll(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range got {
+			for i := range got[j] {
+				if d := got[j][i] - want[j][i]; d > 1e-6 || d < -1e-6 {
+					t.Fatalf("%q: %s candidate %d: %v shared, %v alone", q, p.Inputs[j], i, got[j][i], want[j][i])
+				}
+			}
+		}
+		a, err := e.Ask(fr, q, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := e.Ask(ref, q, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range min(len(a), len(b)) {
+			if a[i].SentenceID != b[i].SentenceID {
+				t.Errorf("%q rank %d: sentence %d shared, %d alone", q, i+1, a[i].SentenceID, b[i].SentenceID)
+			}
+		}
+		if len(a) != len(b) {
+			t.Errorf("%q: %d answers shared, %d alone", q, len(a), len(b))
+		}
+	}
+}
+
+// TestSharedDenseSQuAD compares the top 10 of the index's default ranker
+// with and without the shared dense pass on the first 1,000 SQuAD
+// questions, on the index named by $REQA_PEERS_INDEX (the SQuAD index with
+// embeddings and its tuned fusion; skipped without it).
+func TestSharedDenseSQuAD(t *testing.T) {
+	idx := os.Getenv("REQA_PEERS_INDEX")
+	if idx == "" {
+		t.Skip("set REQA_PEERS_INDEX to the SQuAD index with embeddings and its tuned fusion")
+	}
+	d, err := ingest.ReadDataset(squadDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := rank.Open(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	spec, err := rank.ParseSpec("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Resolve(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr, ok := r.(*rank.FusedRanker)
+	if !ok {
+		t.Skipf("the default ranker %s is not a fusion", r.Name())
+	}
+	ref := rank.Unshared(fr)
+	diff := 0
+	n := min(1000, len(d.Questions))
+	for _, q := range d.Questions[:n] {
+		a, err := e.Ask(fr, q.Text, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := e.Ask(ref, q.Text, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same := len(a) == len(b)
+		for i := range min(len(a), len(b)) {
+			same = same && a[i].SentenceID == b[i].SentenceID
+		}
+		if !same {
+			diff++
+			t.Logf("%q: top 10 differs", q.Text)
+		}
+	}
+	t.Logf("%s: %d of %d questions' top 10 differ", fr.Name(), diff, n)
+	if diff > 0 {
+		t.Errorf("%d of %d questions' top 10 differ", diff, n)
+	}
+}
