@@ -140,6 +140,7 @@ func TestSharedDense(t *testing.T) {
 func TestSharedDenseSQuAD(t *testing.T) {
 	idx := os.Getenv("REQA_PEERS_INDEX")
 	if idx == "" {
+		// May skip in CI: opt-in; TestSharedDense covers the same in make test.
 		t.Skip("set REQA_PEERS_INDEX to the SQuAD index with embeddings and its tuned fusion")
 	}
 	d, err := ingest.ReadDataset(squadDir)
@@ -161,6 +162,8 @@ func TestSharedDenseSQuAD(t *testing.T) {
 	}
 	fr, ok := r.(*rank.FusedRanker)
 	if !ok {
+		// No shared dense pass to compare there.
+		// May skip in CI: the opted-in index's default is not a fusion.
 		t.Skipf("the default ranker %s is not a fusion", r.Name())
 	}
 	ref := rank.Unshared(fr)

@@ -26,6 +26,7 @@ import (
 func TestWriteSQuADVectors(t *testing.T) {
 	idx, dir := os.Getenv("REQA_PEERS_INDEX"), os.Getenv("REQA_ANN_DUMP")
 	if idx == "" || dir == "" {
+		// May skip in CI: an opt-in writer of benchmark data (make bench-peers).
 		t.Skip("set REQA_PEERS_INDEX=index-with-embeddings and REQA_ANN_DUMP=dir to write the SQuAD vectors")
 	}
 	d, err := ingest.ReadDataset(squadDir)
