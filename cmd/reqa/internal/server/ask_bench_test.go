@@ -41,6 +41,7 @@ func specRanker(e *rank.Engine, name string, opt rank.DenseOptions) (rank.Ranker
 func BenchmarkServeAsk(b *testing.B) {
 	idx := os.Getenv("REQA_SERVE_BENCH_INDEX")
 	if idx == "" {
+		// May skip in CI: an opt-in benchmark over a large index.
 		b.Skip("set REQA_SERVE_BENCH_INDEX to an index with embeddings")
 	}
 	s := newServer(b, idx, Options{Ranker: specRanker})
