@@ -164,3 +164,54 @@ $(ORT_EMBED): $(ORT_DIR)/.ok
 
 clean:
 	rm -rf bin third_party $(WPM_JSON) $(SP_VOCAB) $(USE_ONNX) $(USE_VOCAB) $(ORT_EMBED)
+
+# --- docs QA benchmark (cmd/mkdocsqa; BENCHMARKS.md "Docs QA") -----------------
+# Four documentation sets, pinned: Markdown guides of Go libraries (Go module
+# proxy; go.sum-style hashes), git's HTML manual pages and bash's man page in
+# HTML and the Debian FAQ in PDF (Debian bookworm; .deb SHA-256). Questions and the source list are in
+# cmd/mkdocsqa/questions/; the datasets go to third_party/docsqa/docsqa*/.
+DOCSQA        := third_party/docsqa
+DOCSQA_SRC    := $(DOCSQA)/src
+DOCSQA_MODS   := go.etcd.io/bbolt@v1.4.0=h1:TU77id3TnN/zKr7CO/uk+fBCwF2jGcMuw2B/FMAzYIk= \
+                 github.com/spf13/cobra@v1.8.1=h1:e5/vxKd/rZsfSJMUX1agtjeTDf+qv1/JdBF8gg5k9ZM= \
+                 github.com/yuin/goldmark@v1.7.8=h1:iERMLn0/QJeHFhxSt3p6PeN9mGnvIKSpG9YYorDMnic=
+DOCSQA_DEBS   := git-doc=1:2.39.5-0+deb12u3=3c89668a11053a6bafade3de1f611f4613db31e082af63f43d8c5b69ad8795ec \
+                 bash-doc=5.2.15-2=2c1a353f7004d14ba81db19c253b958d2dd9582027650739c530fd50376a9d8b \
+                 debian-faq=11.1=427426e0cfa6888622fc1d72631071cb4b5a1f86ccde722e7820bcef284de5d0
+# DOCSQA_CONTEXT: a context choice (section, paragraph, paragraph+heading,
+# window; default: ingest's); DOCSQA_FLAGS=-allow-missing drops questions the
+# readers cannot answer instead of failing (missing.json lists them).
+DOCSQA_CONTEXT ?=
+DOCSQA_FLAGS   ?=
+
+.PHONY: docsqa docsqa-src
+docsqa: $(DOCSQA_SRC)/.ok
+	$(GO) run ./cmd/mkdocsqa -src $(DOCSQA_SRC) -out $(DOCSQA) $(if $(DOCSQA_CONTEXT),-context $(DOCSQA_CONTEXT)) $(DOCSQA_FLAGS)
+
+docsqa-src: $(DOCSQA_SRC)/.ok
+$(DOCSQA_SRC)/.ok: Makefile
+	@rm -rf $(DOCSQA_SRC) $(DOCSQA)/deb && mkdir -p $(DOCSQA_SRC)/golibs/bbolt $(DOCSQA_SRC)/golibs/cobra $(DOCSQA_SRC)/golibs/goldmark $(DOCSQA_SRC)/git $(DOCSQA_SRC)/bash $(DOCSQA)/deb
+	@for m in $(DOCSQA_MODS); do mod=$${m%%=*}; want=$${m#*=}; \
+	  json=$$($(GO) mod download -json $$mod) || { echo "cannot download $$mod"; exit 1; }; \
+	  sum=$$(echo "$$json" | sed -n 's/^[[:space:]]*"Sum": "\(.*\)",$$/\1/p'); \
+	  test "$$sum" = "$$want" || { echo "checksum mismatch for $$mod: $$sum"; exit 1; }; \
+	  dir=$$(echo "$$json" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	  case $$mod in \
+	    go.etcd.io/bbolt@*) cp $$dir/README.md $$dir/LICENSE $(DOCSQA_SRC)/golibs/bbolt/;; \
+	    github.com/spf13/cobra@*) cp $$dir/site/content/user_guide.md $$dir/site/content/active_help.md $$dir/LICENSE.txt $(DOCSQA_SRC)/golibs/cobra/ && \
+	      cp $$dir/site/content/completions/_index.md $(DOCSQA_SRC)/golibs/cobra/completions.md;; \
+	    github.com/yuin/goldmark@*) cp $$dir/README.md $$dir/LICENSE $(DOCSQA_SRC)/golibs/goldmark/;; \
+	  esac; done
+	@if ! apt-cache policy git-doc >/dev/null 2>&1; then echo "docsqa needs Debian's apt-get"; exit 1; fi
+	@for d in $(DOCSQA_DEBS); do pkg=$${d%%=*}; rest=$${d#*=}; ver=$${rest%=*}; want=$${rest##*=}; \
+	  (cd $(DOCSQA)/deb && apt-get download -qq "$$pkg=$$ver" 2>/dev/null) || \
+	    (apt-get update -qq && cd $(DOCSQA)/deb && apt-get download -qq "$$pkg=$$ver") || { echo "cannot download $$pkg=$$ver"; exit 1; }; \
+	  deb=$$(ls $(DOCSQA)/deb/$${pkg}_*.deb); \
+	  echo "$$want  $$deb" | sha256sum -c --quiet || { echo "checksum mismatch for $$deb"; exit 1; }; \
+	  dpkg-deb -x $$deb $(DOCSQA)/deb/root; done
+	@g=$(DOCSQA)/deb/root/usr/share/doc/git-doc; for f in gittutorial giteveryday gitignore git-stash git-bisect gitcredentials git-worktree; do \
+	  cp $$g/$$f.html $(DOCSQA_SRC)/git/; done; cp $$g/copyright $(DOCSQA_SRC)/git/
+	@b=$(DOCSQA)/deb/root/usr/share/doc; cp $$b/bash/bash.html $$b/bash-doc/copyright $(DOCSQA_SRC)/bash/; \
+	  mkdir -p $(DOCSQA_SRC)/debfaq && gzip -dc $$b/debian/FAQ/debian-faq.en.pdf.gz > $(DOCSQA_SRC)/debfaq/debian-faq.en.pdf && \
+	  cp $$b/debian-faq/copyright $(DOCSQA_SRC)/debfaq/
+	@touch $@
