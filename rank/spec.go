@@ -172,7 +172,7 @@ func (e *Engine) Available() ([]string, error) {
 			out = append(out, p.Name)
 		}
 	}
-	for _, p := range []fuse.Params{DefaultFusion(), DefaultRRF()} {
+	for _, p := range builtinFusions() {
 		if !seen[p.Name] {
 			out = append(out, p.Name)
 		}
@@ -214,7 +214,7 @@ func (e *Engine) FusionParams(name string) (fuse.Params, error) {
 			return p, nil
 		}
 	}
-	for _, p := range []fuse.Params{DefaultFusion(), DefaultRRF()} {
+	for _, p := range builtinFusions() {
 		if p.Name == name {
 			return p, nil
 		}
