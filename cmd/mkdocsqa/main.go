@@ -72,6 +72,9 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "mkdocsqa: %-10s %3d files %5d contexts %6d candidates %4d questions (tune %d, test %d; %d paraphrases), %d missing\n",
 			d.Name, d.Files, d.Contexts, d.Candidates, d.Questions, d.Tune, d.Test, d.Paraphrases, d.Missing)
 	}
+	if len(sum.Missing) > 0 {
+		fmt.Fprintf(os.Stderr, "mkdocsqa: %d questions dropped: the readers keep no sentence holding their answer (listed in %s/missing.json; count them as misses)\n", len(sum.Missing), sum.Dirs[0])
+	}
 	fmt.Fprintf(os.Stderr, "mkdocsqa: wrote %s\n", sum.Dirs[0])
 	return 0
 }
