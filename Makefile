@@ -240,7 +240,7 @@ transfer-indexes: build
 	    mv $(TM_DIR)/learned-$$n.tmp $(TM_DIR)/learned-$$n.reqa; } || exit 1; done
 
 transfer-matrix: transfer-indexes
-	@printf '%-22s' 'learned on \ test'; for c in $(TM_DOMAINS); do printf ' %-13s' $${c%%=*}; done; echo
+	@printf '%-22s' 'learned on \ test'; for c in $(TM_DOMAINS); do printf ' %-14s' $${c%%=*}; done; echo
 	@for row in bm25-wpm none $(foreach d,$(TM_DOMAINS),$(firstword $(subst =, ,$(d)))); do \
 	  printf '%-22s' $$row; for c in $(TM_DOMAINS); do n=$${c%%=*}; dir=$${c#*=}; \
 	    case $$row in bm25-wpm) args="-r bm25-wpm";; none) args="-r default";; \
