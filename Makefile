@@ -250,5 +250,5 @@ transfer-matrix: transfer-indexes
 	  done; echo; done
 
 transfer-lodo: transfer-indexes
-	REQA_DEFAULTS_DOMAINS="$(foreach d,$(TM_DOMAINS),$(if $(filter docs=%,$(d)),+)$(firstword $(subst =, ,$(d)))=$(TM_DIR)/$(firstword $(subst =, ,$(d))).reqa=$(abspath $(lastword $(subst =, ,$(d))));)" \
-	  REQA_DEFAULTS_CACHE=$(TM_DIR)/lodo-cache $(GO) test -tags experiment -run 'TestDefaultsLODO' -v -timeout 0 ./rank/
+	REQA_DEFAULTS_DOMAINS="$(foreach d,$(TM_DOMAINS),$(if $(filter docs=%,$(d)),+)$(firstword $(subst =, ,$(d)))=$(abspath $(TM_DIR))/$(firstword $(subst =, ,$(d))).reqa=$(abspath $(lastword $(subst =, ,$(d))));)" \
+	  REQA_DEFAULTS_CACHE=$(abspath $(TM_DIR))/lodo-cache $(GO) test -tags experiment -run 'TestDefaultsLODO' -v -timeout 0 ./rank/
