@@ -282,3 +282,39 @@ $(DOCSQA_SRC)/.ok: Makefile
 	  mkdir -p $(DOCSQA_SRC)/debfaq && gzip -dc $$b/debian/FAQ/debian-faq.en.pdf.gz > $(DOCSQA_SRC)/debfaq/debian-faq.en.pdf && \
 	  cp $$b/debian-faq/copyright $(DOCSQA_SRC)/debfaq/
 	@touch $@
+
+# --- transfer matrix and leave-one-domain-out defaults (issue 14; BENCHMARKS.md "Transfer") ---
+# Builds each domain's index with embeddings once (TM_DIR, reused on later runs), learns fusions
+# (`reqa fuse`) and a question adapter (`reqa tune`) on each domain's tune half in a copy of its
+# index, and evaluates the default ranker on every domain's test half with those parameters
+# (`reqa eval --params-from`). Rows: where the learned parts come from ("bm25-wpm" and "none" learn
+# nothing: bm25-wpm alone and the built-in default); columns: test halves. Prints P@1 / MRR.
+# `make transfer-lodo` runs the leave-one-domain-out experiment that chose the built-in default.
+TM_DIR     ?= /tmp/reqa-transfer
+TM_SQUAD   ?= ../shared/data/squad-multireqa-test
+TM_DOMAINS := squad=$(TM_SQUAD) golibs=$(DOCSQA)/docsqa-golibs git=$(DOCSQA)/docsqa-git \
+              bash=$(DOCSQA)/docsqa-bash debfaq=$(DOCSQA)/docsqa-debfaq docs=$(DOCSQA)/docsqa
+
+.PHONY: transfer-matrix transfer-indexes transfer-lodo
+transfer-indexes: build
+	@test -d $(DOCSQA)/docsqa || { echo "run make docsqa first"; exit 1; }
+	@mkdir -p $(TM_DIR); for d in $(TM_DOMAINS); do n=$${d%%=*}; dir=$${d#*=}; \
+	  test -f $(TM_DIR)/$$n.reqa || bin/reqa index -q --out $(TM_DIR)/$$n.reqa $$dir || exit 1; \
+	  test -f $(TM_DIR)/learned-$$n.reqa || { cp $(TM_DIR)/$$n.reqa $(TM_DIR)/learned-$$n.tmp && \
+	    bin/reqa fuse -q --index $(TM_DIR)/learned-$$n.tmp $$dir >/dev/null && \
+	    bin/reqa tune -q --index $(TM_DIR)/learned-$$n.tmp $$dir >/dev/null && \
+	    mv $(TM_DIR)/learned-$$n.tmp $(TM_DIR)/learned-$$n.reqa; } || exit 1; done
+
+transfer-matrix: transfer-indexes
+	@printf '%-22s' 'learned on \ test'; for c in $(TM_DOMAINS); do printf ' %-14s' $${c%%=*}; done; echo
+	@for row in bm25-wpm none $(foreach d,$(TM_DOMAINS),$(firstword $(subst =, ,$(d)))); do \
+	  printf '%-22s' $$row; for c in $(TM_DOMAINS); do n=$${c%%=*}; dir=$${c#*=}; \
+	    case $$row in bm25-wpm) args="-r bm25-wpm";; none) args="-r default";; \
+	      *) args="-r default --params-from $(TM_DIR)/learned-$$row.reqa";; esac; \
+	    bin/reqa eval -q --json --split test --index $(TM_DIR)/$$n.reqa $$args $$dir | \
+	      awk -F'[:,]' '/"p_at_1"/ {p=$$2} /"mrr"/ {m=$$2; printf " %5.1f / %5.1f", p, m; exit}' || exit 1; \
+	  done; echo; done
+
+transfer-lodo: transfer-indexes
+	REQA_DEFAULTS_DOMAINS="$(foreach d,$(TM_DOMAINS),$(if $(filter docs=%,$(d)),+)$(firstword $(subst =, ,$(d)))=$(abspath $(TM_DIR))/$(firstword $(subst =, ,$(d))).reqa=$(abspath $(lastword $(subst =, ,$(d))));)" \
+	  REQA_DEFAULTS_CACHE=$(abspath $(TM_DIR))/lodo-cache $(GO) test -tags experiment -run 'TestDefaultsLODO' -v -timeout 0 ./rank/

@@ -16,7 +16,8 @@
 //     graph ([DenseRanker], [DenseOptions]);
 //   - "fusion-METHOD": the scores of several rankers fused by one of
 //     [FusionMethods] with parameters learned by `reqa fuse` (package
-//     rank/fuse), or built in for fusion-zscore ([DefaultFusion]) and
+//     rank/fuse), or built in: the default ([DefaultFusion], embedded from
+//     builtin.json and chosen by leave-one-domain-out results) and
 //     fusion-rrf ([DefaultRRF]) ([FusedRanker]);
 //   - as fusion inputs only, "NAME/sent" (NAME on the sentence alone) and
 //     "ctxmax:NAME", "ctxrel:NAME" (context evidence, [ContextRanker]).
@@ -27,8 +28,8 @@
 // which the caller adds options (sentence only, dense options, explicit
 // fusion parameters). [Engine.Resolve] is the one place defaults are
 // applied: the empty name (or "default") is [Engine.Default] — the best
-// fusion stored by `reqa fuse`, else the built-in fusion-zscore on an index
-// with embeddings, else bm25-wpm — and a fusion runs with the parameters of
+// fusion stored by `reqa fuse`, else the built-in default fusion on an
+// index with embeddings, else bm25-wpm — and a fusion runs with the parameters of
 // [Engine.FusionParams]. [Engine.Available] lists every ranker an index
 // answers with. ask, eval, fuse, demo and serve all go through these, so
 // they agree on what a name and the default mean. Errors wrap
@@ -50,8 +51,9 @@
 // question's gold candidates ranked in the top 10. [Engine.TuneFusions]
 // learns fusions on tuning questions, [SaveFusions] stores them;
 // [Engine.AdapterData] prepares a question adapter's training data and
-// [SaveAdapter] stores the adapter. Package rank/report writes eval's full
-// report.
+// [SaveAdapter] stores the adapter; [Engine.SelfQuestions] makes
+// pseudo-questions from the indexed text for label-free adaptation
+// (`reqa tune --self`). Package rank/report writes eval's full report.
 //
 // # Verification
 //

@@ -241,17 +241,6 @@ func DefaultRRF() fuse.Params {
 	return fuse.Params{Name: "fusion-rrf", Method: "rrf", Inputs: DefaultFusionInputs, K: 60}
 }
 
-// DefaultFusion is what `reqa ask` uses on an index with embeddings but no
-// tuned parameters: the z-score fusion with the weights `reqa fuse` learned
-// on the SQuAD tune half (z-scores are scale-free, so the weights carry over
-// to other corpora far better than raw-score weights would). Untuned RRF is
-// worse than BM25 alone on SQuAD (59.60 vs 64.20 P@1 on the test half), so it
-// is not the default.
-func DefaultFusion() fuse.Params {
-	return fuse.Params{Name: "fusion-zscore", Method: "zscore", Inputs: DefaultFusionInputs, Weights: []float64{0.5, 0.1, 0.4},
-		TunedOn: "built-in default (squad-multireqa-test tune split)"}
-}
-
 // StoredFusions returns the fusion parameters stored in the index (none is
 // not an error), or those of UseTuned.
 func (e *Engine) StoredFusions() ([]fuse.Params, error) {

@@ -154,7 +154,7 @@ func (e *Engine) Rankers() []string {
 
 // Available lists every ranker name the index answers with: its own
 // rankers, then the fusions it holds tuned parameters for (best first)
-// and the fusions with built-in defaults (fusion-zscore, fusion-rrf) when
+// and the built-in fusions (the default, DefaultFusion, and fusion-rrf) when
 // it has embeddings.
 func (e *Engine) Available() ([]string, error) {
 	out := e.Rankers()
@@ -172,7 +172,7 @@ func (e *Engine) Available() ([]string, error) {
 			out = append(out, p.Name)
 		}
 	}
-	for _, p := range []fuse.Params{DefaultFusion(), DefaultRRF()} {
+	for _, p := range builtinFusions() {
 		if !seen[p.Name] {
 			out = append(out, p.Name)
 		}
@@ -198,8 +198,9 @@ func (e *Engine) Default() (string, error) {
 }
 
 // FusionParams returns the parameters the index answers the fusion called
-// name with: the ones stored by `reqa fuse`, else the built-in defaults of
-// fusion-zscore and fusion-rrf on an index with embeddings. Other fusions
+// name with: the ones stored by `reqa fuse`, else the built-in ones (the
+// default fusion, DefaultFusion, and fusion-rrf) on an index with
+// embeddings. Other fusions
 // of an untuned index fail with ErrNoTunedParams (and ErrUnknownRanker).
 func (e *Engine) FusionParams(name string) (fuse.Params, error) {
 	if e.r.Meta().Dense == nil {
@@ -214,7 +215,7 @@ func (e *Engine) FusionParams(name string) (fuse.Params, error) {
 			return p, nil
 		}
 	}
-	for _, p := range []fuse.Params{DefaultFusion(), DefaultRRF()} {
+	for _, p := range builtinFusions() {
 		if p.Name == name {
 			return p, nil
 		}

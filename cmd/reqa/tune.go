@@ -18,11 +18,14 @@ func tuneCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "tune",
 		Usage:     "fine-tune the question tower on a dataset split or on question–answer pairs (an adapter on the frozen embeddings) and store it in the index",
-		ArgsUsage: "DATASET_DIR | --pairs FILE",
+		ArgsUsage: "DATASET_DIR | --pairs FILE | --self",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Required: true, Usage: "index built from DATASET_DIR, with embeddings"},
 			&cli.StringFlag{Name: "split", Value: "tune", Usage: "split whose questions train the adapter (all: every question)"},
 			&cli.StringFlag{Name: "pairs", Usage: "train on this JSONL of {\"question\", \"answer_id\" | \"answer_ids\" | \"answer\" | \"answers\", \"group\"} instead of a dataset: ids are candidate ids or the index's sentence ids (ask --json's sentence_id), answers are sentence texts; any index with embeddings"},
+			&cli.BoolFlag{Name: "self", Usage: "label-free: train on pseudo-questions made from the indexed text itself (headings asking for their sections' sentences, sentences with their rarest words removed asking for themselves, \"X is a …\" asking \"what is X?\"); any index with embeddings"},
+			&cli.StringSliceFlag{Name: "self-kinds", Usage: "with --self: pseudo-question kinds (heading, cloze, definition; default all)"},
+			&cli.IntFlag{Name: "self-max", Value: 4000, Usage: "with --self: at most this many pseudo-questions"},
 			&cli.StringFlag{Name: "kind", Value: "linear", Usage: "adapter shape: linear, lowrank or mlp"},
 			&cli.IntFlag{Name: "hidden", Usage: "rank of a lowrank adapter (default 64) or hidden width of an mlp (default 256)"},
 			&cli.IntFlag{Name: "epochs", Value: 10, Usage: "maximum passes over the training questions"},
@@ -101,7 +104,15 @@ func tuneAction(c *cli.Context) error {
 // checkTuneFlags checks tune's arguments and returns the adapter's kind.
 func checkTuneFlags(c *cli.Context) (adapter.Kind, error) {
 	pairs := c.String("pairs")
+	self := c.Bool("self")
 	switch {
+	case self && (pairs != "" || c.NArg() != 0 || c.IsSet("split")):
+		return 0, usagef("tune: --self trains on the index's own text: no DATASET_DIR, --pairs or --split")
+	case !self && (c.IsSet("self-kinds") || c.IsSet("self-max")):
+		return 0, usagef("tune: --self-kinds and --self-max need --self")
+	case self && c.Int("self-max") <= 0:
+		return 0, usagef("tune: --self-max %d: want > 0", c.Int("self-max"))
+	case self:
 	case pairs != "" && c.NArg() != 0:
 		return 0, usagef("tune: give either DATASET_DIR or --pairs FILE, not both")
 	case pairs != "" && c.IsSet("split"):
@@ -139,6 +150,10 @@ func tuneQuestions(c *cli.Context, path string) (e *rank.Engine, eqs []rank.Eval
 	if pairs := c.String("pairs"); pairs != "" {
 		e, eqs, groups, err = pairQuestions(path, pairs)
 		return e, eqs, groups, pairs, "pairs", err
+	}
+	if c.Bool("self") {
+		e, eqs, groups, err = selfQuestions(c, path)
+		return e, eqs, groups, path, "pseudo-questions", err
 	}
 	ds, e, err := openDenseDatasetIndex("tune", c.Args().First(), path)
 	if err != nil {
@@ -291,6 +306,28 @@ func pairQuestions(path, pairsPath string) (*rank.Engine, []rank.EvalQuestion, [
 		groups = nil
 	}
 	return e, eqs, groups, nil
+}
+
+// selfQuestions opens the dense index at path and makes its pseudo-questions
+// (tune --self).
+func selfQuestions(c *cli.Context, path string) (*rank.Engine, []rank.EvalQuestion, []int, error) {
+	e, err := rank.Open(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if e.Meta().Dense == nil {
+		e.Close()
+		return nil, nil, nil, fmt.Errorf("tune: index %s has no embeddings; rebuild it with `reqa index --dense`", path)
+	}
+	qs, groups, err := e.SelfQuestions(rank.SelfOptions{Kinds: c.StringSlice("self-kinds"), Max: c.Int("self-max"), Seed: c.Uint64("seed")})
+	if err != nil {
+		e.Close()
+		return nil, nil, nil, fmt.Errorf("tune --self: %w", err)
+	}
+	if !c.Bool("quiet") {
+		fmt.Fprintf(c.App.ErrWriter, "made %d pseudo-questions from the index's text\n", len(qs))
+	}
+	return e, qs, groups, nil
 }
 
 func needsText(ps []ingest.Pair) bool {

@@ -65,3 +65,31 @@ func TestTunePairs(t *testing.T) {
 		t.Errorf("--pairs with --split: exit %d, want 2", code)
 	}
 }
+
+// TestTuneSelf trains the question adapter on pseudo-questions made from a
+// Markdown index's own text (no questions given), and reports an unknown
+// pseudo-question kind.
+func TestTuneSelf(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "guide.md", "# Ferry\n\nThe ferry leaves the harbour at nine every morning. It returns from the island at noon on weekdays.\n\n"+
+		"# Bakery\n\nThe bakery is a small shop near the harbour square. Its rye bread usually sells out by eight in the morning.\n\n"+
+		"# Library\n\nThe library lends printed maps to visitors for a week. Rare maps stay in the cold room behind the reading hall.\n")
+	idx := filepath.Join(dir, "guide.reqa")
+	if code, _, errs := reqa(t, "index", "--quiet", "--out", idx, in); code != 0 {
+		t.Fatalf("index: exit %d: %s", code, errs)
+	}
+	if _, out, _ := reqa(t, "stats", idx); !strings.Contains(out, "\ndense ") {
+		skipUnlessCI(t, "dense encoder not embedded in this build (run via make)")
+	}
+	code, out, errs := reqa(t, "tune", "--index", idx, "--self", "--epochs", "2", "--batch", "4", "--val-fraction", "0", "--json")
+	if code != 0 {
+		t.Fatalf("tune --self: exit %d: %s", code, errs)
+	}
+	var res tuneResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.TrainQuestions == 0 || res.Split != "pseudo-questions" {
+		t.Fatalf("tune --self --json: %v %+v\n%s", err, res, out)
+	}
+	if code, _, errs := reqa(t, "tune", "--index", idx, "--self", "--self-kinds", "riddle"); code != 1 || !strings.Contains(errs, `pseudo-question kind "riddle"`) {
+		t.Errorf("unknown kind: exit %d, stderr %q", code, errs)
+	}
+}

@@ -18,6 +18,11 @@ func TestTuneFlagErrors(t *testing.T) {
 		{"tiny batch", []string{"--index", "x.reqa", "--batch", "1", "dir"}},
 		{"bad temperature", []string{"--index", "x.reqa", "--temperature", "0", "dir"}},
 		{"bad val fraction", []string{"--index", "x.reqa", "--val-fraction", "1", "dir"}},
+		{"self with dataset", []string{"--index", "x.reqa", "--self", "dir"}},
+		{"self with pairs", []string{"--index", "x.reqa", "--self", "--pairs", "p.jsonl"}},
+		{"self with split", []string{"--index", "x.reqa", "--self", "--split", "all"}},
+		{"self kinds without self", []string{"--index", "x.reqa", "--self-kinds", "cloze", "dir"}},
+		{"self max zero", []string{"--index", "x.reqa", "--self", "--self-max", "0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut strings.Builder

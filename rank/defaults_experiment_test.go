@@ -1,0 +1,474 @@
+//go:build experiment
+
+package rank
+
+// The experiment that chose the built-in default ranker (DefaultFusion,
+// rank/defaults.json) by leave-one-domain-out results: every candidate
+// design is fitted on the tune halves of all domains but one and scored on
+// the held-out domain; the design with the best worst-case held-out gain
+// over bm25-wpm wins, and is then fitted on every domain's tune half.
+//
+//	REQA_DEFAULTS_DOMAINS='squad=/tmp/dfl/squad.reqa=../shared/data/squad-multireqa-test;golibs=…' \
+//	REQA_DEFAULTS_CACHE=/tmp/dfl/cache REQA_DEFAULTS_OUT=/tmp/dfl/chosen.json \
+//	go test -tags experiment -run TestDefaultsLODO -v -timeout 0 ./rank/
+
+import (
+	"context"
+	"encoding/gob"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/rank/fuse"
+)
+
+// lodoDomain is one domain's tuning examples per half (inputs: RerankInputs).
+type lodoDomain struct {
+	Name       string
+	Tune, Test []fuse.Example
+	// LODO: false for a domain only evaluated (the union of the doc sets).
+	LODO bool
+}
+
+// lodoDomains reads REQA_DEFAULTS_DOMAINS ("name=index=dataset;…"; a name
+// starting with "+" is evaluated only, never held out or fitted on).
+func lodoDomains(t *testing.T) []*lodoDomain {
+	spec := os.Getenv("REQA_DEFAULTS_DOMAINS")
+	if spec == "" {
+		// May skip in CI: an experiment (build tag experiment), opted in.
+		t.Skip("set REQA_DEFAULTS_DOMAINS='name=INDEX=DATASET;…' to run the defaults experiment")
+	}
+	cache := os.Getenv("REQA_DEFAULTS_CACHE")
+	var out []*lodoDomain
+	for _, item := range strings.Split(spec, ";") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		parts := strings.Split(item, "=")
+		if len(parts) != 3 {
+			t.Fatalf("domain %q: want name=index=dataset", item)
+		}
+		name, only := strings.CutPrefix(parts[0], "+")
+		d := &lodoDomain{Name: name, LODO: !only}
+		file := filepath.Join(cache, name+".gob")
+		if f, err := os.Open(file); cache != "" && err == nil {
+			err = gob.NewDecoder(f).Decode(d)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.LODO = !only
+			out = append(out, d)
+			continue
+		}
+		d.Tune, d.Test = domainExamples(t, parts[1], parts[2])
+		if cache != "" {
+			os.MkdirAll(cache, 0o755)
+			f, err := os.Create(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := gob.NewEncoder(f).Encode(d); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// domainExamples scores both halves of dataset with RerankInputs on index
+// (no question adapter: the default serves untuned indexes).
+func domainExamples(t *testing.T, index, dataset string) (tune, test []fuse.Example) {
+	d, err := ingest.ReadDataset(dataset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	var rs []Ranker
+	for _, n := range RerankInputs {
+		r, err := e.input(n, Spec{Dense: DenseOptions{NoAdapter: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, r)
+	}
+	half := func(split string) []fuse.Example {
+		qs, err := d.SplitQuestions(split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var eq []EvalQuestion
+		for _, q := range qs {
+			x := EvalQuestion{ID: q.ID, Text: q.Text}
+			for _, g := range q.Gold {
+				if id, ok := e.SentenceByExtID(g); ok {
+					x.Gold = append(x.Gold, id)
+				}
+			}
+			eq = append(eq, x)
+		}
+		exs, err := tuningExamples(context.Background(), rs, eq, e.corpus(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return exs
+	}
+	return half("tune"), half("test")
+}
+
+// lodoInputs are the inputs of the cached examples.
+var lodoInputs = RerankInputs
+
+// project keeps the inputs at idx of examples (sharing their slices).
+func project(exs []fuse.Example, idx []int) []fuse.Example {
+	out := make([]fuse.Example, len(exs))
+	for i, ex := range exs {
+		p := fuse.Example{Pool: ex.Pool, Gold: ex.Gold, SentPos: ex.SentPos, SentLen: ex.SentLen}
+		for _, r := range idx {
+			p.Scores = append(p.Scores, ex.Scores[r])
+			p.Stats = append(p.Stats, ex.Stats[r])
+			p.Ranks = append(p.Ranks, ex.Ranks[r])
+			p.Pos = append(p.Pos, ex.Pos[r])
+			if ex.CtxMax != nil {
+				p.CtxMax = append(p.CtxMax, ex.CtxMax[r])
+			}
+		}
+		out[i] = p
+	}
+	return out
+}
+
+func inputIdx(names []string) []int {
+	var idx []int
+	for _, n := range names {
+		for i, m := range lodoInputs {
+			if m == n {
+				idx = append(idx, i)
+			}
+		}
+	}
+	return idx
+}
+
+// design is one candidate default: fit on the training domains' tune halves.
+type design struct {
+	name string
+	fit  func(train [][]fuse.Example) (fuse.Params, error)
+}
+
+var three = []string{"bm25-wpm", "bm25-word", "dense"}
+
+// fixed is a design that fits nothing.
+func fixed(name string, p fuse.Params) design {
+	return design{name, func([][]fuse.Example) (fuse.Params, error) { return p, nil }}
+}
+
+// gridDesign picks convex weights over inputs on the training domains by
+// objective: "macro" (mean P@1 over domains) or "maximin" (worst gain over
+// bm25-wpm).
+func gridDesign(name, method string, inputs []string, steps int, objective string) design {
+	return design{name, func(train [][]fuse.Example) (fuse.Params, error) {
+		idx := inputIdx(inputs)
+		var sets [][]fuse.Example
+		var base []float64
+		for _, tr := range train {
+			pr := project(capped(tr, 1000), idx)
+			sets = append(sets, pr)
+			w := make([]float64, len(inputs))
+			w[0] = 1
+			b, _, _ := fuse.Evaluate(fuse.Params{Name: "b", Method: "zscore", Inputs: inputs, Weights: w}, pr)
+			base = append(base, b)
+		}
+		best, bestM := math.Inf(-1), math.Inf(-1)
+		var bw []float64
+		for _, w := range simplexGrid(len(inputs), steps) {
+			p := fuse.Params{Name: "fusion-" + method, Method: method, Inputs: inputs, Weights: w}
+			obj, m := 0.0, 0.0
+			if objective == "maximin" {
+				obj = math.Inf(1)
+			}
+			for k, s := range sets {
+				p1, mrr, err := fuse.Evaluate(p, s)
+				if err != nil {
+					return p, err
+				}
+				m += mrr / float64(len(sets))
+				if objective == "maximin" {
+					obj = math.Min(obj, p1-base[k])
+				} else {
+					obj += p1 / float64(len(sets))
+				}
+			}
+			if obj > best || (obj == best && m > bestM) {
+				best, bestM, bw = obj, m, w
+			}
+		}
+		return fuse.Params{Name: "fusion-" + method, Method: method, Inputs: inputs, Weights: bw}, nil
+	}}
+}
+
+func simplexGrid(n, steps int) [][]float64 {
+	var out [][]float64
+	var rec func(prefix []int, left int)
+	rec = func(prefix []int, left int) {
+		if len(prefix) == n-1 {
+			w := make([]float64, n)
+			for i, p := range prefix {
+				w[i] = float64(p) / float64(steps)
+			}
+			w[n-1] = float64(left) / float64(steps)
+			out = append(out, w)
+			return
+		}
+		for k := 0; k <= left; k++ {
+			rec(append(prefix, k), left-k)
+		}
+	}
+	rec(nil, steps)
+	return out
+}
+
+// capped keeps at most n examples, evenly spaced (deterministic).
+func capped(exs []fuse.Example, n int) []fuse.Example {
+	if len(exs) <= n {
+		return exs
+	}
+	out := make([]fuse.Example, n)
+	for i := range out {
+		out[i] = exs[i*len(exs)/n]
+	}
+	return out
+}
+
+// balanced is the union of the training halves with every domain weighing
+// about per examples (small domains repeated, large ones thinned).
+func balanced(train [][]fuse.Example, per int) []fuse.Example {
+	var out []fuse.Example
+	for _, tr := range train {
+		if len(tr) == 0 {
+			continue
+		}
+		c := capped(tr, per)
+		for k := 0; k < max(1, per/len(c)); k++ {
+			out = append(out, c...)
+		}
+	}
+	return out
+}
+
+// tunedDesign trains method with fuse.Tune on the balanced union.
+func tunedDesign(name, method string, inputs []string, rr *fuse.Reranker, per int) design {
+	return design{name, func(train [][]fuse.Example) (fuse.Params, error) {
+		idx := inputIdx(inputs)
+		var pr [][]fuse.Example
+		for _, tr := range train {
+			pr = append(pr, project(tr, idx))
+		}
+		p, _, err := fuse.Tune(method, inputs, balanced(pr, per), fuse.TuneOptions{Rerank: rr, Label: name})
+		return p, err
+	}}
+}
+
+// rerankSmall is a re-ranker over domain-independent evidence only: ranks,
+// z-scores, context best and gap, agreement, sentence position.
+func rerankSmall(l2 float64) *fuse.Reranker {
+	return &fuse.Reranker{
+		Depth:      50,
+		PoolInputs: []string{"bm25-wpm", "bm25-word", "dense"},
+		Features: []string{"z:bm25-wpm", "z:bm25-word", "z:bm25-wpm/sent", "z:dense", "z:dense/sent",
+			"cmz:bm25-wpm", "crel:bm25-wpm", "cmz:dense", "crel:dense",
+			"lr:bm25-wpm", "lr:bm25-word", "lr:dense", "top:bm25-wpm", "top:dense", "pos0"},
+		QFeatures: []string{"1", "agree:bm25-wpm:dense"},
+		L2:        l2,
+		Iters:     300,
+	}
+}
+
+// rerankZQ is a query-adaptive z-score fusion: each input's z-score weighted
+// by a linear function of the question's score distributions (margins,
+// first-place z-scores, agreement).
+func rerankZQ(l2 float64, sent bool) *fuse.Reranker {
+	r := &fuse.Reranker{
+		Depth:      50,
+		PoolInputs: []string{"bm25-wpm", "bm25-word", "dense"},
+		Features:   []string{"z:bm25-wpm", "z:bm25-word", "z:dense"},
+		QFeatures:  []string{"1", "m:bm25-wpm", "mz:bm25-wpm", "mz:dense", "t1z:bm25-wpm", "t1z:dense", "agree:bm25-wpm:dense"},
+		L2:         l2,
+		Iters:      300,
+	}
+	if sent {
+		r.Features = append(r.Features, "z:bm25-wpm/sent", "z:dense/sent")
+	}
+	return r
+}
+
+func defaultRR(l2 float64) *fuse.Reranker {
+	r := fuse.DefaultReranker()
+	r.L2 = l2
+	return &r
+}
+
+func lodoDesigns() []design {
+	old := fuse.Params{Name: "fusion-zscore", Method: "zscore", Inputs: three, Weights: []float64{0.5, 0.1, 0.4}}
+	ds := []design{
+		fixed("bm25-wpm", fuse.Params{Name: "fusion-zscore", Method: "zscore", Inputs: three, Weights: []float64{1, 0, 0}}),
+		fixed("old-default-zscore", old),
+		gridDesign("zscore3-macro", "zscore", three, 20, "macro"),
+		gridDesign("zscore3-maximin", "zscore", three, 20, "maximin"),
+		gridDesign("minmax3-macro", "minmax", three, 20, "macro"),
+		gridDesign("minmax3-maximin", "minmax", three, 20, "maximin"),
+		gridDesign("zscore6-macro", "zscore", RerankInputs, 5, "macro"),
+		tunedDesign("learned3-bal", "learned", three, nil, 300),
+		tunedDesign("adaptive3-bal", "adaptive", three, nil, 300),
+		tunedDesign("rerank-default-bal", "rerank", RerankInputs, defaultRR(1e-4), 300),
+		tunedDesign("rerank-default-bal-l2", "rerank", RerankInputs, defaultRR(1e-2), 300),
+		tunedDesign("rerank-small-bal", "rerank", RerankInputs, rerankSmall(1e-4), 300),
+		tunedDesign("zq3-bal", "rerank", RerankInputs, rerankZQ(1e-4, false), 300),
+		tunedDesign("zq5-bal", "rerank", RerankInputs, rerankZQ(1e-4, true), 300),
+		tunedDesign("zq3-bal-l2", "rerank", RerankInputs, rerankZQ(1e-2, false), 300),
+		tunedDesign("rerank-small-bal-l2", "rerank", RerankInputs, rerankSmall(1e-2), 300),
+	}
+	for i, in := range RerankInputs[1:] {
+		w := make([]float64, len(RerankInputs))
+		w[i+1] = 1
+		ds = append(ds, fixed(in, fuse.Params{Name: "fusion-zscore", Method: "zscore", Inputs: RerankInputs, Weights: w}))
+	}
+	if only := os.Getenv("REQA_DEFAULTS_ONLY"); only != "" {
+		var keep []design
+		for _, d := range ds {
+			if d.name == "bm25-wpm" || strings.Contains(","+only+",", ","+d.name+",") {
+				keep = append(keep, d)
+			}
+		}
+		ds = keep
+	}
+	return ds
+}
+
+// TestDefaultsLODO prints the leave-one-domain-out table (held-out tune and
+// test halves), then every design fitted on all domains' tune halves,
+// scored on every test half; REQA_DEFAULTS_OUT names the file to write
+// the chosen design's parameters to (REQA_DEFAULTS_PICK: its name).
+func TestDefaultsLODO(t *testing.T) {
+	doms := lodoDomains(t)
+	for _, d := range doms {
+		t.Logf("domain %s: %d tune, %d test questions", d.Name, len(d.Tune), len(d.Test))
+	}
+	designs := lodoDesigns()
+	type cell struct{ p1, mrr float64 }
+	eval := func(p fuse.Params, exs []fuse.Example) cell {
+		idx := inputIdx(p.Inputs)
+		p1, mrr, err := fuse.Evaluate(p, project(exs, idx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cell{p1, mrr}
+	}
+	// Leave one domain out.
+	var lodo []*lodoDomain
+	for _, d := range doms {
+		if d.LODO {
+			lodo = append(lodo, d)
+		}
+	}
+	held := map[string][]cell{} // design → per held-out domain: tune half, test half
+	for _, h := range lodo {
+		var train [][]fuse.Example
+		for _, d := range lodo {
+			if d != h {
+				train = append(train, d.Tune)
+			}
+		}
+		t.Logf("holding out %s", h.Name)
+		for _, ds := range designs {
+			p, err := ds.fit(train)
+			if err != nil {
+				t.Fatalf("%s without %s: %v", ds.name, h.Name, err)
+			}
+			held[ds.name] = append(held[ds.name], eval(p, h.Tune), eval(p, h.Test))
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nLODO: held-out domain's tune half | test half, P@1 (gain over bm25-wpm)\n%-32s", "design")
+	for _, h := range lodo {
+		fmt.Fprintf(&b, " %-26s", h.Name)
+	}
+	fmt.Fprintf(&b, " %-14s %-14s\n", "worst(tune)", "worst(test)")
+	base := held["bm25-wpm"]
+	type row struct {
+		name             string
+		worstTu, worstTe float64
+	}
+	var rows []row
+	for _, ds := range designs {
+		cs := held[ds.name]
+		fmt.Fprintf(&b, "%-32s", ds.name)
+		wtu, wte := math.Inf(1), math.Inf(1)
+		for k := range lodo {
+			tu, te := cs[2*k], cs[2*k+1]
+			gtu, gte := tu.p1-base[2*k].p1, te.p1-base[2*k+1].p1
+			wtu, wte = math.Min(wtu, gtu), math.Min(wte, gte)
+			fmt.Fprintf(&b, " %5.1f(%+5.1f)|%5.1f(%+5.1f)", tu.p1, gtu, te.p1, gte)
+		}
+		fmt.Fprintf(&b, " %+6.1f         %+6.1f\n", wtu, wte)
+		rows = append(rows, row{ds.name, wtu, wte})
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].worstTu > rows[j].worstTu })
+	fmt.Fprintf(&b, "by worst held-out tune-half gain: ")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%s %+.1f; ", r.name, r.worstTu)
+	}
+	var all [][]fuse.Example
+	for _, d := range lodo {
+		all = append(all, d.Tune)
+	}
+	fitAll(t, &b, designs, all, doms)
+	t.Log(b.String())
+}
+
+// fitAll fits every design on all training halves and writes each one's
+// test-half scores on every domain to b; REQA_DEFAULTS_PICK names a design
+// whose parameters go to REQA_DEFAULTS_OUT.
+func fitAll(t *testing.T, b *strings.Builder, designs []design, all [][]fuse.Example, doms []*lodoDomain) {
+	fmt.Fprintf(b, "\n\nfitted on every tune half; test halves P@1/MRR\n%-32s", "design")
+	for _, d := range doms {
+		fmt.Fprintf(b, " %-13s", d.Name)
+	}
+	b.WriteString("\n")
+	pick := os.Getenv("REQA_DEFAULTS_PICK")
+	for _, ds := range designs {
+		p, err := ds.fit(all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(b, "%-32s", ds.name)
+		for _, d := range doms {
+			p1, mrr, err := fuse.Evaluate(p, project(d.Test, inputIdx(p.Inputs)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(b, " %5.1f/%5.1f  ", p1, mrr)
+		}
+		b.WriteString("\n")
+		if ds.name == pick {
+			if out := os.Getenv("REQA_DEFAULTS_OUT"); out != "" {
+				raw, _ := json.MarshalIndent(p, "", " ")
+				if err := os.WriteFile(out, raw, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+}

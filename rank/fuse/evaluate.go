@@ -1,0 +1,82 @@
+package fuse
+
+import (
+	"fmt"
+
+	"github.com/reqa/reqa/index/metric"
+)
+
+// Evaluate scores p on tuning examples (P@1 and MRR in percent), as Tune
+// scores its candidates: within each example's pool (every input's best
+// candidates and the golds), so it needs no full score vectors. For
+// "rerank" a gold outside the re-ranker's pool counts as a miss. "rrf" is
+// not supported (its ranks reach beyond the pool).
+func Evaluate(p Params, exs []Example) (p1, mrr float64, err error) {
+	if err := p.Validate(); err != nil {
+		return 0, 0, err
+	}
+	ranks := make([]int, len(exs))
+	buf := make([]float64, 0, 256)
+	switch p.Method {
+	case "minmax", "zscore", "adaptive", "learned":
+		method := p.Method
+		if method != "minmax" {
+			method = "zscore"
+		}
+		for i := range exs {
+			if len(exs[i].Stats) != len(p.Inputs) {
+				return 0, 0, fmt.Errorf("fusion %s: example of %d inputs, want %d", p.Name, len(exs[i].Stats), len(p.Inputs))
+			}
+			if cap(buf) < len(exs[i].Pool) {
+				buf = make([]float64, 0, len(exs[i].Pool))
+			}
+			_, ranks[i] = exs[i].outcome(method, p.WeightsFor(exs[i].Stats[0]), buf)
+		}
+	case "rerank":
+		if err := p.rerankRanks(exs, ranks); err != nil {
+			return 0, 0, err
+		}
+	default:
+		return 0, 0, fmt.Errorf("fusion %s: cannot evaluate method %q on tuning examples", p.Name, p.Method)
+	}
+	return metric.PAt(ranks, 1), metric.MRR(ranks), nil
+}
+
+// rerankRanks writes the rank of the best gold of every example under the
+// re-ranker (0: no gold in its pool).
+func (p Params) rerankRanks(exs []Example, ranks []int) error {
+	rr := p.Rerank
+	fs, _ := compile(rr.Features, p.Inputs, false)
+	qs, _ := compile(rr.QFeatures, p.Inputs, true)
+	pf, _ := compile(prefixAll("z:", rr.PoolInputs), p.Inputs, false)
+	var pi []int
+	for _, f := range pf {
+		pi = append(pi, f.r)
+	}
+	for i := range exs {
+		ex := &exs[i]
+		if ex.Ranks == nil || (needMeta(fs) && ex.SentPos == nil) {
+			return fmt.Errorf("fusion %s: examples lack what the re-ranker reads (build them with NewExampleContext and a corpus)", p.Name)
+		}
+		ev, gold := rr.exampleEvidence(ex, pi)
+		s := rr.scorePool(&ev, fs, qs)
+		best := -1
+		for j := range s {
+			if gold[j] && (best < 0 || s[j] > s[best]) {
+				best = j
+			}
+		}
+		if best < 0 {
+			ranks[i] = 0
+			continue
+		}
+		r := 1
+		for j, x := range s {
+			if x > s[best] || (x == s[best] && j < best) {
+				r++
+			}
+		}
+		ranks[i] = r
+	}
+	return nil
+}
