@@ -454,9 +454,60 @@ func (e *Engine) TuneFusions(ctx context.Context, methods, inputs []string, tune
 		}
 		out = append(out, TuneResult{Params: p, Sweep: sweep})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Params.TuneP1 > out[j].Params.TuneP1 })
+	if len(tune) >= CVBelow || len(tune) < fuse.CVFolds {
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Params.TuneP1 > out[j].Params.TuneP1 })
+		return out, nil
+	}
+	// A small tuning set: order by cross-validated P@1, the built-in
+	// default among the candidates (BENCHMARKS.md "Out of domain": on a
+	// few dozen questions the re-ranker fits them and does worse than
+	// learning nothing, even on its own domain's test half).
+	for i := range out {
+		p := &out[i].Params
+		if p.Method == "rrf" {
+			p.CVP1 = p.TuneP1 // nothing fitted
+			continue
+		}
+		names := p.Inputs
+		set, err := get(names, p.Method == "rerank")
+		if err != nil {
+			return nil, err
+		}
+		if p.CVP1, err = fuse.CrossValidate(p.Method, names, set.exs, fuse.TuneOptions{Label: label}); err != nil {
+			return nil, err
+		}
+	}
+	def := DefaultFusion()
+	set, err := get(def.Inputs, false)
+	if err != nil {
+		return nil, err
+	}
+	if def.TuneP1, _, err = fuse.Evaluate(def, set.exs); err != nil {
+		return nil, err
+	}
+	def.CVP1 = def.TuneP1 // fitted elsewhere: out of sample here
+	kept := out[:0]
+	replaced := false
+	for _, r := range out {
+		if r.Params.Name == def.Name && r.Params.CVP1 <= def.CVP1 {
+			replaced = true // the built-in parameters carry further
+			continue
+		}
+		kept = append(kept, r)
+	}
+	out = kept
+	if replaced || !slices.ContainsFunc(out, func(r TuneResult) bool { return r.Params.Name == def.Name }) {
+		out = append(out, TuneResult{Params: def})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Params.CVP1 > out[j].Params.CVP1 })
 	return out, nil
 }
+
+// CVBelow is the tuning-set size under which TuneFusions orders fusions by
+// cross-validated P@1 (fuse.CrossValidate) instead of P@1 on the tuning
+// set, with the built-in default among them: `reqa ask` then uses a tuned
+// fusion only when it beats the default on questions it was not fitted on.
+const CVBelow = 1000
 
 // SaveFusions stores fusion parameters in the index at path (best first:
 // the first is what `reqa ask` uses by default).

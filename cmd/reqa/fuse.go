@@ -80,7 +80,11 @@ func fuseAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.Writer, "learned on %d tune questions of %s; stored in %s (ask uses %s by default)\n", tune, ds.Name, safeName(path), ps[0].Name)
 	for _, p := range ps {
-		fmt.Fprintf(c.App.Writer, "  %-16s tune P@1 %.2f  inputs %s  %s\n", p.Name, p.TuneP1, strings.Join(p.Inputs, "+"), describeParams(p))
+		cv := ""
+		if p.CVP1 > 0 {
+			cv = fmt.Sprintf("  cross-validated %.2f", p.CVP1)
+		}
+		fmt.Fprintf(c.App.Writer, "  %-16s tune P@1 %.2f%s  inputs %s  %s\n", p.Name, p.TuneP1, cv, strings.Join(p.Inputs, "+"), describeParams(p))
 	}
 	return nil
 }

@@ -38,3 +38,26 @@ func TestEvaluate(t *testing.T) {
 		t.Error("invalid parameters accepted")
 	}
 }
+
+// TestCrossValidate: every example is scored once by a fit that did not
+// see it; on these examples that is below the in-sample P@1 (not a theorem:
+// folds fit different weights), and too few examples are an error.
+func TestCrossValidate(t *testing.T) {
+	exs := synthetic(300, 5)
+	for _, m := range []string{"zscore", "learned"} {
+		p, _, err := Tune(m, []string{"a", "b"}, exs, TuneOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cv, err := CrossValidate(m, []string{"a", "b"}, exs, TuneOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cv <= 0 || cv > p.TuneP1+1e-9 {
+			t.Errorf("%s: cross-validated P@1 %.2f, in-sample %.2f", m, cv, p.TuneP1)
+		}
+	}
+	if _, err := CrossValidate("zscore", []string{"a", "b"}, exs[:CVFolds-1], TuneOptions{}); err == nil {
+		t.Error("fewer examples than folds accepted")
+	}
+}
