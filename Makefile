@@ -157,3 +157,25 @@ $(ORT_EMBED): $(ORT_DIR)/.ok
 
 clean:
 	rm -rf bin third_party $(WPM_JSON) $(SP_VOCAB) $(USE_ONNX) $(USE_VOCAB) $(ORT_EMBED)
+
+# --- Weaviate (issue 15) -------------------------------------------------------
+# The Weaviate server, built from its Go module (via the Go proxy; go.sum of the
+# module pins the content) into a cache dir, only when missing. It takes several
+# minutes, so it is not part of `make test`; `make test-weaviate` runs the
+# integration tests against it (index/weaviate).
+WEAVIATE_VERSION := v1.35.2
+WEAVIATE_BIN_DIR := $(CURDIR)/third_party/weaviate/bin
+WEAVIATE_SERVER  := $(WEAVIATE_BIN_DIR)/weaviate-server
+WEAVIATE_STAMP   := $(WEAVIATE_BIN_DIR)/.ok-$(WEAVIATE_VERSION)
+
+.PHONY: weaviate-server test-weaviate test-weaviate-cluster
+weaviate-server: $(WEAVIATE_STAMP)
+
+$(WEAVIATE_STAMP):
+	@mkdir -p $(WEAVIATE_BIN_DIR)
+	GOBIN=$(WEAVIATE_BIN_DIR) GOFLAGS=-mod=mod nice -n 10 $(GO) install github.com/weaviate/weaviate/cmd/weaviate-server@$(WEAVIATE_VERSION)
+	$(WEAVIATE_SERVER) --version >/dev/null 2>&1 || test -x $(WEAVIATE_SERVER)
+	touch $@
+
+test-weaviate: $(WEAVIATE_STAMP)
+	REQA_WEAVIATE_SERVER=$(WEAVIATE_SERVER) $(GO) test -count=1 -timeout 20m -run 'Weaviate' -v ./index/weaviate/
