@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -64,10 +65,12 @@ type Retry struct {
 // DefaultRetry retries 6 times over about 6 seconds.
 var DefaultRetry = Retry{Attempts: 7, Base: 100 * time.Millisecond, Max: 2 * time.Second}
 
-// Client talks to one Weaviate node (any node of a cluster answers for all).
-// It is safe for concurrent use.
+// Client talks to a Weaviate node (any node of a cluster answers for all);
+// given several, it moves to the next one when a node stops answering. It
+// is safe for concurrent use.
 type Client struct {
-	base  *url.URL
+	nodes []*url.URL
+	cur   atomic.Uint32 // index of the node in use
 	http  *http.Client
 	retry Retry
 	// consistency is Weaviate's consistency level for reads and writes
@@ -89,20 +92,25 @@ func WithRetry(r Retry) Option { return func(c *Client) { c.retry = r } }
 func WithConsistency(level string) Option { return func(c *Client) { c.consistency = level } }
 
 // New returns a client for the engine at addr, "http://HOST:PORT" (a bare
-// "HOST:PORT" means http).
+// "HOST:PORT" means http), or at several nodes of one cluster separated by
+// commas, tried in turn when one does not answer.
 func New(addr string, opts ...Option) (*Client, error) {
-	if !strings.Contains(addr, "://") {
-		addr = "http://" + addr
+	c := &Client{http: &http.Client{Timeout: 60 * time.Second}, retry: DefaultRetry}
+	for _, a := range strings.Split(addr, ",") {
+		a = strings.TrimSpace(a)
+		if !strings.Contains(a, "://") {
+			a = "http://" + a
+		}
+		u, err := url.Parse(a)
+		if err != nil {
+			return nil, fmt.Errorf("weaviate: address %q: %w", a, err)
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("weaviate: address %q: want http://HOST:PORT", a)
+		}
+		u.Path = strings.TrimSuffix(u.Path, "/")
+		c.nodes = append(c.nodes, u)
 	}
-	u, err := url.Parse(addr)
-	if err != nil {
-		return nil, fmt.Errorf("weaviate: address %q: %w", addr, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("weaviate: address %q: want http://HOST:PORT", addr)
-	}
-	u.Path = strings.TrimSuffix(u.Path, "/")
-	c := &Client{base: u, http: &http.Client{Timeout: 60 * time.Second}, retry: DefaultRetry}
 	for _, o := range opts {
 		o(c)
 	}
@@ -117,8 +125,14 @@ func New(addr string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Addr returns the engine's base URL.
-func (c *Client) Addr() string { return c.base.String() }
+// Addr returns the engine's base URLs, separated by commas.
+func (c *Client) Addr() string {
+	s := make([]string, len(c.nodes))
+	for i, u := range c.nodes {
+		s[i] = u.String()
+	}
+	return strings.Join(s, ",")
+}
 
 // do sends one request (body marshalled to JSON unless nil) and decodes a
 // 2xx answer into out (unless nil). It retries connection errors and 5xx
@@ -132,16 +146,17 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 			return fmt.Errorf("weaviate: %s %s: encode request: %w", method, path, err)
 		}
 	}
-	u := *c.base
-	u.Path += path
-	u.RawQuery = query.Encode()
 	var last error
 	for attempt := 0; attempt < c.retry.Attempts; attempt++ {
+		cur := c.cur.Load()
 		if attempt > 0 {
 			if err := sleep(ctx, c.backoff(attempt)); err != nil {
 				return fmt.Errorf("weaviate: %s %s: %w (last error: %v)", method, path, err, last)
 			}
 		}
+		u := *c.nodes[int(cur)%len(c.nodes)]
+		u.Path += path
+		u.RawQuery = query.Encode()
 		var rd io.Reader
 		if payload != nil {
 			rd = bytes.NewReader(payload)
@@ -159,6 +174,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 				return fmt.Errorf("weaviate: %s %s: %w", method, path, ctx.Err())
 			}
 			last = fmt.Errorf("%w: %s %s: %v", ErrUnreachable, method, u.Host, err)
+			c.cur.CompareAndSwap(cur, cur+1) // try the next node
 			continue
 		}
 		data, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
@@ -168,6 +184,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 				return fmt.Errorf("weaviate: %s %s: %w", method, path, ctx.Err())
 			}
 			last = fmt.Errorf("%w: %s %s: reading the answer: %v", ErrUnreachable, method, u.Host, err)
+			c.cur.CompareAndSwap(cur, cur+1)
 			continue
 		}
 		switch {

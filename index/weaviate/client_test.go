@@ -172,3 +172,32 @@ func FuzzParseVersion(f *testing.F) {
 		}
 	})
 }
+
+func TestFailoverToNextNode(t *testing.T) {
+	f, good := newFake(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	c, err := New(dead+", "+good.Addr(), WithRetry(testRetry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "http://" + dead + "," + good.Addr(); c.Addr() != want {
+		t.Errorf("Addr = %s, want %s", c.Addr(), want)
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := c.Version(context.Background()); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	// The dead node was tried once, then the client stayed on the live one.
+	if n := len(f.requests(http.MethodGet, "/v1/meta")); n != 3 {
+		t.Errorf("%d requests reached the live node, want 3", n)
+	}
+	if _, err := New("127.0.0.1:1,ftp://x", WithRetry(testRetry)); err == nil {
+		t.Error("a bad second address was accepted")
+	}
+}
