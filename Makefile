@@ -179,3 +179,8 @@ $(WEAVIATE_STAMP):
 
 test-weaviate: $(WEAVIATE_STAMP)
 	REQA_WEAVIATE_SERVER=$(WEAVIATE_SERVER) $(GO) test -count=1 -timeout 20m -run 'Weaviate' -v ./index/weaviate/
+
+# Three nodes on loopback, replication factor 3 over 3 shards; one node is
+# SIGKILLed mid-run and restarted (index/weaviate/cluster_test.go).
+test-weaviate-cluster: $(WEAVIATE_STAMP)
+	REQA_WEAVIATE_SERVER=$(WEAVIATE_SERVER) $(GO) test -count=1 -timeout 30m -tags weaviatecluster -run 'TestWeaviateCluster' -v ./index/weaviate/

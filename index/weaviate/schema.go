@@ -53,6 +53,14 @@ func CheckName(name string) error {
 type Layout struct {
 	Replicas int // replication factor (0: server default, 1)
 	Shards   int // shards (0: server default, one per node)
+	// AsyncReplication turns on Weaviate's background repair between
+	// replicas, so a node that was down catches up without being read.
+	AsyncReplication bool
+}
+
+type replication struct {
+	Factor       int  `json:"factor"`
+	AsyncEnabled bool `json:"asyncEnabled,omitempty"`
 }
 
 type property struct {
@@ -70,11 +78,9 @@ type class struct {
 	VectorIndexType     string         `json:"vectorIndexType,omitempty"`
 	VectorIndexConfig   map[string]any `json:"vectorIndexConfig,omitempty"`
 	InvertedIndexConfig *invertedIndex `json:"invertedIndexConfig,omitempty"`
-	ReplicationConfig   *struct {
-		Factor int `json:"factor"`
-	} `json:"replicationConfig,omitempty"`
-	ShardingConfig map[string]any `json:"shardingConfig,omitempty"`
-	Properties     []property     `json:"properties"`
+	ReplicationConfig   *replication   `json:"replicationConfig,omitempty"`
+	ShardingConfig      map[string]any `json:"shardingConfig,omitempty"`
+	Properties          []property     `json:"properties"`
 }
 
 type invertedIndex struct {
@@ -98,9 +104,7 @@ func text(name string, searchable, filterable bool) property {
 
 func withLayout(c *class, l Layout) {
 	if l.Replicas > 0 {
-		c.ReplicationConfig = &struct {
-			Factor int `json:"factor"`
-		}{l.Replicas}
+		c.ReplicationConfig = &replication{Factor: l.Replicas, AsyncEnabled: l.AsyncReplication}
 	}
 	if l.Shards > 0 {
 		c.ShardingConfig = map[string]any{"desiredCount": l.Shards}
