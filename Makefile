@@ -168,7 +168,7 @@ WEAVIATE_BIN_DIR := $(CURDIR)/third_party/weaviate/bin
 WEAVIATE_SERVER  := $(WEAVIATE_BIN_DIR)/weaviate-server
 WEAVIATE_STAMP   := $(WEAVIATE_BIN_DIR)/.ok-$(WEAVIATE_VERSION)
 
-.PHONY: weaviate-server test-weaviate test-weaviate-cluster
+.PHONY: weaviate-server test-weaviate test-weaviate-cluster bench-weaviate
 weaviate-server: $(WEAVIATE_STAMP)
 
 $(WEAVIATE_STAMP):
@@ -184,3 +184,9 @@ test-weaviate: $(WEAVIATE_STAMP)
 # SIGKILLed mid-run and restarted (index/weaviate/cluster_test.go).
 test-weaviate-cluster: $(WEAVIATE_STAMP)
 	REQA_WEAVIATE_SERVER=$(WEAVIATE_SERVER) $(GO) test -count=1 -timeout 30m -tags weaviatecluster -run 'TestWeaviateCluster' -v ./index/weaviate/
+
+# Import rate and query latency at WEAVIATE_SCALE synthetic sentences, one
+# node vs index/bm25 + index/ann in process (index/weaviate/scale_test.go).
+WEAVIATE_SCALE ?= 100000
+bench-weaviate: $(WEAVIATE_STAMP)
+	REQA_WEAVIATE_SERVER=$(WEAVIATE_SERVER) REQA_WEAVIATE_SCALE=$(WEAVIATE_SCALE) $(GO) test -count=1 -timeout 60m -tags weaviatescale -run 'TestWeaviateScale' -v ./index/weaviate/
