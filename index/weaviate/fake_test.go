@@ -16,7 +16,6 @@ import (
 // fakeServer is an in-memory stand-in for the parts of Weaviate's API this
 // package uses, recording every request. Hooks inject failures.
 type fakeServer struct {
-	t       *testing.T
 	mu      sync.Mutex
 	version string
 	classes map[string]json.RawMessage
@@ -47,10 +46,15 @@ var (
 // testRetry keeps the unit tests' backoff short.
 var testRetry = Retry{Attempts: 3, Base: time.Millisecond, Max: 2 * time.Millisecond}
 
+// startFake serves a new fake on a loopback port.
+func startFake() (*fakeServer, *httptest.Server) {
+	f := &fakeServer{version: TestedVersion, classes: map[string]json.RawMessage{}, objects: map[string]map[string]map[string]any{}}
+	return f, httptest.NewServer(f)
+}
+
 func newFake(t *testing.T) (*fakeServer, *Client) {
 	t.Helper()
-	f := &fakeServer{t: t, version: TestedVersion, classes: map[string]json.RawMessage{}, objects: map[string]map[string]map[string]any{}}
-	srv := httptest.NewServer(f)
+	f, srv := startFake()
 	t.Cleanup(srv.Close)
 	c, err := New(srv.URL, WithRetry(testRetry))
 	if err != nil {
