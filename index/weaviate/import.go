@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode"
 )
 
 // Manifest is what reqa records about a collection, in the [MetaCollection]
@@ -61,7 +62,7 @@ type Sentence struct {
 	Title    string   // document title, if any
 	Headings []string // heading path, if any
 	Source   string   // file or URL, if any
-	Tokens   []string // reqa's WordPiece tokens of sentence + context (none may hold white space)
+	Tokens   []string // reqa's WordPiece tokens of sentence + context (none may hold white space: Weaviate splits on unicode.IsSpace)
 	Vector   []float32
 }
 
@@ -193,7 +194,7 @@ func sentenceObject(spec ImportSpec, s Sentence) (batchObject, error) {
 		return batchObject{}, fmt.Errorf("import into %s: sentence %d: vector of dimension %d, want %d", spec.Collection, s.ID, len(s.Vector), spec.Dim)
 	}
 	for _, t := range s.Tokens {
-		if t == "" || strings.ContainsFunc(t, isSpace) {
+		if t == "" || strings.ContainsFunc(t, unicode.IsSpace) {
 			return batchObject{}, fmt.Errorf("import into %s: sentence %d: token %q is empty or holds white space", spec.Collection, s.ID, t)
 		}
 	}
@@ -205,16 +206,6 @@ func sentenceObject(spec ImportSpec, s Sentence) (batchObject, error) {
 		props[PropHeadings] = s.Headings
 	}
 	return batchObject{Class: spec.Collection, ID: ObjectID(spec.Collection, s.ID), Properties: props, Vector: s.Vector}, nil
-}
-
-// isSpace is what Weaviate's whitespace tokenization splits on
-// (strings.Fields: unicode.IsSpace).
-func isSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', 0x85, 0xA0:
-		return true
-	}
-	return r > 0xff && strings.TrimSpace(string(r)) == ""
 }
 
 type batchObject struct {
