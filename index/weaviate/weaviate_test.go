@@ -3,6 +3,7 @@ package weaviate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -93,57 +94,28 @@ func TestWeaviateSingleNode(t *testing.T) {
 	}
 
 	t.Run("bm25", func(t *testing.T) {
-		const k = 10
-		lucene := corpus.bm25Field(bm25.Params{Variant: "lucene", K1: BM25K1, B: BM25B})
-		gensim := corpus.bm25Field(bm25.Gensim())
-		var top1L, top1G, sets, setsG, n int
-		var overlap, overlapG, maxRel float64
-		for qi, q := range corpus.questions {
-			got, err := col.BM25(ctx, q, k)
-			if err != nil {
-				t.Fatalf("question %d: %v", qi, err)
+		// Right after the import the postings sit in memtables, where
+		// Weaviate 1.35.2's BlockMax WAND prunes wrongly; measured, then
+		// compared again once the nodes' 1 s dirty-memtable flush ran.
+		fresh := compareBM25(t, col, corpus)
+		t.Logf("BM25 right after import: %s", fresh)
+		began := time.Now()
+		var st bm25Agreement
+		for {
+			st = compareBM25(t, col, corpus)
+			if st.exact() || time.Since(began) > time.Minute {
+				break
 			}
-			want, wantG := topK(lucene, q, k), topK(gensim, q, k)
-			if len(want) == 0 {
-				continue
-			}
-			n++
-			scores := map[int]float64{}
-			for _, h := range want {
-				scores[int(h.Doc)] = h.Score
-			}
-			o, oG := overlapAt(got, want), overlapAt(got, wantG)
-			overlap += o
-			overlapG += oG
-			if o == 1 {
-				sets++
-			}
-			if oG == 1 {
-				setsG++
-			}
-			if len(got) > 0 && scoreOf(want, got[0].ID) == want[0].Score {
-				top1L++ // Weaviate's first is one of reqa's best (ties allowed)
-			}
-			if len(got) > 0 && scoreOf(wantG, got[0].ID) == wantG[0].Score {
-				top1G++
-			}
-			for _, h := range got {
-				if w, ok := scores[h.ID]; ok {
-					maxRel = math.Max(maxRel, math.Abs(h.Score-w)/w)
-				}
-			}
+			time.Sleep(time.Second)
 		}
-		t.Logf("BM25 over %d questions, top-%d, Weaviate vs reqa lucene(k1=1.5,b=0.75): top-1 agrees %d/%d, same set %d/%d, mean overlap %.3f, max relative score difference %.2g",
-			n, k, top1L, n, sets, n, overlap/float64(n), maxRel)
-		t.Logf("BM25 Weaviate vs reqa's default gensim variant: top-1 agrees %d/%d, same set %d/%d, mean overlap %.3f",
-			top1G, n, setsG, n, overlapG/float64(n))
-		if n < len(corpus.questions)/2 {
-			t.Fatalf("only %d questions match anything", n)
+		t.Logf("BM25 %v later: %s", time.Since(began).Round(time.Millisecond), st)
+		if st.n < len(corpus.questions)/2 {
+			t.Fatalf("only %d questions match anything", st.n)
 		}
 		// Same formula, same statistics: the answers must agree (up to ties
-		// at the k-th place and float32 rounding of norms in Weaviate).
-		if float64(top1L) < 0.98*float64(n) || overlap/float64(n) < 0.97 || maxRel > 1e-3 {
-			t.Errorf("Weaviate's BM25 differs from reqa's lucene variant more than expected")
+		// and float32 rounding).
+		if !st.exact() {
+			t.Errorf("Weaviate's BM25 differs from reqa's lucene variant: %s", st)
 		}
 	})
 
@@ -223,4 +195,63 @@ func scoreOf(hits []bm25.Hit, id int) float64 {
 		}
 	}
 	return math.NaN()
+}
+
+// bm25Agreement compares Weaviate's BM25 top 10 with reqa's on every
+// question.
+type bm25Agreement struct {
+	n, top1L, top1G, setsL, setsG int
+	overlapL, overlapG, maxRel    float64
+}
+
+func (a bm25Agreement) exact() bool {
+	return a.top1L == a.n && a.overlapL/float64(a.n) >= 0.99 && a.maxRel <= 1e-4
+}
+
+func (a bm25Agreement) String() string {
+	n := float64(a.n)
+	return fmt.Sprintf("%d questions, top 10; vs reqa lucene(k1=1.5,b=0.75): top-1 agrees %d, same set %d, mean overlap %.3f, max relative score difference %.2g; "+
+		"vs reqa's default gensim variant: top-1 agrees %d, same set %d, mean overlap %.3f",
+		a.n, a.top1L, a.setsL, a.overlapL/n, a.maxRel, a.top1G, a.setsG, a.overlapG/n)
+}
+
+func compareBM25(t *testing.T, col *Collection, corpus *synthCorpus) bm25Agreement {
+	t.Helper()
+	const k = 10
+	lucene := corpus.bm25Field(bm25.Params{Variant: "lucene", K1: BM25K1, B: BM25B})
+	gensim := corpus.bm25Field(bm25.Gensim())
+	var a bm25Agreement
+	for qi, q := range corpus.questions {
+		got, err := col.BM25(context.Background(), q, k)
+		if err != nil {
+			t.Fatalf("question %d: %v", qi, err)
+		}
+		want, wantG := topK(lucene, q, k), topK(gensim, q, k)
+		if len(want) == 0 {
+			continue
+		}
+		a.n++
+		o, oG := overlapAt(got, want), overlapAt(got, wantG)
+		a.overlapL += o
+		a.overlapG += oG
+		if o == 1 {
+			a.setsL++
+		}
+		if oG == 1 {
+			a.setsG++
+		}
+		// Weaviate's first must be one of reqa's best (ties allowed).
+		if len(got) > 0 && math.Abs(scoreOf(want, got[0].ID)-want[0].Score) <= 1e-6*want[0].Score {
+			a.top1L++
+		}
+		if len(got) > 0 && scoreOf(wantG, got[0].ID) == wantG[0].Score {
+			a.top1G++
+		}
+		for _, h := range got {
+			if w := scoreOf(want, h.ID); !math.IsNaN(w) {
+				a.maxRel = math.Max(a.maxRel, math.Abs(h.Score-w)/w)
+			}
+		}
+	}
+	return a
 }
