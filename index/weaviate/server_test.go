@@ -42,6 +42,7 @@ type node struct {
 	rest, grpc, gossip, data, raft, raftR int
 	join                                  []*node // the cluster (all nodes, itself included)
 	extraEnv                              []string
+	started                               int // times started
 	cmd                                   *exec.Cmd
 	done                                  chan error
 }
@@ -102,7 +103,7 @@ func (nd *node) addr() string { return "http://127.0.0.1:" + strconv.Itoa(nd.res
 func (nd *node) env() []string {
 	var raftJoin []string
 	for _, o := range nd.join {
-		raftJoin = append(raftJoin, fmt.Sprintf("%s:%d", o.name, o.raftR))
+		raftJoin = append(raftJoin, fmt.Sprintf("%s:%d", o.name, o.raft))
 	}
 	env := []string{
 		"PATH=" + os.Getenv("PATH"),
@@ -124,6 +125,9 @@ func (nd *node) env() []string {
 		"PERSISTENCE_MEMTABLES_FLUSH_DIRTY_AFTER_SECONDS=1",
 		"CLUSTER_HOSTNAME=" + nd.name,
 		"CLUSTER_ADVERTISE_ADDR=127.0.0.1",
+		// Several nodes on one host: each has its own raft port, and its
+		// raft RPC port is raft port + 1 (as set below).
+		"CLUSTER_IN_LOCALHOST=true",
 		"CLUSTER_BIND_ADDR=127.0.0.1",
 		"CLUSTER_GOSSIP_BIND_PORT=" + strconv.Itoa(nd.gossip),
 		"CLUSTER_DATA_BIND_PORT=" + strconv.Itoa(nd.data),
@@ -134,8 +138,17 @@ func (nd *node) env() []string {
 		"RAFT_BOOTSTRAP_EXPECT=" + strconv.Itoa(len(nd.join)),
 	}
 	env = append(env, nd.extraEnv...)
-	if nd != nd.join[0] {
-		env = append(env, fmt.Sprintf("CLUSTER_JOIN=127.0.0.1:%d", nd.join[0].gossip))
+	// Memberlist: the first node's first start joins no one (a failed join
+	// is fatal); every other start joins the other nodes (any one that
+	// answers is enough), so a restarted first node finds its cluster.
+	if nd != nd.join[0] || nd.started > 0 {
+		var others []string
+		for _, o := range nd.join {
+			if o != nd {
+				others = append(others, fmt.Sprintf("127.0.0.1:%d", o.gossip))
+			}
+		}
+		env = append(env, "CLUSTER_JOIN="+strings.Join(others, ","))
 	}
 	return env
 }
@@ -154,13 +167,35 @@ func (nd *node) start() {
 		"--read-timeout", "600s", "--write-timeout", "600s")
 	cmd.Env = nd.env()
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = nodeProcAttr()
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		nd.t.Fatalf("start %s: %v", nd.bin, err)
 	}
 	nd.cmd, nd.done = cmd, make(chan error, 1)
+	nd.started++
 	go func() { nd.done <- cmd.Wait(); logf.Close() }()
+}
+
+// waitGossip waits until the node's gossip port accepts connections (the
+// other nodes join through it).
+func (nd *node) waitGossip(timeout time.Duration) {
+	nd.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-nd.done:
+			nd.done <- err
+			nd.t.Fatalf("%s exited while starting: %v\n%s", nd.name, err, nd.tail())
+		default:
+		}
+		if c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(nd.gossip), time.Second); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	nd.t.Fatalf("%s: gossip port %d not open after %v\n%s", nd.name, nd.gossip, timeout, nd.tail())
 }
 
 // waitReady polls /v1/.well-known/ready until it answers 200.
