@@ -178,7 +178,7 @@ $(WEAVIATE_STAMP):
 	touch $@
 
 test-weaviate: $(WEAVIATE_STAMP)
-	REQA_WEAVIATE_SERVER=$(WEAVIATE_SERVER) $(GO) test -count=1 -timeout 20m -run 'Weaviate' -v ./index/weaviate/
+	REQA_WEAVIATE_SERVER=$(WEAVIATE_SERVER) $(GO) test -count=1 -timeout 20m -tags weaviate -run 'TestWeaviateSingleNode' -v ./index/weaviate/
 
 # Three nodes on loopback, replication factor 3 over 3 shards; one node is
 # SIGKILLed mid-run and restarted (index/weaviate/cluster_test.go).

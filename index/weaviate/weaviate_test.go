@@ -1,3 +1,9 @@
+//go:build weaviate
+
+// The single-node integration test runs with -tags weaviate
+// (make test-weaviate), against the server make weaviate-server builds; it
+// is not part of plain go test ./... because that build takes minutes.
+
 package weaviate
 
 import (
