@@ -135,3 +135,24 @@ func TestFlagsAfterArguments(t *testing.T) {
 		t.Fatalf("question %q, %d answers", res.Question, len(res.Answers))
 	}
 }
+
+// TestQuietAndJSONEveryCommand: every command takes --quiet and --json.
+func TestQuietAndJSONEveryCommand(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	for _, cmd := range app.Commands {
+		if cmd.Name == "help" {
+			continue
+		}
+		has := map[string]bool{}
+		for _, f := range cmd.Flags {
+			for _, n := range f.Names() {
+				has[n] = true
+			}
+		}
+		for _, want := range []string{"quiet", "json"} {
+			if !has[want] {
+				t.Errorf("reqa %s has no --%s", cmd.Name, want)
+			}
+		}
+	}
+}

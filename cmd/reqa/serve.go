@@ -40,6 +40,7 @@ func serveCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "allow-host", Usage: "also answer requests whose Host header is `NAME` (e.g. the name a proxy forwards; repeatable)"},
 			&cli.StringFlag{Name: "token-file", Usage: "require the bearer token in `FILE` (its first line, at least 16 characters) on /v1/ (default: $REQA_TOKEN)"},
 			&cli.BoolFlag{Name: "no-auth", Usage: "listen beyond loopback with no authentication (anyone who can reach the port can ask)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no start and shutdown lines on stderr (warnings and errors are still logged)"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON line on stdout when listening ({\"event\":\"listening\",\"addr\":…}) and one when shut down; the log stays on stderr"},
 		},
 		OnUsageError: onUsage,
@@ -144,7 +145,11 @@ func serveAction(c *cli.Context) error {
 	defer cancel()
 	go s.Watch(wctx, c.Duration("reload-every"))
 	_, sentences, _, defaultRanker, rankers := s.Index()
-	logger.Printf("serving %s (%d sentences, default ranker %s) on http://%s/", c.String("index"), sentences, defaultRanker, ln.Addr())
+	info := logger
+	if c.Bool("quiet") {
+		info = log.New(io.Discard, "", 0)
+	}
+	info.Printf("serving %s (%d sentences, default ranker %s) on http://%s/", c.String("index"), sentences, defaultRanker, ln.Addr())
 	if c.Bool("json") {
 		err := writeJSONLine(c.App.Writer, serveEvent{Event: "listening", Addr: ln.Addr().String(),
 			URL: "http://" + ln.Addr().String() + "/", Index: c.String("index"), Sentences: sentences,
@@ -156,7 +161,7 @@ func serveAction(c *cli.Context) error {
 	if err := server.Serve(c.Context, ln, s.Handler(), logger); err != nil {
 		return err
 	}
-	logger.Printf("shut down")
+	info.Printf("shut down")
 	if c.Bool("json") {
 		answered := s.Counters().Answered
 		return writeJSONLine(c.App.Writer, serveEvent{Event: "shutdown", Addr: ln.Addr().String(), Index: c.String("index"), Answered: &answered})
