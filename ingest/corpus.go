@@ -131,15 +131,7 @@ func (c *Corpus) AddSplitContext(ctx store.Context) {
 	// Consecutive windows of whole sentences, each at most MaxContextBytes
 	// (a single longer sentence — only possible if MaxSentenceBytes were
 	// larger — gets a window of its own).
-	var windows [][]sentence.Span
-	for i := 0; i < len(spans); {
-		j := i + 1
-		for j < len(spans) && spans[j].End-spans[i].Start <= MaxContextBytes {
-			j++
-		}
-		windows = append(windows, spans[i:j])
-		i = j
-	}
+	windows := sentenceWindows(spans)
 	if len(windows) == 1 {
 		c.addSpans(ctx, spans, 0)
 		return
@@ -267,4 +259,20 @@ func digest(c *Corpus) string {
 		fmt.Fprintf(h, "%s\x00%s\x00", s.ExtID, s.Text(ctx))
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// sentenceWindows cuts spans into consecutive runs of whole sentences, each
+// at most MaxContextBytes long (a single longer sentence gets a run of its
+// own).
+func sentenceWindows(spans []sentence.Span) [][]sentence.Span {
+	var windows [][]sentence.Span
+	for i := 0; i < len(spans); {
+		j := i + 1
+		for j < len(spans) && spans[j].End-spans[i].Start <= MaxContextBytes {
+			j++
+		}
+		windows = append(windows, spans[i:j])
+		i = j
+	}
+	return windows
 }

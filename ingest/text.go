@@ -222,15 +222,7 @@ func (c *Corpus) addBlocks(tmpl store.Context, d *document.Document, s document.
 		// A block longer than a context: consecutive windows of whole
 		// sentences, each a context.
 		emit()
-		var windows [][]sentence.Span
-		for i := 0; i < len(spans); {
-			j := i + 1
-			for j < len(spans) && spans[j].End-spans[i].Start <= MaxContextBytes {
-				j++
-			}
-			windows = append(windows, spans[i:j])
-			i = j
-		}
+		windows := sentenceWindows(spans)
 		for n, w := range windows {
 			lo := w[0].Start
 			source = fmt.Sprintf("%s (part %d of %d)", d.Anchor(s, b), n+1, len(windows))
