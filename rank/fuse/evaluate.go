@@ -46,13 +46,7 @@ func Evaluate(p Params, exs []Example) (p1, mrr float64, err error) {
 // re-ranker (0: no gold in its pool).
 func (p Params) rerankRanks(exs []Example, ranks []int) error {
 	rr := p.Rerank
-	fs, _ := compile(rr.Features, p.Inputs, false)
-	qs, _ := compile(rr.QFeatures, p.Inputs, true)
-	pf, _ := compile(prefixAll("z:", rr.PoolInputs), p.Inputs, false)
-	var pi []int
-	for _, f := range pf {
-		pi = append(pi, f.r)
-	}
+	fs, qs, pi := rr.compiled(p.Inputs)
 	for i := range exs {
 		ex := &exs[i]
 		if ex.Ranks == nil || (needMeta(fs) && ex.SentPos == nil) {

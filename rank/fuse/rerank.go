@@ -406,13 +406,7 @@ func ctxMaxOf(all []float64, ctxOf []uint32, pool []uint32) []float64 {
 // fuseRerank writes the re-ranked scores of every candidate into out.
 func fuseRerank(p Params, inputs [][]float64, corpus *Corpus, out []float64) error {
 	rr := p.Rerank
-	fs, _ := compile(rr.Features, p.Inputs, false)
-	qs, _ := compile(rr.QFeatures, p.Inputs, true)
-	poolIdx, _ := compile(prefixAll("z:", rr.PoolInputs), p.Inputs, false)
-	var pi []int
-	for _, f := range poolIdx {
-		pi = append(pi, f.r)
-	}
+	fs, qs, pi := rr.compiled(p.Inputs)
 	needRank, needCtx := needs(append(append([]feat{}, fs...), qs...), len(inputs))
 	for _, f := range qs {
 		if f.kind == "agree" {
@@ -814,3 +808,16 @@ const SentenceOnlySuffix = "/sent"
 
 // IsSentenceOnly reports whether the input name is a sentence-only ranker.
 func IsSentenceOnly(name string) bool { return strings.HasSuffix(name, SentenceOnlySuffix) }
+
+// compiled returns the re-ranker's candidate and question features and the
+// indexes of its pool inputs among inputs (validate has checked they
+// compile).
+func (rr *Reranker) compiled(inputs []string) (fs, qs []feat, pool []int) {
+	fs, _ = compile(rr.Features, inputs, false)
+	qs, _ = compile(rr.QFeatures, inputs, true)
+	pf, _ := compile(prefixAll("z:", rr.PoolInputs), inputs, false)
+	for _, f := range pf {
+		pool = append(pool, f.r)
+	}
+	return fs, qs, pool
+}
