@@ -123,11 +123,7 @@ func (f *FusedRanker) ScoreAll(question string) (inputs [][]float64, fused []flo
 	if _, err := f.scoreInputs(question, s); err != nil {
 		return nil, nil, false, err
 	}
-	for i, r := range f.inputs {
-		if _, isDense := r.(*DenseRanker); !isDense && len(s.accs[i].Touched) > 0 {
-			matched = true
-		}
-	}
+	matched = f.sparseMatched(s)
 	fused = make([]float64, f.Docs())
 	if err := fuse.FuseContext(f.params, s.inputs, f.corpus, fused); err != nil {
 		return nil, nil, false, err
@@ -136,6 +132,16 @@ func (f *FusedRanker) ScoreAll(question string) (inputs [][]float64, fused []flo
 		inputs = append(inputs, append([]float64(nil), in...))
 	}
 	return inputs, fused, matched, nil
+}
+
+// sparseMatched reports whether a sparse input matched any candidate in s.
+func (f *FusedRanker) sparseMatched(s *fusedScratch) bool {
+	for i, r := range f.inputs {
+		if _, isDense := r.(*DenseRanker); !isDense && len(s.accs[i].Touched) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // TopK returns the k best candidates of the fused ranking (ordered as
@@ -151,11 +157,7 @@ func (f *FusedRanker) TopK(question string, k int) (hits []bm25.Hit, inputs [][]
 	if _, err := f.scoreInputs(question, s); err != nil {
 		return nil, nil, false, err
 	}
-	for i, r := range f.inputs {
-		if _, isDense := r.(*DenseRanker); !isDense && len(s.accs[i].Touched) > 0 {
-			matched = true
-		}
-	}
+	matched = f.sparseMatched(s)
 	if !matched {
 		return nil, nil, false, nil
 	}
