@@ -190,6 +190,15 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 		if isPageNumber(l.text) || running[i] || tocEntry.MatchString(l.text) {
 			continue
 		}
+		if l.mono && inlineCode(prev, l, para.String()) {
+			// A path or URL wrapped onto its own line in the middle of a
+			// sentence is part of that sentence, not a code block.
+			joinLine(&para, l.text, compounds)
+			cont := *prev // the paragraph's type, at this line's place
+			cont.y, cont.page = l.y, l.page
+			prev = &cont
+			continue
+		}
 		if l.mono {
 			// Lines in a fixed-pitch font are code: kept line by line,
 			// never candidates.
@@ -553,4 +562,17 @@ func pageGlyphs(pg pdf.Page) []glyph {
 		}
 	})
 	return out
+}
+
+// inlineCode reports whether the fixed-pitch line l goes on the paragraph
+// para (whose last line is prev) instead of starting a code block: the
+// paragraph stops mid-sentence (not after ".", "!", "?" or ":", which
+// introduce a block) and l follows at an ordinary line distance on the
+// same page.
+func inlineCode(prev *pdfLine, l pdfLine, para string) bool {
+	if prev == nil || para == "" || prev.page != l.page || prev.y <= l.y || prev.y-l.y > 1.6*prev.size {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(strings.TrimSpace(para))
+	return !strings.ContainsRune(".!?:", last)
 }

@@ -49,6 +49,11 @@ func manualPDF(t testing.TB) []byte {
 	line(11, "Zero when every file was frobnicated, one when a file", 5)
 	line(11, "could not be read.", 12)
 	line(11, p.UnicodeTranslatorFromDescriptor("")("• A bulleted line is a list item."), 12)
+	line(11, "Backups are kept in the directory", 5)
+	p.SetFont("Courier", "", 10)
+	p.Cell(0, 5, "/var/backups/frob/")
+	p.Ln(5)
+	line(11, "until the next run.", 12)
 	footer(2)
 	var b bytes.Buffer
 	if err := p.Output(&b); err != nil {
@@ -84,6 +89,7 @@ func TestPDFPagesAndHeadings(t *testing.T) {
 		"manual.pdf:p1#description Frobnicator Manual › Description | $ frob --all notes.txt\nfrob: 3 files rewritten.",
 		"manual.pdf:p2#exit-status Frobnicator Manual › Exit status | Zero when every file was frobnicated, one when a file could not be read.",
 		"manual.pdf:p2#exit-status Frobnicator Manual › Exit status | A bulleted line is a list item.",
+		"manual.pdf:p2#exit-status Frobnicator Manual › Exit status | Backups are kept in the directory /var/backups/frob/ until the next run.",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
