@@ -79,6 +79,20 @@ func parseFile(t *testing.T, name string, f Format) *Document {
 	return d
 }
 
+// checkBlocks checks d and its blocks, each "kind|heading path|text",
+// against want.
+func checkBlocks(t *testing.T, d *Document, want []string) {
+	t.Helper()
+	checkDocument(t, d)
+	var got []string
+	for _, b := range flatten(d) {
+		got = append(got, string(b.kind)+"|"+b.path+"|"+b.text)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // checkDocument checks what every parsed document must satisfy: valid
 // UTF-8, no empty block, candidate blocks on one line of collapsed text,
 // headings non-empty, slugs unique.

@@ -89,14 +89,7 @@ func TestHTMLConstructs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkDocument(t, d)
-			var gotBlocks []string
-			for _, b := range flatten(d) {
-				gotBlocks = append(gotBlocks, string(b.kind)+"|"+b.path+"|"+b.text)
-			}
-			if strings.Join(gotBlocks, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("got\n%s\nwant\n%s", strings.Join(gotBlocks, "\n"), strings.Join(tc.want, "\n"))
-			}
+			checkBlocks(t, d, tc.want)
 		})
 	}
 }
