@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/reqa/reqa/index/sentence"
+	"github.com/reqa/reqa/index/testenv"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/ingest/mrqa"
 )
@@ -236,6 +237,8 @@ func TestRefused(t *testing.T) {
 	}
 	if p, err := sharedPath("mrqa-sample", "NewsQA_sample.jsonl"); err == nil {
 		inputs = append(inputs, p) // the real sample: no header, named NewsQA
+	} else if testenv.InCI() {
+		t.Fatalf("CI=true: the shared NewsQA sample is required here: %v", err)
 	} else {
 		t.Logf("shared NewsQA sample absent (%v); refusing the fixtures only", err)
 	}
