@@ -193,7 +193,7 @@ func gridDesign(name, method string, inputs []string, steps int, objective strin
 		}
 		best, bestM := math.Inf(-1), math.Inf(-1)
 		var bw []float64
-		for _, w := range simplexGrid(len(inputs), steps) {
+		for _, w := range fuse.Simplex(len(inputs), steps) {
 			p := fuse.Params{Name: "fusion-" + method, Method: method, Inputs: inputs, Weights: w}
 			obj, m := 0.0, 0.0
 			if objective == "maximin" {
@@ -217,27 +217,6 @@ func gridDesign(name, method string, inputs []string, steps int, objective strin
 		}
 		return fuse.Params{Name: "fusion-" + method, Method: method, Inputs: inputs, Weights: bw}, nil
 	}}
-}
-
-func simplexGrid(n, steps int) [][]float64 {
-	var out [][]float64
-	var rec func(prefix []int, left int)
-	rec = func(prefix []int, left int) {
-		if len(prefix) == n-1 {
-			w := make([]float64, n)
-			for i, p := range prefix {
-				w[i] = float64(p) / float64(steps)
-			}
-			w[n-1] = float64(left) / float64(steps)
-			out = append(out, w)
-			return
-		}
-		for k := 0; k <= left; k++ {
-			rec(append(prefix, k), left-k)
-		}
-	}
-	rec(nil, steps)
-	return out
 }
 
 // capped keeps at most n examples, evenly spaced (deterministic).

@@ -108,7 +108,7 @@ func TestTuneDeterministic(t *testing.T) {
 }
 
 func TestSimplex(t *testing.T) {
-	g := simplex(3, 4)
+	g := Simplex(3, 4)
 	if len(g) != 15 {
 		t.Fatalf("3-simplex with 4 steps has %d points, want 15", len(g))
 	}

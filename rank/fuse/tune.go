@@ -160,9 +160,9 @@ func evaluate(method string, w []float64, exs []Example) (p1, mrr float64) {
 	return metric.PAt(ranks, 1), metric.MRR(ranks)
 }
 
-// simplex returns every weight vector of n non-negative entries summing to
+// Simplex returns every weight vector of n non-negative entries summing to
 // 1 on a grid of step 1/steps.
-func simplex(n, steps int) [][]float64 {
+func Simplex(n, steps int) [][]float64 {
 	var out [][]float64
 	var rec func(prefix []int, left int)
 	rec = func(prefix []int, left int) {
@@ -233,7 +233,7 @@ func Tune(method string, inputs []string, exs []Example, opt TuneOptions) (Param
 		return Params{}, nil, fmt.Errorf("tune %s: no examples", method)
 	}
 	p := Params{Name: "fusion-" + method, Method: method, Inputs: inputs, TunedOn: opt.Label}
-	grid := simplex(len(inputs), opt.Steps)
+	grid := Simplex(len(inputs), opt.Steps)
 	switch method {
 	case "minmax", "zscore":
 		best, sweep := bestOf(method, grid, exs)
@@ -317,6 +317,6 @@ func Sweep(method string, n int, exs []Example, steps int) []SweepPoint {
 	if steps <= 0 {
 		steps = 20
 	}
-	_, pts := bestOf(method, simplex(n, steps), exs)
+	_, pts := bestOf(method, Simplex(n, steps), exs)
 	return pts
 }
