@@ -15,32 +15,15 @@ import (
 )
 
 // squadCandidates reads the candidate sentences of the shared SQuAD set.
-func squadCandidates(tb testing.TB) []string {
-	f, err := os.Open("../../../shared/data/squad-multireqa-test/candidates.jsonl.gz")
-	if err != nil {
-		testenv.Skip(tb, "SQuAD set not present: %v", err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var out []string
-	sc := bufio.NewScanner(z)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var c struct{ Text string }
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, c.Text)
-	}
-	return out
-}
+func squadCandidates(tb testing.TB) []string { return squadTexts(tb, "candidates", "text", -1) }
 
 // squadQuestions reads the first n questions of the shared SQuAD set.
-func squadQuestions(tb testing.TB, n int) []string {
-	f, err := os.Open("../../../shared/data/squad-multireqa-test/questions.jsonl.gz")
+func squadQuestions(tb testing.TB, n int) []string { return squadTexts(tb, "questions", "question", n) }
+
+// squadTexts reads field of the first n records (n < 0: all) of the shared
+// SQuAD set's file name.jsonl.gz.
+func squadTexts(tb testing.TB, name, field string, n int) []string {
+	f, err := os.Open("../../../shared/data/squad-multireqa-test/" + name + ".jsonl.gz")
 	if err != nil {
 		testenv.Skip(tb, "SQuAD set not present: %v", err)
 	}
@@ -52,12 +35,16 @@ func squadQuestions(tb testing.TB, n int) []string {
 	var out []string
 	sc := bufio.NewScanner(z)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() && len(out) < n {
-		var q struct{ Question string }
-		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+	for sc.Scan() && (n < 0 || len(out) < n) {
+		var rec map[string]json.RawMessage
+		var text string
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			tb.Fatal(err)
 		}
-		out = append(out, q.Question)
+		if err := json.Unmarshal(rec[field], &text); err != nil {
+			tb.Fatalf("%s: field %s: %v", name, field, err)
+		}
+		out = append(out, text)
 	}
 	return out
 }
