@@ -106,6 +106,9 @@ func (e *Engine) loadDense(threads int) (*denseState, error) {
 			if err != nil {
 				return err
 			}
+			if e.remote != nil {
+				return nil // the engine holds the vectors; questions are embedded here
+			}
 			for _, b := range []struct {
 				name string
 				dst  *dense.Vectors

@@ -20,6 +20,9 @@ type Engine struct {
 	dense     *denseState
 	// tuned replaces the index's own fusions and adapter (see UseTuned).
 	tuned *Tuned
+	// remote is set when the index is kept in an external engine
+	// (remote.go).
+	remote *remote
 }
 
 // Open opens the index at path.
@@ -27,6 +30,14 @@ func Open(path string) (*Engine, error) {
 	r, err := store.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	if r.Meta().Engine != nil {
+		rm, err := openRemote(r)
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		return &Engine{r: r, remote: rm}, nil
 	}
 	ss, err := r.Sentences()
 	if err != nil {
@@ -55,6 +66,9 @@ func (e *Engine) Sentences() []store.Sentence { return e.sentences }
 
 // SentenceByExtID maps a dataset candidate id to its sentence id.
 func (e *Engine) SentenceByExtID(ext string) (uint32, bool) {
+	if e.remote != nil {
+		return e.remoteExtID(ext)
+	}
 	e.byExtOnce.Do(func() {
 		m := make(map[string]uint32, len(e.sentences))
 		for _, s := range e.sentences {
@@ -156,6 +170,9 @@ type Answer struct {
 // Ask returns the k best answers to question by ranker r. A question that
 // matches nothing returns no answers and no error.
 func (e *Engine) Ask(r Ranker, question string, k int) ([]Answer, error) {
+	if e.remote != nil {
+		return e.remoteAsk(r, question, k)
+	}
 	var (
 		hits   []bm25.Hit
 		inputs [][]float64 // per hit, each input's score (fusions)

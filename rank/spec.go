@@ -231,6 +231,9 @@ func (e *Engine) FusionParams(name string) (fuse.Params, error) {
 // ErrNoTunedParams. Every Ranker it returns is safe for concurrent Score
 // calls.
 func (e *Engine) Resolve(s Spec) (Ranker, error) {
+	if e.remote != nil && s.Kind != KindDefault {
+		return e.remoteRanker(s)
+	}
 	switch s.Kind {
 	case KindDefault:
 		name, err := e.Default()

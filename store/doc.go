@@ -46,10 +46,20 @@
 //
 // [Open] refuses a file that is not a bbolt database or lacks reqa's magic
 // ([ErrNotIndex]) and a file written by a newer format ([ErrNewerFormat]).
-// Format 2 (this one) added the context layout of sentence + context
-// fields; a reader of format 1 would take its context postings for
-// sentence postings, so format 2 files are refused by it. Format 1 files
-// are read, and appended to in their own layout.
+// Format 2 added the context layout of sentence + context fields; a
+// reader of format 1 would take its context postings for sentence
+// postings, so format 2 files are refused by it. Format 1 files are read,
+// and appended to in their own layout. Format 3 (this one) is an index
+// kept in an external engine (Meta.Engine): the file holds no records,
+// postings or vectors, so older readers, which would take it for a
+// damaged index, refuse it as newer.
+//
+// An engine index file holds, besides the meta, the blobs
+// dense/model.onnx, dense/vocab.json, dense/adapter and fusion/params as
+// above, and
+//
+//	dense/moments     mean and covariance of the answer vectors [BlobDenseMoments]
+//	engine/ext-ids    every sentence's dataset candidate id     [BlobExtIDs]
 //
 // A committed file ends at its last page in use: bbolt grows a file ahead
 // of its pages, and [Writer.Commit] and [Amend] cut that padding off.

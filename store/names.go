@@ -22,6 +22,14 @@ const (
 	// BlobFusion holds the fusion parameters learned by `reqa fuse`: a JSON
 	// array of rank/fuse.Params, best first.
 	BlobFusion = "fusion/params"
+	// BlobDenseMoments holds the mean and covariance of the answer vectors
+	// (index/dense's moments codec), from which an index kept in an
+	// external engine normalises dense scores (Meta.Engine).
+	BlobDenseMoments = "dense/moments"
+	// BlobExtIDs lists every sentence's dataset candidate id, one per line
+	// in sentence id order, for an index kept in an external engine that was
+	// built from a dataset (evaluation maps gold candidates with it).
+	BlobExtIDs = "engine/ext-ids"
 )
 
 // Field-name suffixes of the two document forms of a tokenizer's BM25

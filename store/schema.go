@@ -36,6 +36,26 @@ type Meta struct {
 	// Dense describes the dense encoder and embeddings, when the index has
 	// them.
 	Dense *DenseMeta `json:"dense,omitempty"`
+	// Engine is set when the index's sentences, contexts, BM25 fields and
+	// vectors live in an external engine: the file then holds this meta
+	// (Fields and Dense describe what the engine holds), the dense model
+	// and vocabulary, the question adapter, fusion parameters, and the
+	// blobs BlobDenseMoments and BlobExtIDs; no records, postings or
+	// vectors.
+	Engine *EngineMeta `json:"engine,omitempty"`
+}
+
+// EngineMeta says where an index's data lives when it is not in the file.
+type EngineMeta struct {
+	// Kind is the engine: "weaviate".
+	Kind string `json:"kind"`
+	// URL addresses the engine and the collection,
+	// "weaviate://HOST:PORT[,HOST:PORT…]/COLLECTION".
+	URL string `json:"url"`
+	// Shards and Replicas are the collection's layout (0: the engine's
+	// default).
+	Shards   int `json:"shards,omitempty"`
+	Replicas int `json:"replicas,omitempty"`
 }
 
 // DenseMeta describes an index's dense embeddings.
@@ -57,6 +77,13 @@ type DenseMeta struct {
 	Graph bool `json:"graph"`
 	// GraphLambda is the λ the graph's vectors were built with.
 	GraphLambda float64 `json:"graph_lambda"`
+}
+
+// VectorsID identifies the answer vectors the meta describes: the
+// encoder's hash and the context weight λ they were combined with. An
+// engine collection is tagged with it (Meta.Engine).
+func (d DenseMeta) VectorsID() string {
+	return d.Hash + " λ=" + strconv.FormatFloat(d.Lambda, 'g', -1, 64)
 }
 
 // BM25Params are BM25's free parameters.

@@ -23,12 +23,16 @@ import (
 
 // FormatVersion is the newest on-disk format version this package writes
 // and reads.
-const FormatVersion = 2
+const FormatVersion = 3
 
 // formatOf returns the oldest format that describes an index with meta m,
-// so that older readers keep reading what they can: 2 when a field uses a
-// layout other than the expanded one, else 1.
+// so that older readers keep reading what they can: 3 when the index lives
+// in an external engine (Meta.Engine), 2 when a field uses a layout other
+// than the expanded one, else 1.
 func formatOf(m Meta) int {
+	if m.Engine != nil {
+		return 3
+	}
 	for _, f := range m.Fields {
 		if f.Layout != "" {
 			return 2

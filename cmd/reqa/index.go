@@ -10,6 +10,7 @@ import (
 	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/index/weaviate"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/store"
 	"github.com/urfave/cli/v2"
@@ -78,6 +79,10 @@ func indexFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "exclude", Usage: "in directories, skip files and directories matching this glob (repeatable)"},
 		&cli.BoolFlag{Name: "dedupe", Usage: "JSONL: keep the last of records sharing an id instead of refusing the repeat"},
 		&cli.StringFlag{Name: "stdin-kind", Usage: "kind of standard input (INPUT -): md, html, pdf, txt, jsonl or squad (default: sniffed)"},
+		&cli.StringFlag{Name: "engine", Usage: "keep the sentences, BM25 and vectors in Weaviate instead: weaviate://HOST:PORT[,HOST:PORT…]/COLLECTION; --out then gets a small index file naming it (model, adapter, fusions)"},
+		&cli.IntFlag{Name: "shards", Usage: "with --engine: shards of a new collection (0: the engine's default)"},
+		&cli.IntFlag{Name: "replicas", Usage: "with --engine: replication factor of a new collection (0: the engine's default)"},
+		&cli.BoolFlag{Name: "restart", Usage: "with --engine: re-send every sentence even if an earlier import of the collection finished or got part way"},
 	}, bm25Flags...)
 }
 
@@ -91,6 +96,9 @@ func indexCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usagef("index: no INPUT given (files or directories to index)")
+			}
+			if err := checkEngineFlags(c); err != nil {
+				return err
 			}
 			opt, err := buildOptions(c)
 			if err != nil {
@@ -133,7 +141,7 @@ func indexCommand() *cli.Command {
 					defer opt.Encoder.Close()
 				}
 			}
-			meta, err := ingest.Build(c.Context, corpus, c.String("out"), opt)
+			meta, err := build(c, corpus, opt)
 			if err != nil {
 				return err
 			}
@@ -147,6 +155,43 @@ func indexCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// build writes the index: into the file, or into the engine --engine
+// names and a small file beside it.
+func build(c *cli.Context, corpus *ingest.Corpus, opt ingest.Options) (store.Meta, error) {
+	if !c.IsSet("engine") {
+		return ingest.Build(c.Context, corpus, c.String("out"), opt)
+	}
+	t, err := weaviate.ParseTarget(c.String("engine"))
+	if err != nil {
+		return store.Meta{}, usagef("index: --engine: %v", err)
+	}
+	es := ingest.EngineSpec{Target: t, Restart: c.Bool("restart"),
+		Layout: weaviate.Layout{Shards: c.Int("shards"), Replicas: c.Int("replicas")}}
+	return ingest.BuildEngine(c.Context, corpus, c.String("out"), opt, es)
+}
+
+// checkEngineFlags refuses flags that do not apply with or without
+// --engine.
+func checkEngineFlags(c *cli.Context) error {
+	if !c.IsSet("engine") {
+		for _, f := range []string{"shards", "replicas", "restart"} {
+			if c.IsSet(f) {
+				return usagef("index: --%s needs --engine", f)
+			}
+		}
+		return nil
+	}
+	for _, f := range []string{"append", "bm25", "k1", "b"} {
+		if c.IsSet(f) {
+			return usagef("index: --%s does not apply with --engine (the engine scores BM25 as Lucene, k1 = %g, b = %g; re-import with --restart instead of appending)", f, weaviate.BM25K1, weaviate.BM25B)
+		}
+	}
+	if c.IsSet("dense") && !c.Bool("dense") {
+		return usagef("index: --engine needs the dense encoder (--dense)")
+	}
+	return nil
 }
 
 // readInputs reads the command's INPUT arguments into a corpus, printing

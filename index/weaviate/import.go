@@ -63,7 +63,14 @@ type Sentence struct {
 	Headings []string // heading path, if any
 	Source   string   // file or URL, if any
 	Tokens   []string // reqa's WordPiece tokens of sentence + context (none may hold white space: Weaviate splits on unicode.IsSpace)
-	Vector   []float32
+	// More holds further tokenizers' tokens of sentence + context, by
+	// tokenizer name (one for each of ImportSpec.Tokenizers).
+	More   map[string][]string
+	Ext    string // the candidate's dataset id, if any
+	Start  int    // the sentence's byte offsets in Context
+	End    int
+	Kind   string // document block kind, if any
+	Vector []float32
 }
 
 // ImportSpec describes one import.
@@ -80,6 +87,9 @@ type ImportSpec struct {
 	// Restart re-sends every sentence even if the manifest says an earlier
 	// run wrote some or all of them.
 	Restart bool
+	// Tokenizers names further tokenizers whose tokens each Sentence holds
+	// in More, each searchable by BM25 in property TokenProp(name).
+	Tokenizers []string
 }
 
 // Import writes sentences 0..spec.Count-1 (read through at) into the
@@ -142,7 +152,7 @@ func (c *Client) Import(ctx context.Context, spec ImportSpec, at func(i int) (Se
 	if err := c.putManifest(ctx, m); err != nil {
 		return err
 	}
-	if err := c.ensureClass(ctx, sentenceClass(spec.Collection, spec.Layout)); err != nil {
+	if err := c.ensureClass(ctx, sentenceClass(spec.Collection, spec.Layout, spec.Tokenizers...)); err != nil {
 		return err
 	}
 	if spec.Progress != nil {
@@ -193,14 +203,25 @@ func sentenceObject(spec ImportSpec, s Sentence) (batchObject, error) {
 	if len(s.Vector) != spec.Dim {
 		return batchObject{}, fmt.Errorf("import into %s: sentence %d: vector of dimension %d, want %d", spec.Collection, s.ID, len(s.Vector), spec.Dim)
 	}
-	for _, t := range s.Tokens {
-		if t == "" || strings.ContainsFunc(t, unicode.IsSpace) {
-			return batchObject{}, fmt.Errorf("import into %s: sentence %d: token %q is empty or holds white space", spec.Collection, s.ID, t)
-		}
-	}
 	props := map[string]any{
 		PropID: s.ID, PropSentence: s.Text, PropContext: s.Context, PropTitle: s.Title,
-		PropSource: s.Source, PropTokens: strings.Join(s.Tokens, " "),
+		PropSource: s.Source, PropExt: s.Ext, PropStart: s.Start, PropEnd: s.End, PropKind: s.Kind,
+	}
+	lists := map[string][]string{PropTokens: s.Tokens}
+	for _, t := range spec.Tokenizers {
+		toks, ok := s.More[t]
+		if !ok {
+			return batchObject{}, fmt.Errorf("import into %s: sentence %d: no %s tokens", spec.Collection, s.ID, t)
+		}
+		lists[TokenProp(t)] = toks
+	}
+	for prop, toks := range lists {
+		for _, t := range toks {
+			if t == "" || strings.ContainsFunc(t, unicode.IsSpace) {
+				return batchObject{}, fmt.Errorf("import into %s: sentence %d: token %q is empty or holds white space", spec.Collection, s.ID, t)
+			}
+		}
+		props[prop] = strings.Join(toks, " ")
 	}
 	if len(s.Headings) > 0 {
 		props[PropHeadings] = s.Headings

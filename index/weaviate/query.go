@@ -63,21 +63,36 @@ type Hit struct {
 // WordPiece tokens of the question) by BM25 over the token property.
 // Tokens with white space in them are split there, as at import.
 func (col *Collection) BM25(ctx context.Context, tokens []string, k int) ([]Hit, error) {
-	if k <= 0 || len(tokens) == 0 {
+	return col.BM25In(ctx, "wpm", tokens, k, nil)
+}
+
+// BM25In is BM25 over the tokens of tokenizer (property TokenProp), among
+// the sentences ids only when ids is not nil (then k ≥ len(ids) returns
+// every one of them that matches a token).
+func (col *Collection) BM25In(ctx context.Context, tokenizer string, tokens []string, k int, ids []int) ([]Hit, error) {
+	if k <= 0 || len(tokens) == 0 || (ids != nil && len(ids) == 0) {
 		return nil, nil
 	}
 	q, err := json.Marshal(strings.Join(tokens, " ")) // a JSON string is a valid GraphQL string
 	if err != nil {
 		return nil, err
 	}
-	args := fmt.Sprintf(`bm25: {query: %s, properties: [%q]}, limit: %d`, q, PropTokens, k)
+	args := fmt.Sprintf(`bm25: {query: %s, properties: [%q]}, limit: %d`, q, TokenProp(tokenizer), k) + where(ids)
 	return col.get(ctx, args, "score")
 }
 
 // NearVector returns the k sentences whose vectors have the highest dot
 // product with v (Weaviate's HNSW: approximate).
 func (col *Collection) NearVector(ctx context.Context, v []float32, k int) ([]Hit, error) {
-	if k <= 0 {
+	return col.NearVectorIn(ctx, v, k, nil)
+}
+
+// NearVectorIn is NearVector among the sentences ids only, when ids is
+// not nil: Weaviate then scores the allowed vectors exhaustively (below its
+// flatSearchCutoff, 40,000 by default), so every one of them is returned
+// with its exact dot product when k ≥ len(ids).
+func (col *Collection) NearVectorIn(ctx context.Context, v []float32, k int, ids []int) ([]Hit, error) {
+	if k <= 0 || (ids != nil && len(ids) == 0) {
 		return nil, nil
 	}
 	if len(v) != col.manifest.Dim {
@@ -95,7 +110,87 @@ func (col *Collection) NearVector(ctx context.Context, v []float32, k int) ([]Hi
 		b.WriteString(strconv.FormatFloat(float64(x), 'g', -1, 32))
 	}
 	fmt.Fprintf(&b, "]}, limit: %d", k)
+	b.WriteString(where(ids))
 	return col.get(ctx, b.String(), "distance")
+}
+
+// where is the GraphQL filter keeping the sentences ids, or "" for nil.
+func where(ids []int) string {
+	if ids == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `, where: {path: [%q], operator: ContainsAny, valueInt: [`, PropID)
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(id))
+	}
+	b.WriteString("]}")
+	return b.String()
+}
+
+// Object is one stored sentence as Objects returns it.
+type Object struct {
+	ID       int
+	Text     string
+	Context  string
+	Title    string
+	Headings []string
+	Source   string
+	Ext      string
+	Start    int
+	End      int
+	Kind     string
+}
+
+// Objects returns the stored sentences ids, in the order of ids; a missing
+// one is an error wrapping [ErrIncomplete].
+func (col *Collection) Objects(ctx context.Context, ids []int) ([]Object, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := fmt.Sprintf("limit: %d", len(ids)) + where(ids)
+	if col.c.consistency != "" {
+		args += ", consistencyLevel: " + col.c.consistency
+	}
+	query := fmt.Sprintf("{ Get { %s(%s) { %s %s %s %s %s %s %s %s %s %s } } }", col.name, args,
+		PropID, PropSentence, PropContext, PropTitle, PropHeadings, PropSource, PropExt, PropStart, PropEnd, PropKind)
+	var out struct {
+		Get map[string][]struct {
+			ID       *int64   `json:"sid"`
+			Text     string   `json:"sentence"`
+			Context  string   `json:"context"`
+			Title    string   `json:"title"`
+			Headings []string `json:"headings"`
+			Source   string   `json:"source"`
+			Ext      string   `json:"ext"`
+			Start    int      `json:"start"`
+			End      int      `json:"end"`
+			Kind     string   `json:"kind"`
+		} `json:"Get"`
+	}
+	if err := col.c.graphQL(ctx, query, &out); err != nil {
+		return nil, fmt.Errorf("objects of %s: %w", col.name, err)
+	}
+	byID := map[int]Object{}
+	for _, r := range out.Get[col.name] {
+		if r.ID == nil {
+			continue
+		}
+		byID[int(*r.ID)] = Object{ID: int(*r.ID), Text: r.Text, Context: r.Context, Title: r.Title, Headings: r.Headings,
+			Source: r.Source, Ext: r.Ext, Start: r.Start, End: r.End, Kind: r.Kind}
+	}
+	objs := make([]Object, len(ids))
+	for i, id := range ids {
+		o, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("%w: collection %s has no sentence %d", ErrIncomplete, col.name, id)
+		}
+		objs[i] = o
+	}
+	return objs, nil
 }
 
 // get runs a Get query with the given arguments and reads the sentence

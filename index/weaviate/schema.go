@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // Property names of a reqa collection.
@@ -20,7 +21,21 @@ const (
 	PropHeadings = "headings" // the heading path (text[])
 	PropSource   = "source"   // where the sentence came from (file, URL)
 	PropTokens   = "tokens"   // reqa's WordPiece tokens of sentence + context, space-separated
+	PropExt      = "ext"      // the candidate's id in its dataset, if any (filterable)
+	PropStart    = "start"    // the sentence's byte offsets in its context
+	PropEnd      = "end"
+	PropKind     = "kind" // the document block the sentence comes from, if any
 )
+
+// TokenProp names the property holding a tokenizer's tokens of sentence +
+// context: PropTokens for reqa's WordPiece ("wpm"), "tokens_NAME" for the
+// others an import adds ([ImportSpec.Tokenizers]).
+func TokenProp(tokenizer string) string {
+	if tokenizer == "wpm" || tokenizer == "" {
+		return PropTokens
+	}
+	return PropTokens + "_" + tokenizer
+}
 
 // BM25 parameters set on every collection (reqa's k1 and b).
 const (
@@ -33,7 +48,9 @@ const MetaCollection = "ReqaMeta"
 
 // FormatVersion is the layout of the collection and the manifest this
 // package writes; a manifest with another is refused ([ErrSchema]).
-const FormatVersion = 1
+// Format 2 added the ext, start, end and kind properties and the token
+// properties of further tokenizers.
+const FormatVersion = 2
 
 var classNameRE = regexp.MustCompile(`^[A-Z][_0-9A-Za-z]{0,200}$`)
 
@@ -112,7 +129,7 @@ func withLayout(c *class, l Layout) {
 }
 
 // sentenceClass is the schema of a reqa collection.
-func sentenceClass(name string, l Layout) class {
+func sentenceClass(name string, l Layout, tokenizers ...string) class {
 	c := class{
 		Class:             name,
 		Description:       "reqa candidate sentences (index/weaviate format " + strconv.Itoa(FormatVersion) + ")",
@@ -138,7 +155,17 @@ func sentenceClass(name string, l Layout) class {
 			{Name: PropHeadings, DataType: []string{"text[]"}, Tokenization: "word", IndexSearchable: ptr(false), IndexFilterable: ptr(false)},
 			{Name: PropSource, DataType: []string{"text"}, Tokenization: "field", IndexSearchable: ptr(false), IndexFilterable: ptr(true)},
 			{Name: PropTokens, DataType: []string{"text"}, Tokenization: "whitespace", IndexSearchable: ptr(true), IndexFilterable: ptr(false)},
+			{Name: PropExt, DataType: []string{"text"}, Tokenization: "field", IndexSearchable: ptr(false), IndexFilterable: ptr(true)},
+			{Name: PropStart, DataType: []string{"int"}, IndexFilterable: ptr(false)},
+			{Name: PropEnd, DataType: []string{"int"}, IndexFilterable: ptr(false)},
+			text(PropKind, false, false),
 		},
+	}
+	for _, t := range tokenizers {
+		if p := TokenProp(t); p != PropTokens {
+			c.Properties = append(c.Properties, property{Name: p, DataType: []string{"text"}, Tokenization: "whitespace",
+				IndexSearchable: ptr(true), IndexFilterable: ptr(false)})
+		}
 	}
 	withLayout(&c, l)
 	return c
@@ -230,7 +257,7 @@ func compatible(want, got class) error {
 		if len(g.DataType) != 1 || g.DataType[0] != w.DataType[0] {
 			return bad("property "+w.Name+" type", g.DataType, w.DataType)
 		}
-		if w.Name == PropTokens && g.Tokenization != w.Tokenization {
+		if strings.HasPrefix(w.Name, PropTokens) && g.Tokenization != w.Tokenization {
 			return bad("property "+w.Name+" tokenization", g.Tokenization, w.Tokenization)
 		}
 	}

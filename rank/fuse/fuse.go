@@ -24,6 +24,7 @@
 package fuse
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -101,6 +102,11 @@ func (p Params) Validate() error {
 	}
 	return nil
 }
+
+// ErrNeedsCorpus reports a fusion that needs every candidate's scores and
+// description (the re-ranker's context features) where only a pool of
+// candidates is known (FuseStats).
+var ErrNeedsCorpus = errors.New("fusion needs every candidate")
 
 // Stats summarises one ranker's scores for one question.
 type Stats struct {
@@ -218,6 +224,37 @@ func FuseContext(p Params, inputs [][]float64, corpus *Corpus, out []float64) er
 	stats := make([]Stats, len(inputs))
 	for r, in := range inputs {
 		stats[r] = Describe(in)
+	}
+	return FuseStats(p, inputs, stats, out)
+}
+
+// FuseStats fuses scores of a subset of the candidates (a pool: every
+// input's best candidates) with each input's statistics over all of them,
+// given: what an index kept in an external engine does, which never sees
+// every candidate's score. It takes the methods that need only scores and
+// statistics (minmax, zscore, adaptive, learned; rrf ranks within the pool,
+// which keeps every input's own best candidates in their order); rerank is
+// refused.
+func FuseStats(p Params, inputs [][]float64, stats []Stats, out []float64) error {
+	if len(inputs) != len(p.Inputs) || len(stats) != len(inputs) {
+		return fmt.Errorf("fusion %s: %d inputs and %d statistics, want %d", p.Name, len(inputs), len(stats), len(p.Inputs))
+	}
+	for _, in := range inputs {
+		if len(in) != len(out) {
+			return fmt.Errorf("fusion %s: input of %d candidates, output of %d", p.Name, len(in), len(out))
+		}
+	}
+	clear(out)
+	switch p.Method {
+	case "rerank":
+		return fmt.Errorf("fusion %s: the re-ranker needs every candidate's context scores: %w", p.Name, ErrNeedsCorpus)
+	case "rrf":
+		for _, in := range inputs {
+			for rank, d := range topIndices(in, RRFDepth) {
+				out[d] += 1 / (p.K + float64(rank+1))
+			}
+		}
+		return nil
 	}
 	w := p.WeightsFor(stats[0])
 	for r, in := range inputs {

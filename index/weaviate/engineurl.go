@@ -1,0 +1,57 @@
+package weaviate
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Scheme is the URL scheme of a reqa index kept in Weaviate:
+// weaviate://HOST:PORT[,HOST:PORT…]/COLLECTION.
+const Scheme = "weaviate"
+
+// Target is where an index lives in Weaviate: the nodes' addresses (as
+// [New] takes them) and the collection.
+type Target struct {
+	Addr       string
+	Collection string
+}
+
+// String writes t as a weaviate:// URL.
+func (t Target) String() string {
+	hosts := strings.Split(t.Addr, ",")
+	for i, h := range hosts {
+		hosts[i] = strings.TrimPrefix(strings.TrimPrefix(h, "http://"), "https://")
+	}
+	return Scheme + "://" + strings.Join(hosts, ",") + "/" + t.Collection
+}
+
+// ParseTarget reads "weaviate://HOST:PORT[,HOST:PORT…]/COLLECTION" (https
+// with "weaviate+https://"). The collection must be a valid name
+// ([CheckName]).
+func ParseTarget(s string) (Target, error) {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok || (scheme != Scheme && scheme != Scheme+"+https") {
+		return Target{}, fmt.Errorf("engine %q: want %s://HOST:PORT/COLLECTION", s, Scheme)
+	}
+	hosts, coll, ok := strings.Cut(rest, "/")
+	if !ok || hosts == "" || coll == "" || strings.ContainsAny(coll, "/?#") {
+		return Target{}, fmt.Errorf("engine %q: want %s://HOST:PORT/COLLECTION", s, Scheme)
+	}
+	if err := CheckName(coll); err != nil {
+		return Target{}, fmt.Errorf("engine %q: %w", s, err)
+	}
+	proto := "http://"
+	if scheme == Scheme+"+https" {
+		proto = "https://"
+	}
+	var addrs []string
+	for _, h := range strings.Split(hosts, ",") {
+		u, err := url.Parse(proto + h)
+		if err != nil || u.Host != h || u.Port() == "" {
+			return Target{}, fmt.Errorf("engine %q: node %q: want HOST:PORT", s, h)
+		}
+		addrs = append(addrs, proto+h)
+	}
+	return Target{Addr: strings.Join(addrs, ","), Collection: coll}, nil
+}

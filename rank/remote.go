@@ -1,0 +1,633 @@
+package rank
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/index/dense"
+	"github.com/reqa/reqa/index/tokenize"
+	"github.com/reqa/reqa/index/weaviate"
+	"github.com/reqa/reqa/rank/fuse"
+	"github.com/reqa/reqa/store"
+)
+
+// An index kept in an external engine (store.Meta.Engine: Weaviate) is
+// answered by rankers that ask the engine for their best candidates:
+// BM25 over the collection's token property of each tokenizer, and
+// nearVector with the question embedded here (through the index's question
+// adapter). A fusion asks each input for its RemoteDepth best, completes
+// every input's score of every candidate in that pool (filtered queries),
+// and fuses them with each input's statistics over the whole collection:
+// the dense ones exactly from the answer vectors' moments stored in the
+// index file (BlobDenseMoments), BM25's from its RemoteStatsDepth best
+// scores (every other candidate counted as 0).
+
+// RemoteDepth is how many candidates each input of an engine fusion
+// contributes to the pool, and how many a single engine ranker ranks.
+const RemoteDepth = 100
+
+// RemoteStatsDepth is how many BM25 scores an engine fusion reads to
+// estimate a BM25 input's mean and deviation over the collection.
+const RemoteStatsDepth = 1000
+
+// ErrEngineRanker reports a ranker an index kept in an engine cannot
+// serve (it wraps ErrUnknownRanker too).
+var ErrEngineRanker = errors.New("not served by an index kept in an engine")
+
+// remote is the engine behind an Engine whose index file has
+// Meta.Engine.
+type remote struct {
+	target weaviate.Target
+	client *weaviate.Client
+
+	colOnce sync.Once
+	col     *weaviate.Collection
+	colErr  error
+
+	momOnce sync.Once
+	moments dense.Moments
+	momErr  error
+
+	extOnce sync.Once
+	ext     map[string]uint32
+	extErr  error
+}
+
+// openRemote prepares the engine named by the index's meta; nothing is
+// asked of the engine until a ranker needs it.
+func openRemote(r *store.Reader) (*remote, error) {
+	em := r.Meta().Engine
+	if em.Kind != weaviate.Scheme {
+		return nil, fmt.Errorf("index %s: engine %q: this reqa knows %q: %w", r.Path(), em.Kind, weaviate.Scheme, store.ErrNewerFormat)
+	}
+	if r.Meta().Dense == nil {
+		return nil, fmt.Errorf("index %s: an engine index without embeddings: %w", r.Path(), store.ErrCorrupt)
+	}
+	t, err := weaviate.ParseTarget(em.URL)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w: %w", r.Path(), store.ErrCorrupt, err)
+	}
+	var opts []weaviate.Option
+	if em.Replicas > 1 {
+		opts = append(opts, weaviate.WithConsistency(RemoteConsistency))
+	}
+	c, err := weaviate.New(t.Addr, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", r.Path(), err)
+	}
+	return &remote{target: t, client: c}, nil
+}
+
+// RemoteConsistency is the consistency level of engine queries on a
+// replicated collection: QUORUM, so answers stay those of the healthy
+// cluster while a replica is down.
+const RemoteConsistency = "QUORUM"
+
+// Engine reports where the index's data lives: "" for this file, else
+// the engine's weaviate:// URL.
+func (e *Engine) EngineURL() string {
+	if e.remote == nil {
+		return ""
+	}
+	return e.remote.target.String()
+}
+
+// collection opens the engine's collection once, checking that it was
+// built by this index's model and completely imported.
+func (e *Engine) collection() (*weaviate.Collection, error) {
+	rm := e.remote
+	rm.colOnce.Do(func() {
+		hash := e.r.Meta().Dense.VectorsID()
+		rm.col, rm.colErr = rm.client.Open(context.Background(), rm.target.Collection, hash)
+		if rm.colErr == nil && rm.col.Manifest().Sentences != e.r.Meta().Sentences {
+			rm.colErr = fmt.Errorf("%w: collection %s holds %d sentences, index %s says %d", weaviate.ErrSchema,
+				rm.target.Collection, rm.col.Manifest().Sentences, e.r.Path(), e.r.Meta().Sentences)
+		}
+		if rm.colErr != nil {
+			rm.colErr = fmt.Errorf("engine %s: %w", rm.target, rm.colErr)
+		}
+	})
+	return rm.col, rm.colErr
+}
+
+func (e *Engine) denseMoments() (dense.Moments, error) {
+	rm := e.remote
+	rm.momOnce.Do(func() {
+		raw, err := e.r.LargeBlob(store.BlobDenseMoments)
+		if err == nil {
+			rm.moments, err = dense.DecodeMoments(raw)
+			if err == nil && rm.moments.Dim != e.r.Meta().Dense.Dim {
+				err = fmt.Errorf("moments of dimension %d, meta says %d", rm.moments.Dim, e.r.Meta().Dense.Dim)
+			}
+			if err != nil {
+				err = fmt.Errorf("%w: %w", store.ErrCorrupt, err)
+			}
+		}
+		if err != nil {
+			rm.momErr = fmt.Errorf("blob %s: %w", store.BlobDenseMoments, err)
+		}
+	})
+	return rm.moments, rm.momErr
+}
+
+// remoteExtID maps a dataset candidate id to its sentence id.
+func (e *Engine) remoteExtID(ext string) (uint32, bool) {
+	rm := e.remote
+	rm.extOnce.Do(func() {
+		rm.ext = map[string]uint32{}
+		if !e.r.HasBlob(store.BlobExtIDs) {
+			return
+		}
+		raw, err := e.r.LargeBlob(store.BlobExtIDs)
+		if err != nil {
+			rm.extErr = err
+			return
+		}
+		for i, id := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
+			if id != "" {
+				rm.ext[id] = uint32(i)
+			}
+		}
+	})
+	id, ok := rm.ext[ext]
+	return id, ok
+}
+
+// remoteInput is one ranker of an engine index: it returns its best
+// candidates and completes the scores of others.
+type remoteInput interface {
+	Ranker
+	// top returns the k best candidates; q is the question's prepared
+	// form (tokens or vector).
+	top(ctx context.Context, q remoteQuery, k int) ([]weaviate.Hit, error)
+	// scoresOf returns the score of each of ids (0: no match).
+	scoresOf(ctx context.Context, q remoteQuery, ids []int) (map[int]float64, error)
+	// stats describes the input's scores over the collection from its
+	// best hits.
+	stats(q remoteQuery, best []weaviate.Hit) fuse.Stats
+	// prepare turns the question into the input's query.
+	prepare(ctx context.Context, question string) (remoteQuery, error)
+	// statsDepth is how many best hits stats needs.
+	statsDepth() int
+}
+
+// remoteQuery is a question as one input asks it.
+type remoteQuery struct {
+	tokens []string
+	vector []float32
+}
+
+// remoteBM25 is "bm25-TOKENIZER" of an engine index.
+type remoteBM25 struct {
+	name      string
+	tokenizer string
+	tok       tokenize.Tokenizer
+	col       *weaviate.Collection
+	n         int
+}
+
+func (b *remoteBM25) Name() string { return b.name }
+func (b *remoteBM25) Docs() int    { return b.n }
+func (b *remoteBM25) prepare(_ context.Context, q string) (remoteQuery, error) {
+	return remoteQuery{tokens: engineQueryTokens(b.tok.Tokenize(q))}, nil
+}
+func (b *remoteBM25) top(ctx context.Context, q remoteQuery, k int) ([]weaviate.Hit, error) {
+	return b.col.BM25In(ctx, b.tokenizer, q.tokens, k, nil)
+}
+func (b *remoteBM25) scoresOf(ctx context.Context, q remoteQuery, ids []int) (map[int]float64, error) {
+	hits, err := b.col.BM25In(ctx, b.tokenizer, q.tokens, len(ids), ids)
+	return hitMap(hits), err
+}
+func (b *remoteBM25) statsDepth() int { return RemoteStatsDepth }
+
+// stats estimates BM25's mean and deviation over the collection from the
+// best hits, every other candidate counted as 0 (the lowest scores are
+// the ones left out).
+func (b *remoteBM25) stats(_ remoteQuery, best []weaviate.Hit) fuse.Stats {
+	s := hitStats(best)
+	var sum, sq float64
+	for _, h := range best {
+		sum += h.Score
+		sq += h.Score * h.Score
+	}
+	n := float64(max(b.n, len(best), 1))
+	s.Mean = sum / n
+	s.Std = math.Sqrt(max(sq/n-s.Mean*s.Mean, 0))
+	s.Min = min(s.Min, 0)
+	return s
+}
+func (b *remoteBM25) Score(question string, acc *bm25.Accumulator) error {
+	return scoreRemote(b, question, acc)
+}
+
+// engineQueryTokens replaces white space inside tokens as the import did.
+func engineQueryTokens(t []string) []string {
+	for i, x := range t {
+		t[i] = strings.Join(strings.Fields(x), "_")
+	}
+	return slices.DeleteFunc(t, func(x string) bool { return x == "" })
+}
+
+// remoteDense is "dense" of an engine index.
+type remoteDense struct {
+	name    string
+	q       *DenseRanker // embeds questions (adapter applied)
+	col     *weaviate.Collection
+	n       int
+	moments dense.Moments
+}
+
+func (d *remoteDense) Name() string { return d.name }
+func (d *remoteDense) Docs() int    { return d.n }
+func (d *remoteDense) Prepare(ctx context.Context, qs []string, progress func(done, total int)) error {
+	return d.q.Prepare(ctx, qs, progress)
+}
+func (d *remoteDense) prepare(ctx context.Context, q string) (remoteQuery, error) {
+	v, err := d.q.QuestionVector(ctx, q)
+	return remoteQuery{vector: v}, err
+}
+func (d *remoteDense) top(ctx context.Context, q remoteQuery, k int) ([]weaviate.Hit, error) {
+	return d.col.NearVector(ctx, q.vector, k)
+}
+func (d *remoteDense) scoresOf(ctx context.Context, q remoteQuery, ids []int) (map[int]float64, error) {
+	hits, err := d.col.NearVectorIn(ctx, q.vector, len(ids), ids)
+	return hitMap(hits), err
+}
+func (d *remoteDense) statsDepth() int { return RemoteDepth }
+
+// stats takes the mean and deviation over the collection from the answer
+// vectors' moments (exact), the best scores from the hits.
+func (d *remoteDense) stats(q remoteQuery, best []weaviate.Hit) fuse.Stats {
+	s := hitStats(best)
+	s.Mean, s.Std = d.moments.Stats(q.vector)
+	return s
+}
+func (d *remoteDense) Score(question string, acc *bm25.Accumulator) error {
+	return scoreRemote(d, question, acc)
+}
+
+func hitMap(hits []weaviate.Hit) map[int]float64 {
+	m := make(map[int]float64, len(hits))
+	for _, h := range hits {
+		m[h.ID] = h.Score
+	}
+	return m
+}
+
+// hitStats fills the statistics the best hits give: Top1, Top2, Max and
+// Min over them (mean and deviation are the input's to set).
+func hitStats(best []weaviate.Hit) fuse.Stats {
+	var s fuse.Stats
+	if len(best) == 0 {
+		return s
+	}
+	s.Top1, s.Max, s.Top2, s.Min = best[0].Score, best[0].Score, best[0].Score, best[0].Score
+	if len(best) > 1 {
+		s.Top2 = best[1].Score
+	}
+	for _, h := range best {
+		s.Min = min(s.Min, h.Score)
+	}
+	return s
+}
+
+// scoreRemote ranks one input's RemoteDepth best candidates into acc.
+func scoreRemote(in remoteInput, question string, acc *bm25.Accumulator) error {
+	ctx := context.Background()
+	q, err := in.prepare(ctx, question)
+	if err != nil {
+		return err
+	}
+	hits, err := in.top(ctx, q, RemoteDepth)
+	if err != nil {
+		return err
+	}
+	acc.Reset()
+	return fillAcc(acc, hits)
+}
+
+// fillAcc writes hits into acc, shifted so that every one scores above
+// the untouched candidates' 0 and their order is kept.
+func fillAcc(acc *bm25.Accumulator, hits []weaviate.Hit) error {
+	lowest := math.Inf(1)
+	for _, h := range hits {
+		if h.ID < 0 || h.ID >= len(acc.Scores) {
+			return fmt.Errorf("engine answered sentence %d of %d: %w", h.ID, len(acc.Scores), store.ErrCorrupt)
+		}
+		lowest = min(lowest, h.Score)
+	}
+	shift := 0.0
+	if lowest <= 0 {
+		shift = 1 - lowest
+	}
+	for _, h := range hits {
+		acc.Scores[h.ID] = h.Score + shift
+		acc.Touch(uint32(h.ID))
+	}
+	return nil
+}
+
+// remoteFused is a fusion of an engine index's rankers.
+type remoteFused struct {
+	params fuse.Params
+	inputs []remoteInput
+	n      int
+}
+
+func (f *remoteFused) Name() string { return f.params.Name }
+func (f *remoteFused) Docs() int    { return f.n }
+
+// Params returns the fusion's parameters.
+func (f *remoteFused) Params() fuse.Params { return f.params }
+
+// Prepare embeds the questions of a batch once for the dense inputs.
+func (f *remoteFused) Prepare(ctx context.Context, qs []string, progress func(done, total int)) error {
+	for _, in := range f.inputs {
+		if p, ok := in.(Preparer); ok {
+			if err := p.Prepare(ctx, qs, progress); err != nil {
+				return err
+			}
+			progress = nil
+		}
+	}
+	return nil
+}
+
+// pool returns the fused candidates: ids, every input's score of each and
+// the fused scores, in pool order.
+func (f *remoteFused) pool(ctx context.Context, question string) (ids []int, inputs [][]float64, fused []float64, err error) {
+	qs := make([]remoteQuery, len(f.inputs))
+	best := make([][]weaviate.Hit, len(f.inputs))
+	var wg sync.WaitGroup
+	errs := make([]error, len(f.inputs))
+	for i, in := range f.inputs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if qs[i], errs[i] = in.prepare(ctx, question); errs[i] == nil {
+				best[i], errs[i] = in.top(ctx, qs[i], max(RemoteDepth, in.statsDepth()))
+			}
+		}()
+	}
+	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return nil, nil, nil, err
+	}
+	at := map[int]int{}
+	for _, hits := range best {
+		for _, h := range hits[:min(len(hits), RemoteDepth)] {
+			if _, ok := at[h.ID]; !ok {
+				at[h.ID] = len(ids)
+				ids = append(ids, h.ID)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil, nil, nil
+	}
+	inputs = make([][]float64, len(f.inputs))
+	stats := make([]fuse.Stats, len(f.inputs))
+	for i, in := range f.inputs {
+		inputs[i] = make([]float64, len(ids))
+		known := hitMap(best[i])
+		var missing []int
+		for _, id := range ids {
+			if _, ok := known[id]; !ok {
+				missing = append(missing, id)
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if len(missing) > 0 {
+				more, err := in.scoresOf(ctx, qs[i], missing)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				for id, s := range more {
+					known[id] = s
+				}
+			}
+			for j, id := range ids {
+				inputs[i][j] = known[id]
+			}
+			stats[i] = in.stats(qs[i], best[i])
+		}()
+	}
+	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return nil, nil, nil, err
+	}
+	fused = make([]float64, len(ids))
+	if err := fuse.FuseStats(f.params, inputs, stats, fused); err != nil {
+		return nil, nil, nil, err
+	}
+	return ids, inputs, fused, nil
+}
+
+// Score implements Ranker: the pool's candidates, ranked by the fusion.
+func (f *remoteFused) Score(question string, acc *bm25.Accumulator) error {
+	ids, _, fused, err := f.pool(context.Background(), question)
+	if err != nil {
+		return err
+	}
+	hits := make([]weaviate.Hit, len(ids))
+	for j, id := range ids {
+		hits[j] = weaviate.Hit{ID: id, Score: fused[j]}
+	}
+	sortHits(hits)
+	acc.Reset()
+	return fillAcc(acc, hits)
+}
+
+// firstError returns the first non-nil error (the inputs of a question
+// usually fail alike).
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortHits orders hits best first, ties by lower id.
+func sortHits(hits []weaviate.Hit) {
+	slices.SortFunc(hits, func(a, b weaviate.Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return a.ID - b.ID
+	})
+}
+
+// remoteRanker builds the ranker s names over the engine.
+func (e *Engine) remoteRanker(s Spec) (Ranker, error) {
+	if s.SentenceOnly {
+		return nil, fmt.Errorf("%w %q: the sentence-only form is %w", ErrUnknownRanker, s.Name, ErrEngineRanker)
+	}
+	switch s.Kind {
+	case KindBM25, KindDense:
+		return e.remoteInput(s)
+	case KindFusion:
+		p := s.Fusion
+		if p == nil {
+			q, err := e.FusionParams(s.Name)
+			if err != nil {
+				return nil, err
+			}
+			p = &q
+		}
+		if p.Method == "rerank" {
+			return nil, fmt.Errorf("%w %q: the re-ranker reads every candidate's context scores, which is %w", ErrUnknownRanker, p.Name, ErrEngineRanker)
+		}
+		f := &remoteFused{params: *p, n: e.r.Meta().Sentences}
+		for _, name := range p.Inputs {
+			in, err := s.with(name)
+			if err != nil {
+				return nil, err
+			}
+			if in.Kind != KindBM25 && in.Kind != KindDense {
+				return nil, fmt.Errorf("fusion %s: input %q is %w", p.Name, name, ErrEngineRanker)
+			}
+			r, err := e.remoteInput(in)
+			if err != nil {
+				return nil, fmt.Errorf("fusion %s: %w", p.Name, err)
+			}
+			f.inputs = append(f.inputs, r)
+		}
+		return f, nil
+	}
+	return nil, fmt.Errorf("%w %q: %w", ErrUnknownRanker, s.Name, ErrEngineRanker)
+}
+
+// remoteInput builds one BM25 or dense ranker over the engine.
+func (e *Engine) remoteInput(s Spec) (remoteInput, error) {
+	if s.SentenceOnly {
+		return nil, fmt.Errorf("%w %q: the sentence-only form is %w", ErrUnknownRanker, s.Name, ErrEngineRanker)
+	}
+	n := e.r.Meta().Sentences
+	switch s.Kind {
+	case KindBM25:
+		if _, ok := e.r.Meta().Field(store.FieldName(s.Tokenizer, true)); !ok {
+			return nil, fmt.Errorf("%w %q (this index supports: %s)", ErrUnknownRanker, s.Name, strings.Join(e.Rankers(), ", "))
+		}
+		tok, err := tokenize.Get(s.Tokenizer)
+		if err != nil {
+			return nil, err
+		}
+		col, err := e.collection()
+		if err != nil {
+			return nil, err
+		}
+		return &remoteBM25{name: s.Name, tokenizer: s.Tokenizer, tok: tok, col: col, n: n}, nil
+	case KindDense:
+		if s.Dense.LambdaSet && s.Dense.Lambda != e.r.Meta().Dense.Lambda {
+			return nil, fmt.Errorf("%w %q: the engine holds answer vectors for λ = %g only: %w", ErrUnknownRanker, s.Name, e.r.Meta().Dense.Lambda, ErrEngineRanker)
+		}
+		name := s.Name
+		if name == "" {
+			name = "dense"
+		}
+		st, err := e.loadDense(s.Dense.Threads)
+		if err != nil {
+			return nil, err
+		}
+		q := &DenseRanker{name: name, enc: st.enc, st: st, lambda: e.r.Meta().Dense.Lambda}
+		if !s.Dense.NoAdapter {
+			if q.adapter, err = e.loadAdapter(st); err != nil {
+				return nil, fmt.Errorf("dense ranker: %w", err)
+			}
+		}
+		m, err := e.denseMoments()
+		if err != nil {
+			return nil, err
+		}
+		col, err := e.collection()
+		if err != nil {
+			return nil, err
+		}
+		return &remoteDense{name: name, q: q, col: col, n: n, moments: m}, nil
+	}
+	return nil, fmt.Errorf("%w %q: %w", ErrUnknownRanker, s.Name, ErrEngineRanker)
+}
+
+// remoteAsk answers question with an engine ranker.
+func (e *Engine) remoteAsk(r Ranker, question string, k int) ([]Answer, error) {
+	ctx := context.Background()
+	var (
+		hits   []weaviate.Hit
+		inputs map[int][]float64
+		names  []string
+	)
+	switch r := r.(type) {
+	case *remoteFused:
+		ids, in, fused, err := r.pool(ctx, question)
+		if err != nil {
+			return nil, err
+		}
+		inputs = map[int][]float64{}
+		for j, id := range ids {
+			hits = append(hits, weaviate.Hit{ID: id, Score: fused[j]})
+			row := make([]float64, len(in))
+			for i := range in {
+				row[i] = in[i][j]
+			}
+			inputs[id] = row
+		}
+		sortHits(hits)
+		names = r.params.Inputs
+	case remoteInput:
+		q, err := r.prepare(ctx, question)
+		if err != nil {
+			return nil, err
+		}
+		if hits, err = r.top(ctx, q, k); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("ranker %s does not run on an engine index: %w", r.Name(), ErrEngineRanker)
+	}
+	hits = hits[:min(k, len(hits))]
+	ids := make([]int, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	col, err := e.collection()
+	if err != nil {
+		return nil, err
+	}
+	objs, err := col.Objects(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Answer, len(hits))
+	for i, o := range objs {
+		a := Answer{Rank: i + 1, Score: hits[i].Score, Sentence: o.Text, Context: o.Context, Start: o.Start, End: o.End,
+			Title: o.Title, Source: o.Source, Kind: o.Kind, SentenceID: uint32(o.ID), CandidateID: o.Ext}
+		if o.End > len(o.Context) || o.Start > o.End || o.Context[o.Start:o.End] != o.Text {
+			a.Start, a.End = 0, 0
+			if j := strings.Index(o.Context, o.Text); j >= 0 {
+				a.Start, a.End = j, j+len(o.Text)
+			}
+		}
+		if row, ok := inputs[o.ID]; ok {
+			a.Scores = map[string]float64{}
+			for j, n := range names {
+				a.Scores[n] = row[j]
+			}
+		}
+		out[i] = a
+	}
+	return out, nil
+}
