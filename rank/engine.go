@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -63,6 +64,24 @@ func (e *Engine) Meta() store.Meta { return e.r.Meta() }
 
 // Sentences returns every candidate sentence, in id order.
 func (e *Engine) Sentences() []store.Sentence { return e.sentences }
+
+// SentenceText returns the text of sentence id (from the engine, for an
+// index kept in one).
+func (e *Engine) SentenceText(id uint32) (string, error) {
+	if e.remote != nil {
+		col, err := e.collection()
+		if err != nil {
+			return "", err
+		}
+		objs, err := col.Objects(context.Background(), []int{int(id)})
+		if err != nil {
+			return "", err
+		}
+		return objs[0].Text, nil
+	}
+	a, err := e.answer(id)
+	return a.Sentence, err
+}
 
 // SentenceByExtID maps a dataset candidate id to its sentence id.
 func (e *Engine) SentenceByExtID(ext string) (uint32, bool) {

@@ -59,6 +59,9 @@ const batchSize = 32
 func Run(ctx context.Context, r Ranker, qs []EvalQuestion, workers int, progress func(done, total int)) ([]QuestionResult, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+		if _, ok := r.(engineRanker); ok {
+			workers = max(workers, RemoteWorkers)
+		}
 	}
 	out := make([]QuestionResult, len(qs))
 	var next, done atomic.Int64

@@ -36,6 +36,18 @@ const RemoteDepth = 100
 // estimate a BM25 input's mean and deviation over the collection.
 const RemoteStatsDepth = 1000
 
+// RemoteWorkers is how many questions Run asks an engine at once (its
+// rankers wait on the network, not on this machine's cores).
+const RemoteWorkers = 8
+
+// engineRanker is implemented by the rankers of an index kept in an
+// engine.
+type engineRanker interface{ onEngine() }
+
+func (*remoteBM25) onEngine()  {}
+func (*remoteDense) onEngine() {}
+func (*remoteFused) onEngine() {}
+
 // ErrEngineRanker reports a ranker an index kept in an engine cannot
 // serve (it wraps ErrUnknownRanker too).
 var ErrEngineRanker = errors.New("not served by an index kept in an engine")

@@ -171,6 +171,18 @@ func (t *WriteTx) Meta() (Meta, error) {
 	return m, nil
 }
 
+// PutMeta replaces the meta record of the index being amended (for
+// changes that describe the same data, such as an engine's new address);
+// the format version is recomputed from m.
+func (t *WriteTx) PutMeta(m Meta) error {
+	m.FormatVersion = formatOf(m)
+	mj, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("meta: %w", err)
+	}
+	return t.tx.Bucket(bucketMeta).Put(keyMeta, seal(mj))
+}
+
 // LargeBlob returns a copy of the chunked blob name as stored in the index
 // being written.
 func (t *WriteTx) LargeBlob(name string) ([]byte, error) {

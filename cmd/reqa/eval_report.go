@@ -57,12 +57,8 @@ func fillReportQuestions(e *rank.Engine, ds *ingest.Dataset, qs []ingest.Questio
 		return err
 	}
 	text := func(id uint32) string {
-		s := e.Sentences()[id]
-		c, err := e.Store().Context(s.ContextID)
-		if err != nil {
-			return ""
-		}
-		return s.Text(c)
+		t, _ := e.SentenceText(id)
+		return t
 	}
 	in.TopText = text
 	for i, q := range eqs {

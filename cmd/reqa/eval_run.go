@@ -48,7 +48,7 @@ func evalDataset(c *cli.Context, dir, indexPath, reportDir string) (evalReport, 
 	if err != nil {
 		return evalReport{}, err
 	}
-	rep := evalReport{Header: report.Header{Dataset: ds.Name, Split: split, Document: "sentence+context", Questions: len(eqs), Candidates: len(e.Sentences())}, Fusions: fusions}
+	rep := evalReport{Header: report.Header{Dataset: ds.Name, Split: split, Document: "sentence+context", Questions: len(eqs), Candidates: e.Meta().Sentences}, Fusions: fusions}
 	if opt.SentenceOnly {
 		rep.Document = "sentence"
 	}

@@ -1,12 +1,14 @@
 package weaviate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -87,10 +89,21 @@ type ImportSpec struct {
 	// Restart re-sends every sentence even if the manifest says an earlier
 	// run wrote some or all of them.
 	Restart bool
+	// Settle overrides the package's Settle wait (tests of fakes set it
+	// short).
+	Settle time.Duration
 	// Tokenizers names further tokenizers whose tokens each Sentence holds
 	// in More, each searchable by BM25 in property TokenProp(name).
 	Tokenizers []string
 }
+
+// Settle is how long Import waits after the last write before it marks
+// the collection complete. Weaviate 1.35.2's BM25 (BlockMax WAND) misses
+// top-k documents whose postings are still in a memtable; nodes run with
+// PERSISTENCE_MEMTABLES_FLUSH_DIRTY_AFTER_SECONDS=1 (see the package
+// documentation), so after this wait a complete collection answers
+// exactly.
+const Settle = 3 * time.Second
 
 // Import writes sentences 0..spec.Count-1 (read through at) into the
 // collection, creating it and its manifest when missing.
@@ -194,6 +207,11 @@ func (c *Client) Import(ctx context.Context, spec ImportSpec, at func(i int) (Se
 	}
 	if n != spec.Count {
 		return fmt.Errorf("%w: collection %s holds %d objects after writing %d sentences (duplicate sentence ids?)", ErrIncomplete, spec.Collection, n, spec.Count)
+	}
+	// Let the nodes flush what the import left in memtables before the
+	// collection is declared complete (see Settle).
+	if err := sleep(ctx, cmp.Or(spec.Settle, Settle)); err != nil {
+		return err
 	}
 	m.Imported, m.Complete = spec.Count, true
 	return c.putManifest(ctx, m)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // synthSentences returns n small sentences with 2-d vectors.
@@ -23,7 +24,7 @@ func synthSentences(n int) func(i int) (Sentence, error) {
 }
 
 func spec(n, batch int) ImportSpec {
-	return ImportSpec{Collection: "Squad", ModelHash: "model-1", Dim: 2, Count: n, BatchSize: batch}
+	return ImportSpec{Collection: "Squad", ModelHash: "model-1", Dim: 2, Count: n, BatchSize: batch, Settle: time.Nanosecond}
 }
 
 func TestImportWritesSchemaObjectsAndManifest(t *testing.T) {

@@ -1,0 +1,305 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reqa/reqa/index/encoder"
+	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/index/weaviate"
+	"github.com/reqa/reqa/index/weaviate/weaviatetest"
+	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/store"
+)
+
+// askJSON runs `reqa ask --json` and returns its answers.
+func askJSON(t *testing.T, args ...string) []rank.Answer {
+	t.Helper()
+	code, out, errs := reqa(t, append([]string{"ask", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("ask %q: exit %d: %s", args, code, errs)
+	}
+	var got struct {
+		Answers []rank.Answer `json:"answers"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("ask %q: %v\n%s", args, err, out)
+	}
+	return got.Answers
+}
+
+// closeTo reports whether a and b agree to a relative 1e-5 (the engine
+// keeps scores in float32).
+func closeTo(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-5*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
+
+// TestEngineWeaviate is the single-node integration test of `reqa index
+// --engine`: one Weaviate node on loopback (make weaviate-server builds
+// it; under CI=true a missing server fails the test). The oracle is the
+// embedded index of the same corpus scored as the engine scores BM25
+// (Lucene, k1 = 1.5): on a corpus this small every fusion pool holds
+// every candidate and every statistic is exact, so ask through the engine
+// must give the embedded answers, in order, with the same scores, for
+// every ranker an engine index serves.
+func TestEngineWeaviate(t *testing.T) {
+	requireDense(t)
+	nd := weaviatetest.Start(t, weaviatetest.Binary(t, "../.."))
+	dir := t.TempDir()
+	host := strings.TrimPrefix(nd.Addr(), "http://")
+	eng, loc := filepath.Join(dir, "eng.reqa"), filepath.Join(dir, "loc.reqa")
+	if code, _, errs := reqa(t, "index", "-q", "--engine", "weaviate://"+host+"/Demo", "--out", eng, "democorpus"); code != 0 {
+		t.Fatalf("index --engine: exit %d: %s", code, errs)
+	}
+	if code, _, errs := reqa(t, "index", "-q", "--bm25", "lucene", "--k1", "1.5", "--out", loc, "democorpus"); code != 0 {
+		t.Fatalf("index: exit %d: %s", code, errs)
+	}
+	if fe, fl := fileSize(t, eng), fileSize(t, loc); fe >= fl {
+		t.Errorf("engine index file %d bytes, not smaller than the embedded index's %d", fe, fl)
+	}
+	questions := []string{"how do I build an index", "what happens when a build is interrupted?",
+		"which file holds the index", "how are answers ranked"}
+	for _, r := range []string{"bm25-wpm", "bm25-word", "dense", "default", "fusion-rrf"} {
+		for _, q := range questions {
+			want := askJSON(t, "--index", loc, "-r", r, "-k", "5", q)
+			got := askJSON(t, "--index", eng, "-r", r, "-k", "5", q)
+			if len(got) != len(want) {
+				t.Errorf("%s %q: %d answers through the engine, %d embedded", r, q, len(got), len(want))
+				continue
+			}
+			for i := range want {
+				g, w := got[i], want[i]
+				if g.SentenceID != w.SentenceID || !closeTo(g.Score, w.Score) || g.Sentence != w.Sentence ||
+					g.Context != w.Context || g.Start != w.Start || g.End != w.End || g.Source != w.Source || g.Kind != w.Kind {
+					t.Errorf("%s %q answer %d: engine %d %.6f %q (%s), embedded %d %.6f %q (%s)", r, q, i+1,
+						g.SentenceID, g.Score, g.Sentence, g.Source, w.SentenceID, w.Score, w.Sentence, w.Source)
+				}
+				for name, ws := range w.Scores {
+					if !closeTo(g.Scores[name], ws) {
+						t.Errorf("%s %q answer %d: input %s %.6f through the engine, %.6f embedded", r, q, i+1, name, g.Scores[name], ws)
+					}
+				}
+			}
+		}
+	}
+	t.Run("eval", func(t *testing.T) { testEngineEval(t, host, dir) })
+	t.Run("errors", func(t *testing.T) { testEngineErrors(t, nd, eng, dir) })
+	t.Run("partial import", func(t *testing.T) { testEnginePartial(t, host, dir) })
+}
+
+// testEngineEval evaluates a dataset through the engine and embedded:
+// every ranker's metrics agree.
+func testEngineEval(t *testing.T, host, dir string) {
+	eng, loc := filepath.Join(dir, "tiny-eng.reqa"), filepath.Join(dir, "tiny-loc.reqa")
+	ds := "testdata/tinyreqa"
+	if code, _, errs := reqa(t, "index", "-q", "--engine", "weaviate://"+host+"/Tiny", "--out", eng, ds); code != 0 {
+		t.Fatalf("index --engine: exit %d: %s", code, errs)
+	}
+	if code, _, errs := reqa(t, "index", "-q", "--bm25", "lucene", "--k1", "1.5", "--out", loc, ds); code != 0 {
+		t.Fatalf("index: exit %d: %s", code, errs)
+	}
+	metrics := func(index string) map[string][2]float64 {
+		code, out, errs := reqa(t, "eval", "-q", "--json", "--index", index, "-r", "bm25-wpm", "-r", "dense", "-r", "default", ds)
+		if code != 0 {
+			t.Fatalf("eval %s: exit %d: %s", index, code, errs)
+		}
+		var rep struct {
+			Results []rank.Result `json:"results"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("eval %s: %v\n%s", index, err, out)
+		}
+		m := map[string][2]float64{}
+		for _, r := range rep.Results {
+			m[r.Ranker] = [2]float64{r.PAt1, r.MRR}
+		}
+		return m
+	}
+	got, want := metrics(eng), metrics(loc)
+	if len(want) != 3 {
+		t.Fatalf("embedded eval reported %v", want)
+	}
+	for r, w := range want {
+		if g, ok := got[r]; !ok || !closeTo(g[0], w[0]) || !closeTo(g[1], w[1]) {
+			t.Errorf("%s: P@1/MRR %v through the engine, %v embedded", r, g, w)
+		}
+	}
+}
+
+// testEngineErrors checks the failures an engine index meets, each by its
+// sentinel error, and that none damages the local file.
+func testEngineErrors(t *testing.T, nd *weaviatetest.Node, eng, dir string) {
+	before, err := os.ReadFile(eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func(index string) error {
+		e, err := rank.Open(index)
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		r, err := e.Ranker("")
+		if err != nil {
+			return err
+		}
+		_, err = e.Ask(r, "how do I build an index", 3)
+		return err
+	}
+	if err := ask(eng); err != nil {
+		t.Fatalf("healthy engine: %v", err)
+	}
+	// An engine file pointing elsewhere: another address, a missing
+	// collection, an old server.
+	retarget := func(name, url string) string {
+		p := filepath.Join(dir, name+".reqa")
+		if err := os.WriteFile(p, before, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Amend(p, func(tx *store.WriteTx) error {
+			m, err := tx.Meta()
+			if err != nil {
+				return err
+			}
+			m.Engine.URL = url
+			return tx.PutMeta(m)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	old := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"version": "1.2.0"}`))
+	}))
+	defer old.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := strings.TrimPrefix(closed.URL, "http://")
+	closed.Close()
+	host := strings.TrimPrefix(nd.Addr(), "http://")
+	for _, tc := range []struct {
+		name, url string
+		want      error
+	}{
+		{"unreachable", "weaviate://" + closedURL + "/Demo", weaviate.ErrUnreachable},
+		{"collection missing", "weaviate://" + host + "/Nowhere", weaviate.ErrNoCollection},
+		{"version", "weaviate://" + strings.TrimPrefix(old.URL, "http://") + "/Demo", weaviate.ErrVersion},
+	} {
+		if err := ask(retarget(strings.ReplaceAll(tc.name, " ", "-"), tc.url)); !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	// Another model: importing the same collection with other vectors (λ)
+	// is refused, and the index file already at --out is left alone.
+	code, _, errs := reqa(t, "index", "-q", "--engine", "weaviate://"+host+"/Demo", "--lambda", "0.5", "--out", eng, "democorpus")
+	if code != 1 || !strings.Contains(errs, "another model") {
+		t.Errorf("import of other vectors: exit %d: %s", code, errs)
+	}
+	if after, _ := os.ReadFile(eng); string(after) != string(before) {
+		t.Error("a refused import changed the index file at --out")
+	}
+	if err := ask(eng); err != nil {
+		t.Errorf("after the refused import: %v", err)
+	}
+	// Flags that do not apply.
+	for _, args := range [][]string{
+		{"index", "--engine", "weaviate://" + host + "/Demo", "--append", "--out", eng, "democorpus"},
+		{"index", "--engine", "weaviate://" + host + "/Demo", "--dense=false", "--out", eng, "democorpus"},
+		{"index", "--engine", "http://" + host + "/Demo", "--out", eng, "democorpus"},
+		{"index", "--engine", "weaviate://" + host + "/lowercase", "--out", eng, "democorpus"},
+		{"index", "--shards", "2", "--out", eng, "democorpus"},
+	} {
+		if code, _, errs := reqa(t, args...); code != 2 {
+			t.Errorf("%q: exit %d (%s), want a usage error", args, code, errs)
+		}
+	}
+	if after, _ := os.ReadFile(eng); string(after) != string(before) {
+		t.Error("a refused command changed the index file")
+	}
+}
+
+// testEnginePartial cancels an import part way: the collection is
+// incomplete (an index opened on it says so), nothing is written at --out,
+// and a second run resumes and completes it.
+func testEnginePartial(t *testing.T, host, dir string) {
+	target, err := weaviate.ParseTarget("weaviate://" + host + "/Partial")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus, err := ingest.ReadInputsContext(context.Background(), []string{"democorpus"}, ingest.ReadOptions{Dense: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := engineTestOptions(t)
+	out := filepath.Join(dir, "partial.reqa")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opt.Progress = func(stage string, done, total int) {
+		// Past the first watermark (8 batches of 2) but not done.
+		if strings.HasPrefix(stage, "import") && done >= 18 && done < total {
+			cancel()
+		}
+	}
+	_, err = ingest.BuildEngine(ctx, corpus, out, opt, ingest.EngineSpec{Target: target, BatchSize: 2})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled import: %v", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a cancelled import left %s: %v", out, err)
+	}
+	c, err := weaviate.New(target.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := c.Manifest(context.Background(), "Partial")
+	if err != nil || m.Complete || m.Imported == 0 || m.Imported >= m.Sentences {
+		t.Fatalf("manifest after the cancelled import: %+v, %v", m, err)
+	}
+	if _, err := c.Open(context.Background(), "Partial", m.ModelHash); !errors.Is(err, weaviate.ErrIncomplete) {
+		t.Errorf("opening the partial collection: %v, want ErrIncomplete", err)
+	}
+	var resumedFrom = -1
+	opt.Progress = func(stage string, done, total int) {
+		if strings.HasPrefix(stage, "import") && resumedFrom < 0 {
+			resumedFrom = done
+		}
+	}
+	if _, err := ingest.BuildEngine(context.Background(), corpus, out, opt, ingest.EngineSpec{Target: target, BatchSize: 2}); err != nil {
+		t.Fatalf("resumed import: %v", err)
+	}
+	if resumedFrom != m.Imported {
+		t.Errorf("the second run started at %d, want the watermark %d", resumedFrom, m.Imported)
+	}
+	if n, err := c.Count(context.Background(), "Partial"); err != nil || n != len(corpus.Sentences) {
+		t.Errorf("collection holds %d objects (%v), want %d", n, err, len(corpus.Sentences))
+	}
+	if a := askJSON(t, "--index", out, "-k", "1", "how do I build an index"); len(a) != 1 {
+		t.Errorf("resumed index answered %d", len(a))
+	}
+}
+
+// engineTestOptions are the build options `reqa index` uses, with the
+// embedded encoder.
+func engineTestOptions(t *testing.T) ingest.Options {
+	t.Helper()
+	onnx, vocab, err := uselite.ModelPrecision(defaultPrecision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := encoder.Spec{Name: uselite.Name, Kind: encoder.KindUSELite, Dim: uselite.Dim, Precision: defaultPrecision}
+	enc, err := encoder.New(spec, onnx, vocab, encoder.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { enc.Close() })
+	return ingest.Options{Encoder: enc, EncoderModel: onnx, EncoderVocab: vocab, Lambda: defaultLambda}
+}
