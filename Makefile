@@ -54,7 +54,7 @@ build: assets
 # Static analysis, pinned (it runs through the Go module proxy).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-test: assets browser-deps python-deps
+test: assets browser-deps python-deps weaviate-server
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) vet -tags experiment ./...
@@ -62,7 +62,7 @@ test: assets browser-deps python-deps
 	$(GO) run $(STATICCHECK) -tags experiment ./...
 	@# Verbose into bin/test.log; shown: each package, every skip, failures in
 	@# full, and the browser test's line saying which Chromium it ran with.
-	@mkdir -p bin; $(GO) test -v ./... > bin/test.log 2>&1; st=$$?; \
+	@mkdir -p bin; REQA_WEAVIATE_SERVER=$(WEAVIATE_SERVER) $(GO) test -v ./... > bin/test.log 2>&1; st=$$?; \
 	  grep -E '^(ok|FAIL|panic:)|^\s*--- (FAIL|SKIP)|browser test runs' bin/test.log; \
 	  if [ $$st -ne 0 ]; then grep -B5 -A40 -E '^\s*--- FAIL|^panic:' bin/test.log | head -400; fi; exit $$st
 
@@ -322,9 +322,10 @@ transfer-lodo: transfer-indexes
 # --- Weaviate (issue 15) -------------------------------------------------------
 # The Weaviate server, built from its Go module at a pinned version (via the Go
 # proxy; go verifies the module against sum.golang.org) into a cache dir, only
-# when missing. It takes 7-10 minutes on 2 busy cores, so it is not part of
-# `make test`; `make test-weaviate` runs the integration test against it
-# (index/weaviate).
+# when missing. It takes 7-10 minutes on 2 busy cores (once: the stamp caches
+# it); `make test` needs it for the single-node integration test of `reqa index
+# --engine` (cmd/reqa/engine_test.go). `make test-weaviate` runs the client's
+# own tests against it (index/weaviate).
 WEAVIATE_VERSION := v1.35.2
 WEAVIATE_BIN_DIR := $(CURDIR)/third_party/weaviate/bin
 WEAVIATE_SERVER  := $(WEAVIATE_BIN_DIR)/weaviate-server
@@ -344,8 +345,9 @@ test-weaviate: $(WEAVIATE_STAMP)
 
 # Three nodes on loopback, replication factor 3 over 3 shards; one node is
 # SIGKILLed mid-run and restarted (index/weaviate/cluster_test.go).
-test-weaviate-cluster: $(WEAVIATE_STAMP)
+test-weaviate-cluster: $(WEAVIATE_STAMP) assets
 	REQA_WEAVIATE_SERVER=$(WEAVIATE_SERVER) $(GO) test -count=1 -timeout 30m -tags weaviatecluster -run 'TestWeaviateCluster' -v ./index/weaviate/
+	REQA_WEAVIATE_SERVER=$(WEAVIATE_SERVER) $(GO) test -count=1 -timeout 40m -tags weaviatecluster -run 'TestEngineCluster' -v ./cmd/reqa/
 
 # Import rate and query latency at WEAVIATE_SCALE synthetic sentences, one
 # node vs index/bm25 + index/ann in process (index/weaviate/scale_test.go).

@@ -3,6 +3,7 @@ package rank
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/reqa/reqa/index/adapter"
 	"github.com/reqa/reqa/index/ann"
@@ -70,6 +71,10 @@ func Verify(path string) (VerifyReport, error) {
 	}
 	defer e.Close()
 	m := e.Meta()
+	if e.remote != nil {
+		rep.Parts = append(rep.Parts, verifyEngineFile(e, problem)...)
+		return rep, nil
+	}
 	// Every sentence lies inside its context (records with valid checksums
 	// can still disagree, e.g. resealed by hand).
 	if ctxs, err := e.r.Contexts(); err != nil {
@@ -199,6 +204,70 @@ func verifyDense(e *Engine, d *store.DenseMeta, problem func(error)) []string {
 			problem(fmt.Errorf("question adapter: %w", err))
 		} else {
 			parts = append(parts, "question adapter")
+		}
+	}
+	return parts
+}
+
+// verifyEngineFile checks an index file whose data is kept in an engine:
+// the model against its hash, the answer vectors' moments, the candidate
+// ids, the adapter, the fusion parameters and the blob names. The engine
+// itself is not asked (`reqa ask` does).
+func verifyEngineFile(e *Engine, problem func(error)) []string {
+	var parts []string
+	m := e.Meta()
+	onnx, err1 := e.r.LargeBlob(store.BlobDenseModel)
+	vocab, err2 := e.r.LargeBlob(store.BlobDenseVocab)
+	problem(err1)
+	problem(err2)
+	if err1 == nil && err2 == nil {
+		if h := encoder.Hash(onnx, vocab); h != m.Dense.Hash {
+			problem(fmt.Errorf("model and vocabulary hash to %.12s, meta says %.12s: %w", h, m.Dense.Hash, store.ErrCorrupt))
+		} else {
+			parts = append(parts, "model")
+		}
+	}
+	if _, err := e.denseMoments(); err != nil {
+		problem(err)
+	} else {
+		parts = append(parts, "vector moments")
+	}
+	known := map[string]bool{store.BlobFusion: true, store.BlobAdapter: true, store.BlobDenseModel: true,
+		store.BlobDenseVocab: true, store.BlobDenseMoments: true, store.BlobExtIDs: true}
+	if e.r.HasBlob(store.BlobExtIDs) {
+		raw, err := e.r.LargeBlob(store.BlobExtIDs)
+		if err == nil && strings.Count(string(raw), "\n") != m.Sentences {
+			err = fmt.Errorf("blob %s: %d candidate ids for %d sentences: %w", store.BlobExtIDs, strings.Count(string(raw), "\n"), m.Sentences, store.ErrCorrupt)
+		}
+		if err != nil {
+			problem(err)
+		} else {
+			parts = append(parts, "candidate ids")
+		}
+	}
+	if e.r.HasBlob(store.BlobAdapter) {
+		raw, err := e.r.Blob(store.BlobAdapter)
+		if err == nil {
+			_, err = adapter.Load(raw, m.Dense.Hash, m.Dense.Dim)
+		}
+		if err != nil {
+			problem(fmt.Errorf("question adapter: %w", err))
+		} else {
+			parts = append(parts, "question adapter")
+		}
+	}
+	if e.r.HasBlob(store.BlobFusion) {
+		if _, err := e.StoredFusions(); err != nil {
+			problem(err)
+		} else {
+			parts = append(parts, "fusion parameters")
+		}
+	}
+	names, err := e.r.BlobNames()
+	problem(err)
+	for _, n := range names {
+		if !known[n] {
+			problem(fmt.Errorf("blob %q: not a blob reqa writes (a damaged name?): %w", n, store.ErrCorrupt))
 		}
 	}
 	return parts

@@ -73,12 +73,17 @@ func (r *Reader) Check() CheckReport {
 		rep.Bytes += int64(len(p))
 		return p
 	}
+	wantCtx, wantSent, fields := r.meta.Contexts, r.meta.Sentences, r.meta.Fields
+	if r.meta.Engine != nil {
+		// The records and postings are kept in the engine.
+		wantCtx, wantSent, fields = 0, 0, nil
+	}
 	err := r.view(func(tx *bolt.Tx) error {
 		for _, part := range []struct {
 			bucket []byte
 			what   string
 			want   int
-		}{{bucketContexts, "context", r.meta.Contexts}, {bucketSentences, "sentence", r.meta.Sentences}} {
+		}{{bucketContexts, "context", wantCtx}, {bucketSentences, "sentence", wantSent}} {
 			b := tx.Bucket(part.bucket)
 			if b == nil {
 				problem(fmt.Errorf("%ss missing: %w", part.what, ErrCorrupt))
@@ -102,7 +107,7 @@ func (r *Reader) Check() CheckReport {
 				problem(fmt.Errorf("%d %ss stored, meta says %d: %w", next, part.what, part.want, ErrCorrupt))
 			}
 		}
-		for _, f := range r.meta.Fields {
+		for _, f := range fields {
 			fb := tx.Bucket([]byte(fieldPrefix + f.Name))
 			if fb == nil {
 				problem(fmt.Errorf("field %s missing: %w", f.Name, ErrCorrupt))

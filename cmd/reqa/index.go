@@ -168,7 +168,7 @@ func build(c *cli.Context, corpus *ingest.Corpus, opt ingest.Options) (store.Met
 		return store.Meta{}, usagef("index: --engine: %v", err)
 	}
 	es := ingest.EngineSpec{Target: t, Restart: c.Bool("restart"),
-		Layout: weaviate.Layout{Shards: c.Int("shards"), Replicas: c.Int("replicas")}}
+		Layout: weaviate.Layout{Shards: c.Int("shards"), Replicas: c.Int("replicas"), AsyncReplication: c.Int("replicas") > 1}}
 	return ingest.BuildEngine(c.Context, corpus, c.String("out"), opt, es)
 }
 

@@ -65,6 +65,10 @@ func statsCommand() *cli.Command {
 				}
 				fmt.Fprintf(w, "dense        %s (%s, %s, %d-d, model %.12s…), λ=%g, ANN graph: %v\n", d.Encoder, d.Kind, prec, d.Dim, d.Hash, d.Lambda, d.Graph)
 			}
+			if en := m.Engine; en != nil {
+				fmt.Fprintf(w, "engine       %s (shards %d, replicas %d; 0: the engine's default): sentences, contexts, BM25 fields and vectors are kept there\n", en.URL, en.Shards, en.Replicas)
+				m.Fields = nil
+			}
 			sort.Slice(m.Fields, func(i, j int) bool { return m.Fields[i].Name < m.Fields[j].Name })
 			for _, f := range m.Fields {
 				layout := ""
