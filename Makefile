@@ -340,6 +340,21 @@ $(WEAVIATE_STAMP):
 	test -x $(WEAVIATE_SERVER)
 	touch $@
 
+# One node on loopback in the foreground, with the settings reqa needs (data in
+# WEAVIATE_DATA; the flush setting is explained in index/weaviate's package doc).
+WEAVIATE_PORT ?= 8080
+WEAVIATE_DATA ?= /tmp/reqa-weaviate
+.PHONY: weaviate-node
+weaviate-node: $(WEAVIATE_STAMP)
+	env PERSISTENCE_DATA_PATH=$(WEAVIATE_DATA) AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true \
+	  DEFAULT_VECTORIZER_MODULE=none ENABLE_MODULES= DISABLE_TELEMETRY=true GO_PROFILING_DISABLE=true \
+	  PERSISTENCE_MEMTABLES_FLUSH_DIRTY_AFTER_SECONDS=1 LOG_LEVEL=warning \
+	  CLUSTER_HOSTNAME=node1 CLUSTER_ADVERTISE_ADDR=127.0.0.1 CLUSTER_BIND_ADDR=127.0.0.1 \
+	  CLUSTER_GOSSIP_BIND_PORT=$$(($(WEAVIATE_PORT)+1)) CLUSTER_DATA_BIND_PORT=$$(($(WEAVIATE_PORT)+2)) \
+	  GRPC_PORT=$$(($(WEAVIATE_PORT)+3)) RAFT_PORT=$$(($(WEAVIATE_PORT)+4)) RAFT_INTERNAL_RPC_PORT=$$(($(WEAVIATE_PORT)+5)) \
+	  RAFT_JOIN=node1:$$(($(WEAVIATE_PORT)+4)) RAFT_BOOTSTRAP_EXPECT=1 \
+	  $(WEAVIATE_SERVER) --host 127.0.0.1 --port $(WEAVIATE_PORT) --scheme http
+
 test-weaviate: $(WEAVIATE_STAMP)
 	REQA_WEAVIATE_SERVER=$(WEAVIATE_SERVER) $(GO) test -count=1 -timeout 20m -tags weaviate -run 'TestWeaviateSingleNode' -v ./index/weaviate/
 
