@@ -157,8 +157,8 @@ func sideBySide(reps []evalReport) []sideRow {
 
 // printEvalReport prints one dataset's results as a table.
 func printEvalReport(w io.Writer, rep evalReport) error {
-	fmt.Fprintf(w, "dataset %s  split %s  questions %d  candidates %d  document %s\n\n",
-		rep.Dataset, rep.Split, rep.Questions, rep.Candidates, rep.Document)
+	fmt.Fprintf(w, "dataset %s  split %s  questions %d  candidates %d  document %s  index %s\n\n",
+		rep.Dataset, rep.Split, rep.Questions, rep.Candidates, rep.Document, rep.Engine)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "ranker\tP@1\tMRR\tP@5\tR@10\t")
 	for _, r := range rep.Results {
@@ -177,7 +177,15 @@ func printSideBySide(w io.Writer, reps []evalReport) error {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "ranker\t")
+	seen := map[string]int{}
 	for _, rep := range reps {
+		seen[rep.Dataset]++
+	}
+	for _, rep := range reps {
+		if seen[rep.Dataset] > 1 { // one dataset through several indexes
+			fmt.Fprintf(tw, "%s [%s]\t", rep.Dataset, rep.Engine)
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t", rep.Dataset)
 	}
 	fmt.Fprintln(tw)
@@ -223,6 +231,9 @@ type evalReport struct {
 	report.Header
 	Results []rank.Result `json:"results"`
 	Fusions []fuse.Params `json:"fusions,omitempty"`
+	// Engine is where the index's data lives: "embedded" (the file) or
+	// the engine's weaviate:// URL.
+	Engine string `json:"engine"`
 	// defaultRow is the row measuring the index's default ranker (the
 	// table marks it).
 	defaultRow string

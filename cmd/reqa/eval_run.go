@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,7 +49,8 @@ func evalDataset(c *cli.Context, dir, indexPath, reportDir string) (evalReport, 
 	if err != nil {
 		return evalReport{}, err
 	}
-	rep := evalReport{Header: report.Header{Dataset: ds.Name, Split: split, Document: "sentence+context", Questions: len(eqs), Candidates: e.Meta().Sentences}, Fusions: fusions}
+	rep := evalReport{Header: report.Header{Dataset: ds.Name, Split: split, Document: "sentence+context", Questions: len(eqs), Candidates: e.Meta().Sentences}, Fusions: fusions,
+		Engine: cmp.Or(e.EngineURL(), "embedded")}
 	if opt.SentenceOnly {
 		rep.Document = "sentence"
 	}
