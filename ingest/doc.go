@@ -48,6 +48,12 @@
 // text. Both take a context: cancelling it (Ctrl-C) aborts the work and
 // leaves any existing index at the target untouched.
 //
+// [BuildEngine] reads and embeds a corpus as Build does but writes the
+// sentences, their tokens and answer vectors into a Weaviate collection
+// (package index/weaviate: batched, resumable, idempotent) and commits at
+// the target only a small engine index file (store.Meta.Engine), after the
+// collection is complete.
+//
 // Bad input is reported as an [*InputError] naming the file, the line and,
 // where it applies, the field.
 package ingest

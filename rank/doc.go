@@ -41,6 +41,20 @@
 // [Engine.UseTuned] answers with them instead of the index's own: how
 // learned parts transfer to another domain (`reqa eval --params-from`).
 //
+// # Indexes kept in an engine
+//
+// An index file whose meta names an engine (store.Meta.Engine: Weaviate,
+// written by `reqa index --engine`) holds no sentences; [Open] returns an
+// Engine whose rankers ask the engine (remote.go): bm25-TOKENIZER and
+// dense return their [RemoteDepth] best candidates, and a fusion pools
+// every input's best, completes each input's score of every pooled
+// candidate with filtered queries and fuses them with statistics over the
+// whole collection (dense: exact, from the answer vectors' moments in the
+// file; BM25: from its [RemoteStatsDepth] best scores). Sentence-only
+// forms, context-derived inputs and the re-ranker need every candidate and
+// wrap [ErrEngineRanker]. [Engine.Ask], [Run] and [Engine.SentenceByExtID]
+// work on both kinds.
+//
 // # Evaluation and tuning
 //
 // [Run] runs a ranker over [EvalQuestion]s with known gold sentences and

@@ -24,8 +24,16 @@
 //     holds the model hash, the sentence count, a watermark and a
 //     "complete" flag that is set only after every object is written and
 //     counted, so a failed import never looks complete.
-//   - [Client.Open] and [Collection]: BM25 over the token property and
-//     nearVector top-k queries, both returning reqa sentence ids and scores.
+//   - [Client.Open] and [Collection]: BM25 over a tokenizer's token
+//     property ([TokenProp]: "tokens" for WordPiece, "tokens_word" …) and
+//     nearVector top-k queries, both returning reqa sentence ids and
+//     scores, optionally filtered to a list of sentence ids
+//     ([Collection.BM25In], [Collection.NearVectorIn]: how reqa completes
+//     the scores of a fusion's pool), and [Collection.Objects], the stored
+//     sentences themselves.
+//   - [Target] and [ParseTarget]: the weaviate://HOST:PORT[,…]/COLLECTION
+//     URL of `reqa index --engine`.
+//   - Package weaviatetest runs servers on loopback for tests.
 //
 // # Scores
 //
@@ -58,7 +66,9 @@
 //
 // Weaviate 1.35.2's BlockMax WAND (the default BM25 path) misses top-k
 // documents whose postings are still in a memtable: right after an import
-// the top 10 agreed with reqa's for 13 of 200 questions. Upstream fixed it
+// the top 10 agreed with reqa's for 13 of 200 questions. Import therefore
+// waits [Settle] after its last write before it marks a collection
+// complete. Upstream fixed it
 // (weaviate/weaviate#11780, #12022) in releases the Go module proxy does
 // not serve. Nodes therefore run with
 // PERSISTENCE_MEMTABLES_FLUSH_DIRTY_AFTER_SECONDS=1 (default 60), after
