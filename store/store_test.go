@@ -357,3 +357,40 @@ func TestUsage(t *testing.T) {
 // index.
 
 // index.
+
+// TestEngineIndexFormat: an index kept in an engine is format 3, holds no
+// records or fields and checks clean; PutMeta keeps it readable.
+func TestEngineIndexFormat(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "e.reqa")
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Meta{Contexts: 2, Sentences: 5, Fields: []FieldMeta{{Name: FieldName("wpm", true), Tokenizer: "wpm", WithContext: true, Docs: 5}},
+		Engine: &EngineMeta{Kind: "weaviate", URL: "weaviate://127.0.0.1:8080/Docs"}}
+	if err := w.Commit(m); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := CheckFile(path)
+	if err != nil || len(rep.Problems) > 0 {
+		t.Fatalf("check: %v %v", rep.Problems, err)
+	}
+	if err := Amend(path, func(tx *WriteTx) error {
+		m, err := tx.Meta()
+		if err != nil {
+			return err
+		}
+		m.Engine.URL = "weaviate://10.0.0.1:8080/Docs"
+		return tx.PutMeta(m)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got := r.Meta(); got.FormatVersion != 3 || got.Engine == nil || got.Engine.URL != "weaviate://10.0.0.1:8080/Docs" || got.Sentences != 5 {
+		t.Errorf("meta after PutMeta: %+v", got)
+	}
+}

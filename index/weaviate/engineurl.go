@@ -19,11 +19,15 @@ type Target struct {
 
 // String writes t as a weaviate:// URL.
 func (t Target) String() string {
+	scheme := Scheme
 	hosts := strings.Split(t.Addr, ",")
 	for i, h := range hosts {
-		hosts[i] = strings.TrimPrefix(strings.TrimPrefix(h, "http://"), "https://")
+		if rest, ok := strings.CutPrefix(h, "https://"); ok {
+			scheme, h = Scheme+"+https", rest
+		}
+		hosts[i] = strings.TrimPrefix(h, "http://")
 	}
-	return Scheme + "://" + strings.Join(hosts, ",") + "/" + t.Collection
+	return scheme + "://" + strings.Join(hosts, ",") + "/" + t.Collection
 }
 
 // ParseTarget reads "weaviate://HOST:PORT[,HOST:PORT…]/COLLECTION" (https
