@@ -181,7 +181,8 @@ func (e *Engine) Available() ([]string, error) {
 }
 
 // Default returns the name of the ranker the index answers with when none
-// is named: the best fusion `reqa fuse` stored, else the built-in default
+// is named: the best fusion `reqa fuse` stored (on an index kept in an
+// engine, the best one the engine can run), else the built-in default
 // fusion (see DefaultFusion) when it has embeddings, else bm25-wpm.
 func (e *Engine) Default() (string, error) {
 	if e.r.Meta().Dense == nil {
@@ -191,10 +192,27 @@ func (e *Engine) Default() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if len(stored) > 0 {
-		return stored[0].Name, nil
+	for _, p := range stored {
+		if e.remote == nil || engineServes(p) {
+			return p.Name, nil
+		}
 	}
 	return DefaultFusion().Name, nil
+}
+
+// engineServes reports whether an index kept in an engine can run the
+// fusion p: not the re-ranker, and only plain BM25 and dense inputs.
+func engineServes(p fuse.Params) bool {
+	if p.Method == "rerank" {
+		return false
+	}
+	for _, in := range p.Inputs {
+		s, err := ParseSpec(in)
+		if err != nil || s.SentenceOnly || (s.Kind != KindBM25 && s.Kind != KindDense) {
+			return false
+		}
+	}
+	return true
 }
 
 // FusionParams returns the parameters the index answers the fusion called
