@@ -33,8 +33,13 @@ import (
 const RemoteDepth = 100
 
 // RemoteStatsDepth is how many BM25 scores an engine fusion reads to
-// estimate a BM25 input's mean and deviation over the collection.
-const RemoteStatsDepth = 1000
+// estimate a BM25 input's mean and deviation over the collection (the
+// rest counted as 0). Simulated on the SQuAD test half's default fusion
+// (rank/remote_experiment_test.go), P@1 against exact statistics 67.23:
+// 10 → 66.07, 50 → 66.80, 100 → 67.09, 200 → 67.18, 1,000 → 66.95; the
+// pool's own statistics 67.05. A BM25 query of 1,000 took Weaviate 30
+// times as long as one of 100, so the pool depth it is.
+const RemoteStatsDepth = RemoteDepth
 
 // RemoteWorkers is how many questions Run asks an engine at once (its
 // rankers wait on the network, not on this machine's cores).
