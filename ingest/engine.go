@@ -11,6 +11,7 @@ import (
 	"github.com/reqa/reqa/index/dense"
 	"github.com/reqa/reqa/index/tokenize"
 	"github.com/reqa/reqa/index/weaviate"
+	"github.com/reqa/reqa/ingest/document"
 	"github.com/reqa/reqa/store"
 )
 
@@ -124,6 +125,9 @@ func BuildEngine(ctx context.Context, c *Corpus, out string, opt Options, es Eng
 		text := s.Text(cx)
 		ws := weaviate.Sentence{ID: i, Text: text, Context: cx.Text, Title: cx.Title, Source: s.Anchor(cx),
 			Ext: s.ExtID, Start: s.Start, End: s.End, Kind: blockKind(s.Kind), Vector: answers.Row(i), More: map[string][]string{}}
+		if cx.Slug != "" { // a structured document's context: Title is its heading path
+			ws.Headings = strings.Split(cx.Title, document.PathSep)
+		}
 		for j, name := range opt.Tokenizers {
 			t := engineTokens(toks[j], text, cx.Text)
 			if name == "wpm" {
