@@ -396,6 +396,17 @@ func (f *remoteFused) pool(ctx context.Context, question string) (ids []int, inp
 	if err := firstError(errs); err != nil {
 		return nil, nil, nil, err
 	}
+	// As embedded: a question no sparse input matches gets no answers.
+	matched, sparse := false, false
+	for i, in := range f.inputs {
+		if _, ok := in.(*remoteBM25); ok {
+			sparse = true
+			matched = matched || len(best[i]) > 0
+		}
+	}
+	if sparse && !matched {
+		return nil, nil, nil, nil
+	}
 	at := map[int]int{}
 	for _, hits := range best {
 		for _, h := range hits[:min(len(hits), RemoteDepth)] {

@@ -67,7 +67,7 @@ func TestEngineWeaviate(t *testing.T) {
 		t.Errorf("engine index file %d bytes, not smaller than the embedded index's %d", fe, fl)
 	}
 	questions := []string{"how do I build an index", "what happens when a build is interrupted?",
-		"which file holds the index", "how are answers ranked"}
+		"which file holds the index", "how are answers ranked", "zzqx qqzx"}
 	for _, r := range []string{"bm25-wpm", "bm25-word", "dense", "default", "fusion-rrf"} {
 		for _, q := range questions {
 			want := askJSON(t, "--index", loc, "-r", r, "-k", "5", q)
