@@ -159,8 +159,9 @@ func testEngineErrors(t *testing.T, nd *weaviatetest.Node, eng, dir string) {
 		t.Fatalf("healthy engine: %v", err)
 	}
 	// An engine file pointing elsewhere: another address, a missing
-	// collection, an old server.
-	retarget := func(name, url string) string {
+	// collection, an old server; or naming other vectors than the
+	// collection holds.
+	amended := func(name string, change func(m *store.Meta)) string {
 		p := filepath.Join(dir, name+".reqa")
 		if err := os.WriteFile(p, before, 0o644); err != nil {
 			t.Fatal(err)
@@ -170,7 +171,7 @@ func testEngineErrors(t *testing.T, nd *weaviatetest.Node, eng, dir string) {
 			if err != nil {
 				return err
 			}
-			m.Engine.URL = url
+			change(&m)
 			return tx.PutMeta(m)
 		}); err != nil {
 			t.Fatal(err)
@@ -186,17 +187,33 @@ func testEngineErrors(t *testing.T, nd *weaviatetest.Node, eng, dir string) {
 	closedURL := strings.TrimPrefix(closed.URL, "http://")
 	closed.Close()
 	host := strings.TrimPrefix(nd.Addr(), "http://")
+	url := func(u string) func(m *store.Meta) { return func(m *store.Meta) { m.Engine.URL = u } }
 	for _, tc := range []struct {
-		name, url string
-		want      error
+		name   string
+		change func(m *store.Meta)
+		want   error
 	}{
-		{"unreachable", "weaviate://" + closedURL + "/Demo", weaviate.ErrUnreachable},
-		{"collection missing", "weaviate://" + host + "/Nowhere", weaviate.ErrNoCollection},
-		{"version", "weaviate://" + strings.TrimPrefix(old.URL, "http://") + "/Demo", weaviate.ErrVersion},
+		{"unreachable", url("weaviate://" + closedURL + "/Demo"), weaviate.ErrUnreachable},
+		{"collection missing", url("weaviate://" + host + "/Nowhere"), weaviate.ErrNoCollection},
+		{"version", url("weaviate://" + strings.TrimPrefix(old.URL, "http://") + "/Demo"), weaviate.ErrVersion},
+		{"other model", func(m *store.Meta) { m.Dense.Lambda = 0.5 }, weaviate.ErrOtherModel},
 	} {
-		if err := ask(retarget(strings.ReplaceAll(tc.name, " ", "-"), tc.url)); !errors.Is(err, tc.want) {
+		if err := ask(amended(strings.ReplaceAll(tc.name, " ", "-"), tc.change)); !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
+	}
+	target, err := weaviate.ParseTarget("weaviate://" + host + "/Demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus, err := ingest.ReadInputsContext(context.Background(), []string{"democorpus"}, ingest.ReadOptions{Dense: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := engineTestOptions(t)
+	opt.Lambda = 0.5
+	if _, err := ingest.BuildEngine(context.Background(), corpus, eng, opt, ingest.EngineSpec{Target: target}); !errors.Is(err, weaviate.ErrOtherModel) {
+		t.Errorf("import of other vectors: %v, want ErrOtherModel", err)
 	}
 	// Another model: importing the same collection with other vectors (λ)
 	// is refused, and the index file already at --out is left alone.
