@@ -62,7 +62,9 @@ test: assets browser-deps python-deps weaviate-server
 	$(GO) run $(STATICCHECK) -tags experiment ./...
 	@# Verbose into bin/test.log; shown: each package, every skip, failures in
 	@# full, and the browser test's line saying which Chromium it ran with.
-	@mkdir -p bin; REQA_WEAVIATE_SERVER=$(WEAVIATE_SERVER) $(GO) test -v ./... > bin/test.log 2>&1; st=$$?; \
+	@# The Weaviate client's own single-node test (tag weaviate) runs after them.
+	@mkdir -p bin; export REQA_WEAVIATE_SERVER=$(WEAVIATE_SERVER); \
+	  { $(GO) test -v ./... && $(GO) test -v -count=1 -tags weaviate -run TestWeaviateSingleNode ./index/weaviate/; } > bin/test.log 2>&1; st=$$?; \
 	  grep -E '^(ok|FAIL|panic:)|^\s*--- (FAIL|SKIP)|browser test runs' bin/test.log; \
 	  if [ $$st -ne 0 ]; then grep -B5 -A40 -E '^\s*--- FAIL|^panic:' bin/test.log | head -400; fi; exit $$st
 
