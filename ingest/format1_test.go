@@ -51,7 +51,7 @@ func TestFormat1Index(t *testing.T) {
 	if _, err := ingest.Build(ctx, readParts(t, "part1.txt"), fresh, opt); err != nil {
 		t.Fatal(err)
 	}
-	if v, l := layouts(fresh); v != store.FormatVersion || l[store.FieldName("word", true)] != bm25.ContextLayout || l[store.FieldName("word", false)] != "" {
+	if v, l := layouts(fresh); v != 2 || l[store.FieldName("word", true)] != bm25.ContextLayout || l[store.FieldName("word", false)] != "" {
 		t.Fatalf("fresh build: format %d, layouts %v", v, l)
 	}
 	compareAnswers(t, fresh, old, false)
