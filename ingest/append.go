@@ -54,6 +54,9 @@ func Append(ctx context.Context, c *Corpus, path string, opt Options) (store.Met
 	if old.Dataset != "" {
 		return store.Meta{}, fmt.Errorf("append to %s: %w: the index was built from the ReQA dataset %s and evaluations check it holds exactly that dataset; rebuild it instead", path, ErrCannotAppend, old.Dataset)
 	}
+	if old.Engine != nil {
+		return appendEngine(ctx, c, path, w, old, opt)
+	}
 	if opt.Context == "" {
 		opt.Context = old.Context
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/reqa/reqa/index/bm25"
@@ -120,28 +121,34 @@ func BuildEngine(ctx context.Context, c *Corpus, out string, opt Options, es Eng
 		Count: len(c.Sentences), Layout: es.Layout, BatchSize: es.BatchSize, Restart: es.Restart, Tokenizers: more,
 		Progress: opt.stageProgress("import into " + es.Target.String())}
 	err = client.Import(ctx, spec, func(i int) (weaviate.Sentence, error) {
-		s := c.Sentences[i]
-		cx := c.Contexts[s.ContextID]
-		text := s.Text(cx)
-		ws := weaviate.Sentence{ID: i, Text: text, Context: cx.Text, Title: cx.Title, Source: s.Anchor(cx),
-			Ext: s.ExtID, Start: s.Start, End: s.End, Kind: blockKind(s.Kind), Vector: answers.Row(i), More: map[string][]string{}}
-		if cx.Slug != "" { // a structured document's context: Title is its heading path
-			ws.Headings = strings.Split(cx.Title, document.PathSep)
-		}
-		for j, name := range opt.Tokenizers {
-			t := engineTokens(toks[j], text, cx.Text)
-			if name == "wpm" {
-				ws.Tokens = t
-			} else {
-				ws.More[name] = t
-			}
-		}
-		return ws, nil
+		return engineSentence(c, i, 0, opt.Tokenizers, toks, answers), nil
 	})
 	if err != nil {
 		return store.Meta{}, fmt.Errorf("build into %s: %w", es.Target, err)
 	}
 	return meta, writeEngineFile(out, meta, opt, answers, c)
+}
+
+// engineSentence is sentence i of c as the engine stores it, under the
+// sentence id base+i.
+func engineSentence(c *Corpus, i, base int, names []string, toks []tokenize.Tokenizer, answers dense.Vectors) weaviate.Sentence {
+	s := c.Sentences[i]
+	cx := c.Contexts[s.ContextID]
+	text := s.Text(cx)
+	ws := weaviate.Sentence{ID: base + i, Text: text, Context: cx.Text, Title: cx.Title, Source: s.Anchor(cx),
+		Ext: s.ExtID, Start: s.Start, End: s.End, Kind: blockKind(s.Kind), Vector: answers.Row(i), More: map[string][]string{}}
+	if cx.Slug != "" { // a structured document's context: Title is its heading path
+		ws.Headings = strings.Split(cx.Title, document.PathSep)
+	}
+	for j, name := range names {
+		t := engineTokens(toks[j], text, cx.Text)
+		if name == "wpm" {
+			ws.Tokens = t
+		} else {
+			ws.More[name] = t
+		}
+	}
+	return ws
 }
 
 // engineTokens are a tokenizer's tokens of sentence + context, as the
@@ -210,4 +217,102 @@ func writeEngineFile(out string, meta store.Meta, opt Options, answers dense.Vec
 		return fmt.Errorf("build: write %s: %w", out, err)
 	}
 	return w.Commit(meta)
+}
+
+// appendEngine is Append for an index kept in an engine: the new text is
+// embedded with the index's own encoder and imported after the
+// collection's sentences (weaviate.ImportSpec.Base); the index file (w, a
+// copy of it) gets the new counts and the merged vector moments, and is
+// committed only after the collection is complete again.
+func appendEngine(ctx context.Context, c *Corpus, path string, w *store.Writer, old store.Meta, opt Options) (store.Meta, error) {
+	t, err := weaviate.ParseTarget(old.Engine.URL)
+	if err != nil {
+		return store.Meta{}, fmt.Errorf("append to %s: %w: %w", path, store.ErrCorrupt, err)
+	}
+	if opt.Context == "" {
+		opt.Context = old.Context
+	}
+	if c, err = c.WithContexts(opt.Context); err != nil {
+		return store.Meta{}, fmt.Errorf("append: %w", err)
+	}
+	d := old.Dense
+	enc := opt.Encoder
+	if enc == nil {
+		if enc, err = storedEncoder(w, d, opt.EncoderThreads); err != nil {
+			return store.Meta{}, fmt.Errorf("append to %s: %w", path, err)
+		}
+		defer enc.Close()
+	} else if enc.Spec().Hash != d.Hash {
+		return store.Meta{}, fmt.Errorf("append to %s: %w: the engine holds vectors of encoder %s (hash %.12s), not %s (hash %.12s)",
+			path, ErrCannotAppend, d.Encoder, d.Hash, enc.Spec().Name, enc.Spec().Hash)
+	}
+	opt.Encoder, opt.Lambda = enc, d.Lambda
+	sentVec, ctxVec, err := embed(ctx, c, opt)
+	if err != nil {
+		return store.Meta{}, fmt.Errorf("append: %w", err)
+	}
+	ctxOf := make([]uint32, len(c.Sentences))
+	for i, s := range c.Sentences {
+		ctxOf[i] = s.ContextID
+	}
+	answers, err := dense.Combine(sentVec, ctxVec, ctxOf, d.Lambda)
+	if err != nil {
+		return store.Meta{}, fmt.Errorf("append: %w", err)
+	}
+	var names, more []string
+	var toks []tokenize.Tokenizer
+	for _, f := range old.Fields {
+		tok, err := tokenize.Get(f.Tokenizer)
+		if err != nil {
+			return store.Meta{}, fmt.Errorf("append to %s: field %s: %w", path, f.Name, err)
+		}
+		names, toks = append(names, f.Tokenizer), append(toks, tok)
+		if f.Tokenizer != "wpm" {
+			more = append(more, f.Tokenizer)
+		}
+	}
+	client, err := weaviate.New(t.Addr)
+	if err != nil {
+		return store.Meta{}, err
+	}
+	base := old.Sentences
+	spec := weaviate.ImportSpec{Collection: t.Collection, ModelHash: d.VectorsID(), Dim: d.Dim, Base: base, Count: len(c.Sentences),
+		Layout: weaviate.Layout{Shards: old.Engine.Shards, Replicas: old.Engine.Replicas}, Tokenizers: more,
+		Progress: opt.stageProgress("import into " + t.String())}
+	err = client.Import(ctx, spec, func(i int) (weaviate.Sentence, error) {
+		return engineSentence(c, i, base, names, toks, answers), nil
+	})
+	if err != nil {
+		return store.Meta{}, fmt.Errorf("append to %s: %w", t, err)
+	}
+	err = w.Update(func(tx *store.WriteTx) error {
+		raw, err := tx.LargeBlob(store.BlobDenseMoments)
+		if err != nil {
+			return err
+		}
+		prev, err := dense.DecodeMoments(raw)
+		if err != nil {
+			return fmt.Errorf("blob %s: %w: %w", store.BlobDenseMoments, store.ErrCorrupt, err)
+		}
+		merged, err := prev.Merge(dense.ComputeMoments(answers, MomentRows))
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteLargeBlob(store.BlobDenseMoments); err != nil {
+			return err
+		}
+		return tx.PutLargeBlob(store.BlobDenseMoments, merged.Encode())
+	})
+	if err != nil {
+		return store.Meta{}, fmt.Errorf("append to %s: %w", path, err)
+	}
+	meta := old
+	meta.Created = time.Now().UTC()
+	meta.Contexts += len(c.Contexts)
+	meta.Sentences += len(c.Sentences)
+	meta.Sources = append(append([]string(nil), old.Sources...), c.Sources...)
+	if err := w.Commit(meta); err != nil {
+		return store.Meta{}, err
+	}
+	return meta, nil
 }

@@ -94,6 +94,46 @@ func TestEngineWeaviate(t *testing.T) {
 	t.Run("eval", func(t *testing.T) { testEngineEval(t, host, dir) })
 	t.Run("errors", func(t *testing.T) { testEngineErrors(t, nd, eng, dir) })
 	t.Run("partial import", func(t *testing.T) { testEnginePartial(t, host, dir) })
+	t.Run("append", func(t *testing.T) { testEngineAppend(t, host, dir) })
+}
+
+// testEngineAppend adds a second file to an engine index with `reqa index
+// --append`: it then answers as an embedded index built from both files at
+// once (the collection's BM25 statistics and the merged vector moments
+// cover both), and verifies clean.
+func testEngineAppend(t *testing.T, host, dir string) {
+	a := writeFile(t, dir, "a.md", "# Ferries\n\nThe ferry leaves the harbour at nine. It returns at noon when the sea is calm.\n\n"+
+		"Tickets are sold on board. Bicycles travel free of charge.\n")
+	b := writeFile(t, dir, "b.md", "# Trains\n\nThe night train leaves at ten and reaches the coast at dawn. "+
+		"Sleeping cars must be booked a week ahead.\n\nDogs travel in the luggage van.\n")
+	eng, loc := filepath.Join(dir, "app-eng.reqa"), filepath.Join(dir, "app-loc.reqa")
+	for _, args := range [][]string{
+		{"index", "-q", "--engine", "weaviate://" + host + "/Travel", "--out", eng, a},
+		{"index", "-q", "--append", "--out", eng, b},
+		{"index", "-q", "--bm25", "lucene", "--k1", "1.5", "--out", loc, a, b},
+	} {
+		if code, _, errs := reqa(t, args...); code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, errs)
+		}
+	}
+	for _, q := range []string{"when does the ferry return?", "when does the night train leave", "can I bring my dog", "are bicycles free"} {
+		for _, r := range []string{"bm25-wpm", "dense", "default"} {
+			want := askJSON(t, "--index", loc, "-r", r, "-k", "3", q)
+			got := askJSON(t, "--index", eng, "-r", r, "-k", "3", q)
+			if len(got) != len(want) {
+				t.Fatalf("%s %q: %d answers after append, %d embedded", r, q, len(got), len(want))
+			}
+			for i := range want {
+				if got[i].SentenceID != want[i].SentenceID || got[i].Sentence != want[i].Sentence || !closeTo(got[i].Score, want[i].Score) {
+					t.Errorf("%s %q answer %d: %d %q %.6f after append, %d %q %.6f embedded", r, q, i+1,
+						got[i].SentenceID, got[i].Sentence, got[i].Score, want[i].SentenceID, want[i].Sentence, want[i].Score)
+				}
+			}
+		}
+	}
+	if code, _, errs := reqa(t, "verify", eng); code != 0 {
+		t.Errorf("verify after append: exit %d: %s", code, errs)
+	}
 }
 
 // testEngineEval evaluates a dataset through the engine and embedded:

@@ -185,7 +185,7 @@ func checkEngineFlags(c *cli.Context) error {
 	}
 	for _, f := range []string{"append", "bm25", "k1", "b"} {
 		if c.IsSet(f) {
-			return usagef("index: --%s does not apply with --engine (the engine scores BM25 as Lucene, k1 = %g, b = %g; re-import with --restart instead of appending)", f, weaviate.BM25K1, weaviate.BM25B)
+			return usagef("index: --%s does not apply with --engine (the engine scores BM25 as Lucene, k1 = %g, b = %g; to add to an engine index, `reqa index --append --out FILE` names its engine already)", f, weaviate.BM25K1, weaviate.BM25B)
 		}
 	}
 	if c.IsSet("dense") && !c.Bool("dense") {
@@ -260,7 +260,7 @@ func appendIndex(c *cli.Context, opt ingest.Options) error {
 		return usagef("index --append %s: %v", out, err)
 	}
 	var held int64 // the index's vectors and graph, loaded to be extended
-	if m.Dense != nil {
+	if m.Dense != nil && m.Engine == nil {
 		held = int64(m.Sentences) * 4500
 	}
 	limit, err := memoryLimit(c)

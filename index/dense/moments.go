@@ -128,3 +128,33 @@ func DecodeMoments(b []byte) (Moments, error) {
 	}
 	return m, nil
 }
+
+// Merge returns the moments of the union of the two sets m and o
+// describe (Chan et al.'s pairwise update): exact when both were computed
+// from every row.
+func (m Moments) Merge(o Moments) (Moments, error) {
+	if m.N == 0 {
+		return o, nil
+	}
+	if o.N == 0 {
+		return m, nil
+	}
+	if m.Dim != o.Dim {
+		return Moments{}, fmt.Errorf("%w: merging moments of dimension %d and %d", ErrMoments, m.Dim, o.Dim)
+	}
+	d := m.Dim
+	n := float64(m.N + o.N)
+	wa, wb := float64(m.N)/n, float64(o.N)/n
+	out := Moments{Dim: d, N: m.N + o.N, Mean: make([]float64, d), Cov: make([]float64, d*d)}
+	delta := make([]float64, d)
+	for j := range delta {
+		delta[j] = o.Mean[j] - m.Mean[j]
+		out.Mean[j] = wa*m.Mean[j] + wb*o.Mean[j]
+	}
+	for a := 0; a < d; a++ {
+		for b := 0; b < d; b++ {
+			out.Cov[a*d+b] = wa*m.Cov[a*d+b] + wb*o.Cov[a*d+b] + wa*wb*delta[a]*delta[b]
+		}
+	}
+	return out, nil
+}

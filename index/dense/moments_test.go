@@ -88,3 +88,41 @@ func FuzzDecodeMoments(f *testing.F) {
 		}
 	})
 }
+
+// TestMomentsMerge: the moments of two halves merged equal those of the
+// whole.
+func TestMomentsMerge(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const n, d = 300, 5
+	rows := make([][]float32, n)
+	for i := range rows {
+		rows[i] = make([]float32, d)
+		for j := range rows[i] {
+			rows[i][j] = float32(r.NormFloat64()*float64(j+1)) + float32(i%7)
+		}
+	}
+	all, _ := FromRows(rows, d)
+	a, _ := FromRows(rows[:120], d)
+	b, _ := FromRows(rows[120:], d)
+	want := ComputeMoments(all, 0)
+	got, err := ComputeMoments(a, 0).Merge(ComputeMoments(b, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.N != want.N {
+		t.Fatalf("N %d, want %d", got.N, want.N)
+	}
+	for i := range want.Mean {
+		if math.Abs(got.Mean[i]-want.Mean[i]) > 1e-9 {
+			t.Errorf("mean[%d] %g, want %g", i, got.Mean[i], want.Mean[i])
+		}
+	}
+	for i := range want.Cov {
+		if math.Abs(got.Cov[i]-want.Cov[i]) > 1e-9 {
+			t.Errorf("cov[%d] %g, want %g", i, got.Cov[i], want.Cov[i])
+		}
+	}
+	if _, err := want.Merge(Moments{Dim: 2, N: 1, Mean: []float64{0, 0}, Cov: make([]float64, 4)}); !errors.Is(err, ErrMoments) {
+		t.Errorf("merging dimensions 5 and 2: %v", err)
+	}
+}

@@ -89,6 +89,11 @@ type ImportSpec struct {
 	// Restart re-sends every sentence even if the manifest says an earlier
 	// run wrote some or all of them.
 	Restart bool
+	// Base, when > 0, extends a complete collection of Base sentences:
+	// the import writes sentences Base..Base+Count-1 (at is still called
+	// with 0..Count-1) and the manifest then counts Base+Count. An
+	// interrupted extension resumes the same way as an import.
+	Base int
 	// Settle overrides the package's Settle wait (tests of fakes set it
 	// short).
 	Settle time.Duration
@@ -124,10 +129,6 @@ func (c *Client) Import(ctx context.Context, spec ImportSpec, at func(i int) (Se
 	if spec.ModelHash == "" || spec.Dim <= 0 || spec.Count < 0 {
 		return fmt.Errorf("weaviate: import into %s: need a model hash, a dimension > 0 and a count ≥ 0", spec.Collection)
 	}
-	bs := spec.BatchSize
-	if bs <= 0 {
-		bs = 256
-	}
 	if _, err := c.Version(ctx); err != nil {
 		return err
 	}
@@ -137,6 +138,9 @@ func (c *Client) Import(ctx context.Context, spec ImportSpec, at func(i int) (Se
 	old, found, err := c.Manifest(ctx, spec.Collection)
 	if err != nil {
 		return err
+	}
+	if spec.Base > 0 {
+		return c.extend(ctx, spec, old, found, at)
 	}
 	start := 0
 	if found {
@@ -167,6 +171,17 @@ func (c *Client) Import(ctx context.Context, spec ImportSpec, at func(i int) (Se
 	}
 	if err := c.ensureClass(ctx, sentenceClass(spec.Collection, spec.Layout, spec.Tokenizers...)); err != nil {
 		return err
+	}
+	return c.write(ctx, spec, m, start, at)
+}
+
+// write sends sentences start..spec.Count-1 in batches, moving the
+// manifest m's watermark, then counts the collection and marks m
+// complete.
+func (c *Client) write(ctx context.Context, spec ImportSpec, m Manifest, start int, at func(i int) (Sentence, error)) error {
+	bs := spec.BatchSize
+	if bs <= 0 {
+		bs = 256
 	}
 	if spec.Progress != nil {
 		spec.Progress(start, spec.Count)
