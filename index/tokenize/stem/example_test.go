@@ -8,8 +8,10 @@ import (
 
 func Example() {
 	fmt.Printf("%q\n", stem.Tokenize("How do I configure it? See the configuration files."))
+	fmt.Printf("%q\n", stem.Tokenize("Set user.name with git-config."))
 	fmt.Println(stem.Stem("Installing"), stem.Stem("installs"))
 	// Output:
 	// ["how" "do" "i" "configur" "it" "?" "see" "the" "configur" "file" "."]
+	// ["set" "user.nam" "user" "name" "with" "git-config" "git" "config" "."]
 	// instal instal
 }

@@ -10,9 +10,10 @@ import (
 )
 
 // FuzzTokenize checks, on any input including invalid UTF-8, that nothing
-// panics, that there is one non-empty token free of white space per word
-// token, that valid text gives valid tokens, and that Stem never grows a
-// token beyond its lower-cased form.
+// panics, that every word token's stem comes out in order, followed by the
+// stems of its parts when it has inner punctuation, that tokens are
+// non-empty and free of white space, that valid text gives valid tokens,
+// and that Stem never grows a token beyond its lower-cased form.
 func FuzzTokenize(f *testing.F) {
 	for _, s := range []string{
 		"How do I configure the Configuration?",
@@ -25,30 +26,52 @@ func FuzzTokenize(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		toks := Tokenize(s)
-		w := word.Tokenize(s)
-		if len(toks) != len(w) {
-			t.Fatalf("Tokenize(%q): %d tokens, word has %d", s, len(toks), len(w))
+		k := 0
+		for _, wt := range word.Tokenize(s) {
+			if k >= len(toks) || toks[k] != Stem(wt) {
+				t.Fatalf("Tokenize(%q) = %q: want Stem(%q) = %q at %d", s, toks, wt, Stem(wt), k)
+			}
+			k++
+			if ps := Parts(wt); len(ps) > 1 || len(ps) == 1 && ps[0] != wt {
+				for _, p := range ps {
+					if k >= len(toks) || toks[k] != Stem(p) {
+						t.Fatalf("Tokenize(%q) = %q: want part %q of %q at %d", s, toks, p, wt, k)
+					}
+					k++
+				}
+			}
+		}
+		if k != len(toks) {
+			t.Fatalf("Tokenize(%q) = %q: %d tokens beyond the word tokens and their parts", s, toks, len(toks)-k)
+		}
+		for _, p := range Parts(s) {
+			if p == "" {
+				t.Fatalf("Parts(%q) holds an empty part", s)
+			}
 		}
 		for i, tok := range toks {
 			if tok == "" {
-				t.Fatalf("empty token %d in %q (word token %q)", i, toks, w[i])
+				t.Fatalf("empty token %d in %q", i, toks)
 			}
 			for _, r := range tok {
 				if unicode.IsSpace(r) {
 					t.Fatalf("token %q of %q holds white space %U", tok, s, r)
 				}
 			}
-			if !utf8.ValidString(w[i]) {
-				if len(tok) != len(w[i]) {
-					t.Fatalf("Stem(%q) = %q: invalid UTF-8 must keep its bytes", w[i], tok)
+			if utf8.ValidString(s) && !utf8.ValidString(tok) {
+				t.Fatalf("token %q of valid text %q is not valid UTF-8", tok, s)
+			}
+		}
+		for _, wt := range word.Tokenize(s) {
+			st := Stem(wt)
+			if !utf8.ValidString(wt) {
+				if len(st) != len(wt) {
+					t.Fatalf("Stem(%q) = %q: invalid UTF-8 must keep its bytes", wt, st)
 				}
 				continue
 			}
-			if !utf8.ValidString(tok) {
-				t.Fatalf("token %q of valid word token %q is not valid UTF-8", tok, w[i])
-			}
-			if low := strings.ToLower(w[i]); len(tok) > len(low) {
-				t.Fatalf("Stem(%q) = %q grew beyond %q", w[i], tok, low)
+			if low := strings.ToLower(wt); len(st) > len(low) {
+				t.Fatalf("Stem(%q) = %q grew beyond %q", wt, st, low)
 			}
 		}
 	})

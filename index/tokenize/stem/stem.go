@@ -2,6 +2,7 @@ package stem
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
@@ -9,14 +10,35 @@ import (
 	"github.com/reqa/reqa/index/tokenize/word"
 )
 
-// Tokenize returns the stemmed tokens of text: [word.Tokenize]'s tokens,
-// each passed through [Stem].
+// Tokenize returns the stemmed tokens of text: for each of
+// [word.Tokenize]'s tokens, its [Stem], then, when the token holds
+// punctuation between or around its letters and digits ("git-config",
+// "user.name", "--global", "max_connections"), the stem of each of its
+// [Parts].
 func Tokenize(text string) []string {
 	toks := word.Tokenize(text)
-	for i, t := range toks {
-		toks[i] = Stem(t)
+	if len(toks) == 0 {
+		return nil
 	}
-	return toks
+	out := make([]string, 0, len(toks))
+	for _, t := range toks {
+		out = append(out, Stem(t))
+		if ps := Parts(t); len(ps) > 1 || len(ps) == 1 && ps[0] != t {
+			for _, p := range ps {
+				out = append(out, Stem(p))
+			}
+		}
+	}
+	return out
+}
+
+// Parts splits a token at every run of characters that are neither
+// letters, digits nor apostrophes ("n't" and "o'clock" stay whole). A
+// token that is all punctuation has no parts.
+func Parts(token string) []string {
+	return strings.FieldsFunc(token, func(r rune) bool {
+		return r != '\'' && !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
 }
 
 // Stem returns the Snowball English stem of one token, lower-cased. Stop
