@@ -86,7 +86,7 @@ func TestEvalUntuned(t *testing.T) {
 		t.Fatalf("index: exit %d: %s", code, errs)
 	}
 	rep := evalJSON(t, "--index", idx, ds)
-	want := []string{"bm25-word", "bm25-wpm", "dense", "fusion-rrf", "fusion-zscore", "default (fusion-zscore)"}
+	want := []string{"bm25-word", "bm25-wpm", "bm25-stem", "dense", "fusion-rrf", "fusion-zscore", "default (fusion-zscore)"}
 	if got := rowNames(rep); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("rows %v, want %v", got, want)
 	}
