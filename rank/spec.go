@@ -173,7 +173,7 @@ func (e *Engine) Available() ([]string, error) {
 			out = append(out, p.Name)
 		}
 	}
-	for _, p := range e.builtinFusions() {
+	for _, p := range builtinFusions() {
 		if !seen[p.Name] {
 			out = append(out, p.Name)
 		}
@@ -183,7 +183,7 @@ func (e *Engine) Available() ([]string, error) {
 
 // Default returns the name of the ranker the index answers with when none
 // is named: the best fusion `reqa fuse` stored, else the built-in default
-// fusion (see BuiltinDefault) when it has embeddings, else bm25-wpm.
+// fusion (see DefaultFusion) when it has embeddings, else bm25-wpm.
 func (e *Engine) Default() (string, error) {
 	if e.r.Meta().Dense == nil {
 		return "bm25-wpm", nil
@@ -195,12 +195,12 @@ func (e *Engine) Default() (string, error) {
 	if len(stored) > 0 {
 		return stored[0].Name, nil
 	}
-	return e.BuiltinDefault().Name, nil
+	return DefaultFusion().Name, nil
 }
 
 // FusionParams returns the parameters the index answers the fusion called
 // name with: the ones stored by `reqa fuse`, else the built-in ones (the
-// default fusion, BuiltinDefault, and fusion-rrf) on an index with
+// default fusion, DefaultFusion, and fusion-rrf) on an index with
 // embeddings. Other fusions
 // of an untuned index fail with ErrNoTunedParams (and ErrUnknownRanker).
 func (e *Engine) FusionParams(name string) (fuse.Params, error) {
@@ -216,7 +216,7 @@ func (e *Engine) FusionParams(name string) (fuse.Params, error) {
 			return p, nil
 		}
 	}
-	for _, p := range e.builtinFusions() {
+	for _, p := range builtinFusions() {
 		if p.Name == name {
 			return p, nil
 		}
