@@ -345,6 +345,8 @@ func lodoDesigns() []design {
 		gridDesign("zscore-stem4-macro", "zscore", stemFour, 10, "macro"),
 		gridDesign("zscore-stem4-maximin", "zscore", stemFour, 10, "maximin"),
 		gridDesign("minmax-stem4-maximin", "minmax", stemFour, 10, "maximin"),
+		gridDesign("zscore-stem4-maximin-20", "zscore", stemFour, 20, "maximin"),
+		gridDesign("zscore-stem4-macro-20", "zscore", stemFour, 20, "macro"),
 		gridDesign("zscore-stemsent-macro", "zscore", stemSent, 10, "macro"),
 		gridDesign("zscore-stemsent-maximin", "zscore", stemSent, 10, "maximin"),
 		tunedDesign("learned-stem3-bal", "learned", stemThree, nil, 300),
@@ -471,7 +473,7 @@ func fitAll(t *testing.T, b *strings.Builder, designs []design, all [][]fuse.Exa
 			}
 			fmt.Fprintf(b, " %5.1f/%5.1f  ", p1, mrr)
 		}
-		b.WriteString("\n")
+		fmt.Fprintf(b, " %s %v %.3g\n", p.Method, p.Inputs, p.Weights)
 		if ds.name == pick {
 			if out := os.Getenv("REQA_DEFAULTS_OUT"); out != "" {
 				raw, _ := json.MarshalIndent(p, "", " ")
