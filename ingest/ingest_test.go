@@ -234,11 +234,12 @@ func TestBuildEveryTokenizer(t *testing.T) {
 			t.Fatalf("tokenizers %q: fields %q, want %q", tc.toks, got, want)
 		}
 		// The stemmed field merges inflections: fewer distinct terms than
-		// the word field over the same tokens.
+		// the word field, over every word token (and the parts of those
+		// with inner punctuation).
 		word, okw := meta.Field(store.FieldName("word", false))
 		stem, oks := meta.Field(store.FieldName("stem", false))
-		if okw && oks && (stem.Terms >= word.Terms || stem.Tokens != word.Tokens) {
-			t.Errorf("stem/sent %d terms, %d tokens; word/sent %d terms, %d tokens: want fewer terms, as many tokens",
+		if okw && oks && (stem.Terms >= word.Terms || stem.Tokens < word.Tokens) {
+			t.Errorf("stem/sent %d terms, %d tokens; word/sent %d terms, %d tokens: want fewer terms, at least as many tokens",
 				stem.Terms, stem.Tokens, word.Terms, word.Tokens)
 		}
 	}
