@@ -3,12 +3,14 @@
 //   - "word": NLTK word_tokenize (package index/tokenize/word), no
 //     normalization — the MultiReQA paper's BM25 word tokens;
 //   - "wpm": BERT-uncased WordPiece (package index/tokenize/wordpiece);
-//   - "stem": the word tokens lower-cased and Snowball English stemmed
-//     (package index/tokenize/stem), so inflections of a word meet.
+//   - "stem": the word tokens lower-cased and Snowball English stemmed,
+//     identifiers also split into their parts (package
+//     index/tokenize/stem), so inflections of a word meet.
 //
 // New indexes hold a BM25 field pair for every tokenizer in [Names];
-// indexes built before "stem" existed lack its fields, and every ranker
-// reading them says so (rank.ErrNoField) or falls back.
+// indexes built before "stem" existed lack its fields: they do not offer
+// bm25-stem (package rank refuses it with ErrUnknownRanker) and answer
+// with every other ranker as before.
 package tokenize
 
 import (
