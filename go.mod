@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/coder/hnsw v0.6.1
 	github.com/go-pdf/fpdf v0.9.0
+	github.com/kljensen/snowball v0.10.0
 	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0
 	github.com/sugarme/tokenizer v0.3.0
 	github.com/urfave/cli/v2 v2.27.7

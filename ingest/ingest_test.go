@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reqa/reqa/index/sentence"
+	"github.com/reqa/reqa/index/tokenize"
 	"github.com/reqa/reqa/store"
 )
 
@@ -198,6 +199,50 @@ func TestBuildAndCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Close()
+}
+
+// TestBuildEveryTokenizer checks that a build without named tokenizers
+// writes both fields of every registered tokenizer ("stem" included), with
+// the tokenizer's own statistics, and one named tokenizer only its own.
+func TestBuildEveryTokenizer(t *testing.T) {
+	c, err := ReadInputs([]string{"testdata/corpus"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		toks, want []string
+	}{
+		{nil, tokenize.Names()},
+		{nil, []string{"word", "wpm", "stem"}},
+		{[]string{"stem"}, []string{"stem"}},
+		{[]string{"word", "wpm"}, []string{"word", "wpm"}},
+	} {
+		out := filepath.Join(t.TempDir(), "x.reqa")
+		meta, err := Build(context.Background(), c, out, Options{Tokenizers: tc.toks})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range meta.Fields {
+			got = append(got, f.Name)
+		}
+		var want []string
+		for _, tok := range tc.want {
+			want = append(want, store.FieldName(tok, true), store.FieldName(tok, false))
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("tokenizers %q: fields %q, want %q", tc.toks, got, want)
+		}
+		// The stemmed field merges inflections: fewer distinct terms than
+		// the word field, over every word token (and the parts of those
+		// with inner punctuation).
+		word, okw := meta.Field(store.FieldName("word", false))
+		stem, oks := meta.Field(store.FieldName("stem", false))
+		if okw && oks && (stem.Terms >= word.Terms || stem.Tokens < word.Tokens) {
+			t.Errorf("stem/sent %d terms, %d tokens; word/sent %d terms, %d tokens: want fewer terms, at least as many tokens",
+				stem.Terms, stem.Tokens, word.Terms, word.Tokens)
+		}
+	}
 }
 
 // TestLongPassageCut checks the bounds on free-text contexts and sentences:

@@ -20,6 +20,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -34,6 +35,9 @@ type lodoDomain struct {
 	Tune, Test []fuse.Example
 	// LODO: false for a domain only evaluated (the union of the doc sets).
 	LODO bool
+	// Inputs names the examples' inputs (a cache of other inputs is
+	// recomputed).
+	Inputs []string
 }
 
 // lodoDomains reads REQA_DEFAULTS_DOMAINS ("name=index=dataset;…"; a name
@@ -63,11 +67,16 @@ func lodoDomains(t *testing.T) []*lodoDomain {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d.LODO = !only
-			out = append(out, d)
-			continue
+			if slices.Equal(d.Inputs, lodoInputs) {
+				d.LODO = !only
+				out = append(out, d)
+				continue
+			}
+			t.Logf("%s: cached inputs %v, want %v: recomputing", file, d.Inputs, lodoInputs)
+			*d = lodoDomain{Name: name, LODO: !only}
 		}
 		d.Tune, d.Test = domainExamples(t, parts[1], parts[2])
+		d.Inputs = lodoInputs
 		if cache != "" {
 			os.MkdirAll(cache, 0o755)
 			f, err := os.Create(file)
@@ -84,7 +93,7 @@ func lodoDomains(t *testing.T) []*lodoDomain {
 	return out
 }
 
-// domainExamples scores both halves of dataset with RerankInputs on index
+// domainExamples scores both halves of dataset with lodoInputs on index
 // (no question adapter: the default serves untuned indexes).
 func domainExamples(t *testing.T, index, dataset string) (tune, test []fuse.Example) {
 	d, err := ingest.ReadDataset(dataset)
@@ -97,7 +106,7 @@ func domainExamples(t *testing.T, index, dataset string) (tune, test []fuse.Exam
 	}
 	defer e.Close()
 	var rs []Ranker
-	for _, n := range RerankInputs {
+	for _, n := range lodoInputs {
 		r, err := e.input(n, Spec{Dense: DenseOptions{NoAdapter: true}})
 		if err != nil {
 			t.Fatal(err)
@@ -128,8 +137,9 @@ func domainExamples(t *testing.T, index, dataset string) (tune, test []fuse.Exam
 	return half("tune"), half("test")
 }
 
-// lodoInputs are the inputs of the cached examples.
-var lodoInputs = RerankInputs
+// lodoInputs are the inputs of the cached examples: the re-ranker's six
+// and the stemmed BM25 field's two forms (indexes built with "stem").
+var lodoInputs = append(slices.Clone(RerankInputs), "bm25-stem", "bm25-stem/sent")
 
 // project keeps the inputs at idx of examples (sharing their slices).
 func project(exs []fuse.Example, idx []int) []fuse.Example {
@@ -169,6 +179,13 @@ type design struct {
 }
 
 var three = []string{"bm25-wpm", "bm25-word", "dense"}
+
+// The stemmed designs' inputs (bm25-wpm first: gridDesign's baseline).
+var (
+	stemThree = []string{"bm25-wpm", "bm25-stem", "dense"}
+	stemFour  = []string{"bm25-wpm", "bm25-word", "bm25-stem", "dense"}
+	stemSent  = []string{"bm25-wpm", "bm25-stem", "dense", "bm25-stem/sent"}
+)
 
 // fixed is a design that fits nothing.
 func fixed(name string, p fuse.Params) design {
@@ -318,11 +335,27 @@ func lodoDesigns() []design {
 		tunedDesign("zq5-bal", "rerank", RerankInputs, rerankZQ(1e-4, true), 300),
 		tunedDesign("zq3-bal-l2", "rerank", RerankInputs, rerankZQ(1e-2, false), 300),
 		tunedDesign("rerank-small-bal-l2", "rerank", RerankInputs, rerankSmall(1e-2), 300),
+		// The stemmed BM25 field: in place of bm25-word, beside it, with
+		// its sentence-only form; grid fits and the old weights.
+		fixed("stem-for-word-0.5/0.1/0.4", fuse.Params{Name: "fusion-zscore", Method: "zscore", Inputs: stemThree, Weights: []float64{0.5, 0.1, 0.4}}),
+		gridDesign("zscore-stem3-macro", "zscore", stemThree, 20, "macro"),
+		gridDesign("zscore-stem3-maximin", "zscore", stemThree, 20, "maximin"),
+		gridDesign("minmax-stem3-macro", "minmax", stemThree, 20, "macro"),
+		gridDesign("minmax-stem3-maximin", "minmax", stemThree, 20, "maximin"),
+		gridDesign("zscore-stem4-macro", "zscore", stemFour, 10, "macro"),
+		gridDesign("zscore-stem4-maximin", "zscore", stemFour, 10, "maximin"),
+		gridDesign("minmax-stem4-maximin", "minmax", stemFour, 10, "maximin"),
+		gridDesign("zscore-stem4-maximin-20", "zscore", stemFour, 20, "maximin"),
+		gridDesign("zscore-stem4-macro-20", "zscore", stemFour, 20, "macro"),
+		gridDesign("zscore-stemsent-macro", "zscore", stemSent, 10, "macro"),
+		gridDesign("zscore-stemsent-maximin", "zscore", stemSent, 10, "maximin"),
+		tunedDesign("learned-stem3-bal", "learned", stemThree, nil, 300),
+		tunedDesign("learned-stem4-bal", "learned", stemFour, nil, 300),
 	}
-	for i, in := range RerankInputs[1:] {
-		w := make([]float64, len(RerankInputs))
+	for i, in := range lodoInputs[1:] {
+		w := make([]float64, len(lodoInputs))
 		w[i+1] = 1
-		ds = append(ds, fixed(in, fuse.Params{Name: "fusion-zscore", Method: "zscore", Inputs: RerankInputs, Weights: w}))
+		ds = append(ds, fixed(in, fuse.Params{Name: "fusion-zscore", Method: "zscore", Inputs: lodoInputs, Weights: w}))
 	}
 	if only := os.Getenv("REQA_DEFAULTS_ONLY"); only != "" {
 		var keep []design
@@ -440,7 +473,7 @@ func fitAll(t *testing.T, b *strings.Builder, designs []design, all [][]fuse.Exa
 			}
 			fmt.Fprintf(b, " %5.1f/%5.1f  ", p1, mrr)
 		}
-		b.WriteString("\n")
+		fmt.Fprintf(b, " %s %v %.3g\n", p.Method, p.Inputs, p.Weights)
 		if ds.name == pick {
 			if out := os.Getenv("REQA_DEFAULTS_OUT"); out != "" {
 				raw, _ := json.MarshalIndent(p, "", " ")

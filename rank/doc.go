@@ -7,9 +7,10 @@
 // for a question; [Engine.Ask] returns the best answers, each with its
 // context, source and record id. The rankers are:
 //
-//   - "bm25-word" and "bm25-wpm": BM25 over one tokenizer's field, on the
-//     sentence followed by its context, or on the sentence alone for the
-//     paper's sentence-only ablation ([BM25Ranker]);
+//   - "bm25-word", "bm25-wpm" and "bm25-stem": BM25 over one tokenizer's
+//     field, on the sentence followed by its context, or on the sentence
+//     alone for the paper's sentence-only ablation ([BM25Ranker]);
+//     "bm25-stem" only on indexes built since the stem tokenizer exists;
 //   - "dense": the dual encoder, the dot product of the question's embedding
 //     (through the question adapter `reqa tune` trained, when the index has
 //     one) with normalize(e_sentence + λ·e_context), exact or over the HNSW

@@ -53,7 +53,8 @@ type Spec struct {
 	// for the index's default (Resolve then names the ranker it picks).
 	Name string
 	Kind Kind
-	// Tokenizer is a BM25 ranker's tokenizer ("word", "wpm").
+	// Tokenizer is a BM25 ranker's tokenizer ("word", "wpm", "stem"; see
+	// tokenize.Names).
 	Tokenizer string
 	// Method is a fusion's method (see FusionMethods), or a derived
 	// ranker's derivation ("ctxmax", "ctxrel").

@@ -66,9 +66,9 @@ func TestBrowser(t *testing.T) {
 	page.waitFor(ctx, t, "the ranker menu", `document.body.dataset.state === "idle" && document.getElementById("ranker").options.length > 0`)
 	var menu []string
 	page.eval(t, `Array.from(document.getElementById("ranker").options, o => o.value)`, &menu)
-	wantMenu := []string{"bm25-word", "bm25-wpm"}
+	wantMenu := []string{"bm25-word", "bm25-wpm", "bm25-stem"}
 	if dense {
-		wantMenu = []string{"bm25-word", "bm25-wpm", "dense", "fusion-zscore", "fusion-rrf"}
+		wantMenu = []string{"bm25-word", "bm25-wpm", "bm25-stem", "dense", "fusion-zscore", "fusion-rrf"}
 	}
 	if strings.Join(menu, ",") != strings.Join(wantMenu, ",") {
 		t.Fatalf("ranker menu %v, want %v", menu, wantMenu)

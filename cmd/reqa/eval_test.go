@@ -20,7 +20,7 @@ func TestEvalDataset(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Questions != 3 || rep.Candidates != 4 || len(rep.Results) != 2 {
+	if rep.Questions != 3 || rep.Candidates != 4 || len(rep.Results) != 3 {
 		t.Fatalf("report %+v", rep)
 	}
 	for _, r := range rep.Results {
@@ -86,7 +86,7 @@ func TestEvalUntuned(t *testing.T) {
 		t.Fatalf("index: exit %d: %s", code, errs)
 	}
 	rep := evalJSON(t, "--index", idx, ds)
-	want := []string{"bm25-word", "bm25-wpm", "dense", "fusion-rrf", "fusion-zscore", "default (fusion-zscore)"}
+	want := []string{"bm25-word", "bm25-wpm", "bm25-stem", "dense", "fusion-rrf", "fusion-zscore", "default (fusion-zscore)"}
 	if got := rowNames(rep); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("rows %v, want %v", got, want)
 	}
@@ -134,7 +134,7 @@ func TestEvalDefaultBM25(t *testing.T) {
 	dir := t.TempDir()
 	ds := writeDataset(t, dir, "ferries")
 	rep := evalJSON(t, ds)
-	if got := rowNames(rep); strings.Join(got, ",") != "bm25-word,bm25-wpm" {
+	if got := rowNames(rep); strings.Join(got, ",") != "bm25-word,bm25-wpm,bm25-stem" {
 		t.Fatalf("rows %v", got)
 	}
 	code, out, errs := reqa(t, "eval", "--quiet", ds)

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/index/tokenize"
 	"github.com/reqa/reqa/index/weaviate"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/store"
@@ -20,7 +22,7 @@ var bm25Flags = []cli.Flag{
 	&cli.StringFlag{Name: "bm25", Value: "gensim", Usage: "BM25 variant: gensim (gensim 3.8, the paper's) or lucene"},
 	&cli.Float64Flag{Name: "k1", Usage: "BM25 k1 (default: the variant's)"},
 	&cli.Float64Flag{Name: "b", Usage: "BM25 b (default: the variant's)"},
-	&cli.StringSliceFlag{Name: "tokenizer", Usage: "tokenizers to index (word, wpm); default both"},
+	&cli.StringSliceFlag{Name: "tokenizer", Usage: "tokenizers to index (" + strings.Join(tokenize.Names(), ", ") + "); default all"},
 }
 
 func buildOptions(c *cli.Context) (ingest.Options, error) {
@@ -46,8 +48,8 @@ func buildOptions(c *cli.Context) (ingest.Options, error) {
 	for _, t := range c.StringSlice("tokenizer") {
 		for _, x := range strings.Split(t, ",") {
 			if x = strings.TrimSpace(x); x != "" {
-				if x != "word" && x != "wpm" {
-					return ingest.Options{}, usagef("--tokenizer %q: want word or wpm", x)
+				if !slices.Contains(tokenize.Names(), x) {
+					return ingest.Options{}, usagef("--tokenizer %q: want one of %s", x, strings.Join(tokenize.Names(), ", "))
 				}
 				toks = append(toks, x)
 			}

@@ -157,7 +157,7 @@ func TestServeDense(t *testing.T) {
 	if err := json.Unmarshal(body, &st); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"bm25-word", "bm25-wpm", "dense", "fusion-zscore", "fusion-rrf"}; !reflect.DeepEqual(st.Rankers, want) || st.DefaultRanker != "fusion-zscore" {
+	if want := []string{"bm25-word", "bm25-wpm", "bm25-stem", "dense", "fusion-zscore", "fusion-rrf"}; !reflect.DeepEqual(st.Rankers, want) || st.DefaultRanker != "fusion-zscore" {
 		t.Fatalf("rankers %v default %s", st.Rankers, st.DefaultRanker)
 	}
 	tests := []struct {

@@ -2,13 +2,23 @@
 //
 //   - "word": NLTK word_tokenize (package index/tokenize/word), no
 //     normalization — the MultiReQA paper's BM25 word tokens;
-//   - "wpm": BERT-uncased WordPiece (package index/tokenize/wordpiece).
+//   - "wpm": BERT-uncased WordPiece (package index/tokenize/wordpiece);
+//   - "stem": the word tokens lower-cased and Snowball English stemmed,
+//     identifiers also split into their parts (package
+//     index/tokenize/stem), so inflections of a word meet.
+//
+// New indexes hold a BM25 field pair for every tokenizer in [Names];
+// indexes built before "stem" existed lack its fields: they do not offer
+// bm25-stem (package rank refuses it with ErrUnknownRanker) and answer
+// with every other ranker as before.
 package tokenize
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
+	"github.com/reqa/reqa/index/tokenize/stem"
 	"github.com/reqa/reqa/index/tokenize/word"
 	"github.com/reqa/reqa/index/tokenize/wordpiece"
 )
@@ -23,7 +33,7 @@ type Tokenizer interface {
 }
 
 // Names lists the registered tokenizers in their canonical order.
-func Names() []string { return []string{"word", "wpm"} }
+func Names() []string { return []string{"word", "wpm", "stem"} }
 
 type wordTok struct{}
 
@@ -34,6 +44,11 @@ type wpmTok struct{ t *wordpiece.Tokenizer }
 
 func (w wpmTok) Name() string                  { return "wpm" }
 func (w wpmTok) Tokenize(text string) []string { return w.t.Tokenize(text) }
+
+type stemTok struct{}
+
+func (stemTok) Name() string                  { return "stem" }
+func (stemTok) Tokenize(text string) []string { return stem.Tokenize(text) }
 
 var (
 	wpmOnce sync.Once
@@ -52,6 +67,8 @@ func Get(name string) (Tokenizer, error) {
 			return nil, fmt.Errorf("tokenizer wpm: %w", wpmErr)
 		}
 		return wpmTok{wpm}, nil
+	case "stem":
+		return stemTok{}, nil
 	}
-	return nil, fmt.Errorf("unknown tokenizer %q (known: word, wpm)", name)
+	return nil, fmt.Errorf("unknown tokenizer %q (known: %s)", name, strings.Join(Names(), ", "))
 }

@@ -173,9 +173,9 @@ func TestHealthAndStats(t *testing.T) {
 	if err := json.Unmarshal(body, &st); err != nil {
 		t.Fatalf("stats: %v\n%s", err, body)
 	}
-	want := []string{"bm25-word", "bm25-wpm"}
+	want := []string{"bm25-word", "bm25-wpm", "bm25-stem"}
 	if st.Index != "notes.reqa" || st.Contexts != 3 || st.Sentences != 7 || st.SizeBytes <= 0 || !reflect.DeepEqual(st.Rankers, want) ||
-		st.DefaultRanker != "bm25-wpm" || st.Dense != nil || len(st.Fields) != 4 {
+		st.DefaultRanker != "bm25-wpm" || st.Dense != nil || len(st.Fields) != 6 {
 		t.Fatalf("stats %+v", st)
 	}
 	if st.Limits["max_k"] != MaxK || st.Limits["max_question_chars"] != MaxQuestionChars || st.Limits["max_concurrent"] != 3 {

@@ -1,0 +1,111 @@
+package rank_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/rank"
+)
+
+// buildBM25Index builds a BM25-only index of input with the named
+// tokenizers (all registered ones when none).
+func buildBM25Index(t *testing.T, path, input string, tokenizers ...string) {
+	t.Helper()
+	c, err := ingest.ReadInputs([]string{input})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.Build(context.Background(), c, path, ingest.Options{Tokenizers: tokenizers}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStemRanker checks bm25-stem on a new index (every tokenizer) and on
+// an index built before the stem field existed (word and wpm only): the
+// new one lists and answers with it, in both document forms; the old one
+// does not list it, refuses it with ErrUnknownRanker and keeps answering
+// with every ranker it has and with its default.
+func TestStemRanker(t *testing.T) {
+	dir := t.TempDir()
+	fresh, old := filepath.Join(dir, "fresh.reqa"), filepath.Join(dir, "old.reqa")
+	corpus := "../ingest/testdata/corpus"
+	buildBM25Index(t, fresh, corpus)
+	buildBM25Index(t, old, corpus, "word", "wpm")
+	for _, tc := range []struct {
+		path    string
+		rankers []string
+	}{
+		{fresh, []string{"bm25-word", "bm25-wpm", "bm25-stem"}},
+		{old, []string{"bm25-word", "bm25-wpm"}},
+	} {
+		e, err := rank.Open(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.Rankers(); !slices.Equal(got, tc.rankers) {
+			t.Errorf("%s: Rankers = %v, want %v", filepath.Base(tc.path), got, tc.rankers)
+		}
+		for _, name := range []string{"", "bm25-wpm", "bm25-word", "bm25-stem", "bm25-stem/sent"} {
+			r, err := e.Ranker(name)
+			if !slices.Contains(tc.rankers, "bm25-stem") && (name == "bm25-stem" || name == "bm25-stem/sent") {
+				if !errors.Is(err, rank.ErrUnknownRanker) {
+					t.Errorf("%s: %s on an index without the stem field: %v, want ErrUnknownRanker", filepath.Base(tc.path), name, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s: %q: %v", filepath.Base(tc.path), name, err)
+			}
+			acc := bm25.NewAccumulator(r.Docs())
+			if err := r.Score("How are configurations installed?", acc); err != nil {
+				t.Fatalf("%s: %s: %v", filepath.Base(tc.path), name, err)
+			}
+		}
+		e.Close()
+	}
+}
+
+// TestStemMatchesInflections checks what the stem field is for: a question
+// and a sentence that share only inflected forms of words meet under
+// bm25-stem and not under bm25-word; and an identifier's parts meet.
+func TestStemMatchesInflections(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(text, []byte("The configuration of packages happens here.\n\nSet it with git-config and user.name.\n\nNothing else is said in this file.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "x.reqa")
+	buildBM25Index(t, path, text)
+	e, err := rank.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, tc := range []struct {
+		q, want string
+	}{
+		{"Configuring a package", "The configuration of packages happens here."},
+		{"Which config sets the name?", "Set it with git-config and user.name."},
+	} {
+		for _, name := range []string{"bm25-word", "bm25-stem"} {
+			r, err := e.Ranker(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			as, err := e.Ask(r, tc.q, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := len(as) == 1 && as[0].Sentence == tc.want && as[0].Score > 0
+			if found != (name == "bm25-stem") {
+				t.Errorf("%s %q: answers %+v; want %q found only by bm25-stem", name, tc.q, as, tc.want)
+			}
+		}
+	}
+}
