@@ -84,16 +84,11 @@ func Append(ctx context.Context, c *Corpus, path string, opt Options) (store.Met
 	// Dense: embed the new texts with the index's own encoder.
 	var sentVec, ctxVec dense.Vectors
 	if d := old.Dense; d != nil {
-		enc := opt.Encoder
-		if enc == nil {
-			if enc, err = storedEncoder(w, d, opt.EncoderThreads); err != nil {
-				return store.Meta{}, fmt.Errorf("append to %s: %w", path, err)
-			}
-			defer enc.Close()
-		} else if enc.Spec().Hash != d.Hash {
-			return store.Meta{}, fmt.Errorf("append to %s: %w: the index's embeddings come from encoder %s (hash %.12s), not %s (hash %.12s)",
-				path, ErrCannotAppend, d.Encoder, d.Hash, enc.Spec().Name, enc.Spec().Hash)
+		enc, done, err := appendEncoder(w, d, opt)
+		if err != nil {
+			return store.Meta{}, fmt.Errorf("append to %s: %w", path, err)
 		}
+		defer done()
 		opt.Encoder = enc
 		if sentVec, ctxVec, err = embed(ctx, c, opt); err != nil {
 			return store.Meta{}, fmt.Errorf("append: %w", err)
@@ -189,6 +184,23 @@ func Append(ctx context.Context, c *Corpus, path string, opt Options) (store.Met
 
 // storedEncoder loads the encoder whose model and vocabulary the index
 // stores.
+// appendEncoder returns the encoder an append embeds with: opt.Encoder
+// when it is the index's own, else the one stored in the index (done
+// closes it).
+func appendEncoder(w *store.Writer, d *store.DenseMeta, opt Options) (enc *encoder.Encoder, done func(), err error) {
+	if enc = opt.Encoder; enc != nil {
+		if enc.Spec().Hash != d.Hash {
+			return nil, nil, fmt.Errorf("%w: the index's embeddings come from encoder %s (hash %.12s), not %s (hash %.12s)",
+				ErrCannotAppend, d.Encoder, d.Hash, enc.Spec().Name, enc.Spec().Hash)
+		}
+		return enc, func() {}, nil
+	}
+	if enc, err = storedEncoder(w, d, opt.EncoderThreads); err != nil {
+		return nil, nil, err
+	}
+	return enc, func() { enc.Close() }, nil
+}
+
 func storedEncoder(w *store.Writer, d *store.DenseMeta, threads int) (*encoder.Encoder, error) {
 	var onnx, vocab []byte
 	err := w.Update(func(tx *store.WriteTx) error {

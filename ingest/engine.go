@@ -85,15 +85,7 @@ func BuildEngine(ctx context.Context, c *Corpus, out string, opt Options, es Eng
 	if err != nil {
 		return store.Meta{}, fmt.Errorf("build: %w", err)
 	}
-	sentVec, ctxVec, err := embed(ctx, c, opt)
-	if err != nil {
-		return store.Meta{}, fmt.Errorf("build: %w", err)
-	}
-	ctxOf := make([]uint32, len(c.Sentences))
-	for i, s := range c.Sentences {
-		ctxOf[i] = s.ContextID
-	}
-	answers, err := dense.Combine(sentVec, ctxVec, ctxOf, opt.Lambda)
+	answers, err := answerVectors(ctx, c, opt)
 	if err != nil {
 		return store.Meta{}, fmt.Errorf("build: %w", err)
 	}
@@ -127,6 +119,20 @@ func BuildEngine(ctx context.Context, c *Corpus, out string, opt Options, es Eng
 		return store.Meta{}, fmt.Errorf("build into %s: %w", es.Target, err)
 	}
 	return meta, writeEngineFile(out, meta, opt, answers, c)
+}
+
+// answerVectors embeds c and returns every sentence's answer vector
+// normalize(e_s + λ·e_c), λ = opt.Lambda.
+func answerVectors(ctx context.Context, c *Corpus, opt Options) (dense.Vectors, error) {
+	sentVec, ctxVec, err := embed(ctx, c, opt)
+	if err != nil {
+		return dense.Vectors{}, err
+	}
+	ctxOf := make([]uint32, len(c.Sentences))
+	for i, s := range c.Sentences {
+		ctxOf[i] = s.ContextID
+	}
+	return dense.Combine(sentVec, ctxVec, ctxOf, opt.Lambda)
 }
 
 // engineSentence is sentence i of c as the engine stores it, under the
@@ -236,26 +242,13 @@ func appendEngine(ctx context.Context, c *Corpus, path string, w *store.Writer, 
 		return store.Meta{}, fmt.Errorf("append: %w", err)
 	}
 	d := old.Dense
-	enc := opt.Encoder
-	if enc == nil {
-		if enc, err = storedEncoder(w, d, opt.EncoderThreads); err != nil {
-			return store.Meta{}, fmt.Errorf("append to %s: %w", path, err)
-		}
-		defer enc.Close()
-	} else if enc.Spec().Hash != d.Hash {
-		return store.Meta{}, fmt.Errorf("append to %s: %w: the engine holds vectors of encoder %s (hash %.12s), not %s (hash %.12s)",
-			path, ErrCannotAppend, d.Encoder, d.Hash, enc.Spec().Name, enc.Spec().Hash)
-	}
-	opt.Encoder, opt.Lambda = enc, d.Lambda
-	sentVec, ctxVec, err := embed(ctx, c, opt)
+	enc, done, err := appendEncoder(w, d, opt)
 	if err != nil {
-		return store.Meta{}, fmt.Errorf("append: %w", err)
+		return store.Meta{}, fmt.Errorf("append to %s: %w", path, err)
 	}
-	ctxOf := make([]uint32, len(c.Sentences))
-	for i, s := range c.Sentences {
-		ctxOf[i] = s.ContextID
-	}
-	answers, err := dense.Combine(sentVec, ctxVec, ctxOf, d.Lambda)
+	defer done()
+	opt.Encoder, opt.Lambda = enc, d.Lambda
+	answers, err := answerVectors(ctx, c, opt)
 	if err != nil {
 		return store.Meta{}, fmt.Errorf("append: %w", err)
 	}

@@ -508,18 +508,14 @@ func (e *Engine) remoteRanker(s Spec) (Ranker, error) {
 	case KindBM25, KindDense:
 		return e.remoteInput(s)
 	case KindFusion:
-		p := s.Fusion
-		if p == nil {
-			q, err := e.FusionParams(s.Name)
-			if err != nil {
-				return nil, err
-			}
-			p = &q
+		p, err := e.specFusion(s)
+		if err != nil {
+			return nil, err
 		}
 		if p.Method == "rerank" {
 			return nil, fmt.Errorf("%w %q: the re-ranker reads every candidate's context scores, which is %w", ErrUnknownRanker, p.Name, ErrEngineRanker)
 		}
-		f := &remoteFused{params: *p, n: e.r.Meta().Sentences}
+		f := &remoteFused{params: p, n: e.r.Meta().Sentences}
 		for _, name := range p.Inputs {
 			in, err := s.with(name)
 			if err != nil {

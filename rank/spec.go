@@ -269,19 +269,24 @@ func (e *Engine) Resolve(s Spec) (Ranker, error) {
 	case KindDense:
 		return e.DenseRanker(s)
 	case KindFusion:
-		p := s.Fusion
-		if p == nil {
-			q, err := e.FusionParams(s.Name)
-			if err != nil {
-				return nil, err
-			}
-			p = &q
+		p, err := e.specFusion(s)
+		if err != nil {
+			return nil, err
 		}
-		return e.Fused(*p, s)
+		return e.Fused(p, s)
 	case KindDerived:
 		return e.derived(s)
 	}
 	return nil, fmt.Errorf("%w %q", ErrUnknownRanker, s.Name)
+}
+
+// specFusion returns the parameters the fusion s names runs with: s.Fusion
+// when set, else the index's (FusionParams).
+func (e *Engine) specFusion(s Spec) (fuse.Params, error) {
+	if s.Fusion != nil {
+		return *s.Fusion, nil
+	}
+	return e.FusionParams(s.Name)
 }
 
 // Ranker resolves the ranker called name with default options (sentence

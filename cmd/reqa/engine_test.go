@@ -242,15 +242,7 @@ func testEngineErrors(t *testing.T, nd *weaviatetest.Node, eng, dir string) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
 	}
-	target, err := weaviate.ParseTarget("weaviate://" + host + "/Demo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	corpus, err := ingest.ReadInputsContext(context.Background(), []string{"democorpus"}, ingest.ReadOptions{Dense: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := engineTestOptions(t)
+	target, corpus, opt := engineDemoImport(t, host, "Demo")
 	opt.Lambda = 0.5
 	if _, err := ingest.BuildEngine(context.Background(), corpus, eng, opt, ingest.EngineSpec{Target: target}); !errors.Is(err, weaviate.ErrOtherModel) {
 		t.Errorf("import of other vectors: %v, want ErrOtherModel", err)
@@ -288,15 +280,7 @@ func testEngineErrors(t *testing.T, nd *weaviatetest.Node, eng, dir string) {
 // incomplete (an index opened on it says so), nothing is written at --out,
 // and a second run resumes and completes it.
 func testEnginePartial(t *testing.T, host, dir string) {
-	target, err := weaviate.ParseTarget("weaviate://" + host + "/Partial")
-	if err != nil {
-		t.Fatal(err)
-	}
-	corpus, err := ingest.ReadInputsContext(context.Background(), []string{"democorpus"}, ingest.ReadOptions{Dense: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := engineTestOptions(t)
+	target, corpus, opt := engineDemoImport(t, host, "Partial")
 	out := filepath.Join(dir, "partial.reqa")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -306,7 +290,7 @@ func testEnginePartial(t *testing.T, host, dir string) {
 			cancel()
 		}
 	}
-	_, err = ingest.BuildEngine(ctx, corpus, out, opt, ingest.EngineSpec{Target: target, BatchSize: 2})
+	_, err := ingest.BuildEngine(ctx, corpus, out, opt, ingest.EngineSpec{Target: target, BatchSize: 2})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled import: %v", err)
 	}
@@ -342,6 +326,22 @@ func testEnginePartial(t *testing.T, host, dir string) {
 	if a := askJSON(t, "--index", out, "-k", "1", "how do I build an index"); len(a) != 1 {
 		t.Errorf("resumed index answered %d", len(a))
 	}
+}
+
+// engineDemoImport returns what an import of the demo corpus into the
+// collection coll at host needs: the target, the corpus read as `reqa
+// index` reads it, and the build options.
+func engineDemoImport(t *testing.T, host, coll string) (weaviate.Target, *ingest.Corpus, ingest.Options) {
+	t.Helper()
+	target, err := weaviate.ParseTarget("weaviate://" + host + "/" + coll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus, err := ingest.ReadInputsContext(context.Background(), []string{"democorpus"}, ingest.ReadOptions{Dense: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target, corpus, engineTestOptions(t)
 }
 
 // engineTestOptions are the build options `reqa index` uses, with the

@@ -195,18 +195,24 @@ func (nd *Node) Start() {
 	go func() { nd.done <- cmd.Wait(); logf.Close() }()
 }
 
-// waitGossip waits until the node's gossip port accepts connections (the
+// failIfExited fails the test when the node's process has exited.
+func (nd *Node) failIfExited() {
+	nd.t.Helper()
+	select {
+	case err := <-nd.done:
+		nd.done <- err
+		nd.t.Fatalf("%s exited while starting: %v\n%s", nd.Name, err, nd.Tail())
+	default:
+	}
+}
+
+// WaitGossip waits until the node's gossip port accepts connections (the
 // other nodes join through it).
 func (nd *Node) WaitGossip(timeout time.Duration) {
 	nd.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		select {
-		case err := <-nd.done:
-			nd.done <- err
-			nd.t.Fatalf("%s exited while starting: %v\n%s", nd.Name, err, nd.Tail())
-		default:
-		}
+		nd.failIfExited()
 		if c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(nd.gossip), time.Second); err == nil {
 			c.Close()
 			return
@@ -216,17 +222,12 @@ func (nd *Node) WaitGossip(timeout time.Duration) {
 	nd.t.Fatalf("%s: gossip port %d not open after %v\n%s", nd.Name, nd.gossip, timeout, nd.Tail())
 }
 
-// waitReady polls /v1/.well-known/ready until it answers 200.
+// WaitReady polls /v1/.well-known/ready until it answers 200.
 func (nd *Node) WaitReady(timeout time.Duration) {
 	nd.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		select {
-		case err := <-nd.done:
-			nd.done <- err
-			nd.t.Fatalf("%s exited while starting: %v\n%s", nd.Name, err, nd.Tail())
-		default:
-		}
+		nd.failIfExited()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, nd.Addr()+"/v1/.well-known/ready", nil)
 		resp, err := http.DefaultClient.Do(req)
