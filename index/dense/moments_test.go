@@ -11,15 +11,8 @@ import (
 // deviation of the scores q·v computed directly, for every row and for a
 // strided sample.
 func TestMomentsStats(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
 	const n, d = 500, 7
-	rows := make([][]float32, n)
-	for i := range rows {
-		rows[i] = make([]float32, d)
-		for j := range rows[i] {
-			rows[i][j] = float32(r.NormFloat64()) + float32(j)/3
-		}
-	}
+	rows := gaussianRows(3, n, d)
 	v, err := FromRows(rows, d)
 	if err != nil {
 		t.Fatal(err)
@@ -92,15 +85,8 @@ func FuzzDecodeMoments(f *testing.F) {
 // TestMomentsMerge: the moments of two halves merged equal those of the
 // whole.
 func TestMomentsMerge(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 6))
 	const n, d = 300, 5
-	rows := make([][]float32, n)
-	for i := range rows {
-		rows[i] = make([]float32, d)
-		for j := range rows[i] {
-			rows[i][j] = float32(r.NormFloat64()*float64(j+1)) + float32(i%7)
-		}
-	}
+	rows := gaussianRows(5, n, d)
 	all, _ := FromRows(rows, d)
 	a, _ := FromRows(rows[:120], d)
 	b, _ := FromRows(rows[120:], d)
@@ -125,4 +111,18 @@ func TestMomentsMerge(t *testing.T) {
 	if _, err := want.Merge(Moments{Dim: 2, N: 1, Mean: []float64{0, 0}, Cov: make([]float64, 4)}); !errors.Is(err, ErrMoments) {
 		t.Errorf("merging dimensions 5 and 2: %v", err)
 	}
+}
+
+// gaussianRows returns n rows of d values, column j drawn from a normal
+// distribution of mean j/3 and deviation j+1, from the given seed.
+func gaussianRows(seed uint64, n, d int) [][]float32 {
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	rows := make([][]float32, n)
+	for i := range rows {
+		rows[i] = make([]float32, d)
+		for j := range rows[i] {
+			rows[i][j] = float32(r.NormFloat64()*float64(j+1)) + float32(j)/3
+		}
+	}
+	return rows
 }
