@@ -63,9 +63,8 @@ type remote struct {
 	target weaviate.Target
 	client *weaviate.Client
 
-	colOnce sync.Once
-	col     *weaviate.Collection
-	colErr  error
+	colMu sync.Mutex
+	col   *weaviate.Collection
 
 	momOnce sync.Once
 	moments dense.Moments
@@ -115,22 +114,27 @@ func (e *Engine) EngineURL() string {
 	return e.remote.target.String()
 }
 
-// collection opens the engine's collection once, checking that it was
-// built by this index's model and completely imported.
+// collection opens the engine's collection, checking that it was built by
+// this index's model and completely imported. A success is kept; a failure
+// is not (the engine may be back on the next question: a long-running
+// serve must not stay broken by one outage).
 func (e *Engine) collection() (*weaviate.Collection, error) {
 	rm := e.remote
-	rm.colOnce.Do(func() {
-		hash := e.r.Meta().Dense.VectorsID()
-		rm.col, rm.colErr = rm.client.Open(context.Background(), rm.target.Collection, hash)
-		if rm.colErr == nil && rm.col.Manifest().Sentences != e.r.Meta().Sentences {
-			rm.colErr = fmt.Errorf("%w: collection %s holds %d sentences, index %s says %d", weaviate.ErrSchema,
-				rm.target.Collection, rm.col.Manifest().Sentences, e.r.Path(), e.r.Meta().Sentences)
-		}
-		if rm.colErr != nil {
-			rm.colErr = fmt.Errorf("engine %s: %w", rm.target, rm.colErr)
-		}
-	})
-	return rm.col, rm.colErr
+	rm.colMu.Lock()
+	defer rm.colMu.Unlock()
+	if rm.col != nil {
+		return rm.col, nil
+	}
+	col, err := rm.client.Open(context.Background(), rm.target.Collection, e.r.Meta().Dense.VectorsID())
+	if err == nil && col.Manifest().Sentences != e.r.Meta().Sentences {
+		err = fmt.Errorf("%w: collection %s holds %d sentences, index %s says %d", weaviate.ErrSchema,
+			rm.target.Collection, col.Manifest().Sentences, e.r.Path(), e.r.Meta().Sentences)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("engine %s: %w", rm.target, err)
+	}
+	rm.col = col
+	return col, nil
 }
 
 func (e *Engine) denseMoments() (dense.Moments, error) {

@@ -242,6 +242,24 @@ func testEngineErrors(t *testing.T, nd *weaviatetest.Node, eng, dir string) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
 	}
+	// A collection missing when asked and imported later: the same open
+	// engine answers once it is there (a failure is not kept).
+	later, err := rank.Open(amended("later", url("weaviate://"+host+"/Later")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer later.Close()
+	if _, err := later.Ranker(""); !errors.Is(err, weaviate.ErrNoCollection) {
+		t.Errorf("before the import: %v, want ErrNoCollection", err)
+	}
+	if code, _, errs := reqa(t, "index", "-q", "--engine", "weaviate://"+host+"/Later", "--out", filepath.Join(dir, "later-built.reqa"), "democorpus"); code != 0 {
+		t.Fatalf("index --engine: exit %d: %s", code, errs)
+	}
+	if r, err := later.Ranker(""); err != nil {
+		t.Errorf("after the import: %v", err)
+	} else if as, err := later.Ask(r, "which file holds the index", 1); err != nil || len(as) != 1 {
+		t.Errorf("after the import: %d answers, %v", len(as), err)
+	}
 	target, corpus, opt := engineDemoImport(t, host, "Demo")
 	opt.Lambda = 0.5
 	if _, err := ingest.BuildEngine(context.Background(), corpus, eng, opt, ingest.EngineSpec{Target: target}); !errors.Is(err, weaviate.ErrOtherModel) {
