@@ -479,7 +479,7 @@ func (e *Engine) TuneFusions(ctx context.Context, methods, inputs []string, tune
 			return nil, err
 		}
 	}
-	def := DefaultFusion()
+	def := e.BuiltinDefault()
 	set, err := get(def.Inputs, false)
 	if err != nil {
 		return nil, err

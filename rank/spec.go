@@ -173,7 +173,7 @@ func (e *Engine) Available() ([]string, error) {
 			out = append(out, p.Name)
 		}
 	}
-	for _, p := range builtinFusions() {
+	for _, p := range e.builtinFusions() {
 		if !seen[p.Name] {
 			out = append(out, p.Name)
 		}
@@ -184,7 +184,7 @@ func (e *Engine) Available() ([]string, error) {
 // Default returns the name of the ranker the index answers with when none
 // is named: the best fusion `reqa fuse` stored (on an index kept in an
 // engine, the best one the engine can run), else the built-in default
-// fusion (see DefaultFusion) when it has embeddings, else bm25-wpm.
+// fusion (see BuiltinDefault) when it has embeddings, else bm25-wpm.
 func (e *Engine) Default() (string, error) {
 	if e.r.Meta().Dense == nil {
 		return "bm25-wpm", nil
@@ -198,7 +198,7 @@ func (e *Engine) Default() (string, error) {
 			return p.Name, nil
 		}
 	}
-	return DefaultFusion().Name, nil
+	return e.BuiltinDefault().Name, nil
 }
 
 // engineServes reports whether an index kept in an engine can run the
@@ -218,7 +218,7 @@ func engineServes(p fuse.Params) bool {
 
 // FusionParams returns the parameters the index answers the fusion called
 // name with: the ones stored by `reqa fuse`, else the built-in ones (the
-// default fusion, DefaultFusion, and fusion-rrf) on an index with
+// default fusion, BuiltinDefault, and fusion-rrf) on an index with
 // embeddings. Other fusions
 // of an untuned index fail with ErrNoTunedParams (and ErrUnknownRanker).
 func (e *Engine) FusionParams(name string) (fuse.Params, error) {
@@ -234,7 +234,7 @@ func (e *Engine) FusionParams(name string) (fuse.Params, error) {
 			return p, nil
 		}
 	}
-	for _, p := range builtinFusions() {
+	for _, p := range e.builtinFusions() {
 		if p.Name == name {
 			return p, nil
 		}
