@@ -30,7 +30,7 @@ func buildTestIndexDense(t *testing.T, path string, dense bool) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := ingest.Options{Tokenizers: []string{"word", "wpm"}}
+	opt := ingest.Options{} // every tokenizer, as reqa index builds
 	if dense {
 		onnx, vocab, err := uselite.Model()
 		if err != nil {

@@ -88,7 +88,7 @@ func TestDefaultsBM25(t *testing.T) {
 	if d, err := e.Default(); d != "bm25-wpm" || err != nil {
 		t.Errorf("Default = %q, %v; want bm25-wpm", d, err)
 	}
-	if a, err := e.Available(); !slices.Equal(a, []string{"bm25-word", "bm25-wpm"}) || err != nil {
+	if a, err := e.Available(); !slices.Equal(a, []string{"bm25-word", "bm25-wpm", "bm25-stem"}) || err != nil {
 		t.Errorf("Available = %v, %v", a, err)
 	}
 	r, err := e.Resolve(rank.Spec{})
@@ -128,7 +128,7 @@ func TestDefaultsDense(t *testing.T) {
 	if d, err := e.Default(); d != "fusion-zscore" || err != nil {
 		t.Errorf("untuned Default = %q, %v; want fusion-zscore", d, err)
 	}
-	want := []string{"bm25-word", "bm25-wpm", "dense", "fusion-zscore", "fusion-rrf"}
+	want := []string{"bm25-word", "bm25-wpm", "bm25-stem", "dense", "fusion-zscore", "fusion-rrf"}
 	if a, err := e.Available(); !slices.Equal(a, want) || err != nil {
 		t.Errorf("untuned Available = %v, %v; want %v", a, err, want)
 	}
@@ -158,7 +158,7 @@ func TestDefaultsDense(t *testing.T) {
 	if d, _ := e.Default(); d != "fusion-minmax" {
 		t.Errorf("tuned Default = %q, want fusion-minmax", d)
 	}
-	want = []string{"bm25-word", "bm25-wpm", "dense", "fusion-minmax", "fusion-zscore", "fusion-rrf"}
+	want = []string{"bm25-word", "bm25-wpm", "bm25-stem", "dense", "fusion-minmax", "fusion-zscore", "fusion-rrf"}
 	if a, _ := e.Available(); !slices.Equal(a, want) {
 		t.Errorf("tuned Available = %v, want %v", a, want)
 	}
