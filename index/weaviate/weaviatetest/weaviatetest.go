@@ -115,6 +115,14 @@ type Node struct {
 	done                                  chan error
 }
 
+// Pid is the node's process id while it runs, else 0.
+func (nd *Node) Pid() int {
+	if nd.cmd == nil || nd.cmd.Process == nil {
+		return 0
+	}
+	return nd.cmd.Process.Pid
+}
+
 // Addr is the node's REST address, http://127.0.0.1:PORT.
 func (nd *Node) Addr() string { return "http://127.0.0.1:" + strconv.Itoa(nd.rest) }
 
