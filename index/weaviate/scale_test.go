@@ -434,16 +434,18 @@ func scaleWeaviate(t *testing.T, bin string, nodes, rf, n, dim, nq, conc, passes
 	row.bqps, row.vqps, row.recall = bqps, vqps, recall/float64(len(exact))
 	row.latLoad, row.qpsLoad = loadavg(), loadavg()
 	var rss, disk []string
-	var rssSum, diskSum int64
+	var rssSum, nowSum, diskSum int64
 	for _, nd := range cl {
-		h := procKB(strconv.Itoa(nd.cmd.Process.Pid), "VmHWM")
+		pid := strconv.Itoa(nd.cmd.Process.Pid)
+		h, now := procKB(pid, "VmHWM"), procKB(pid, "VmRSS")
 		d := diskUsage(nd.dir)
 		rssSum += h * 1024
+		nowSum += now * 1024
 		diskSum += d
 		rss = append(rss, fmt.Sprintf("%.0f", float64(h)/1024))
 		disk = append(disk, fmt.Sprintf("%.0f", mib(d)))
 	}
-	row.rss = fmt.Sprintf("%.0f (%s)", mib(rssSum), strings.Join(rss, " + "))
+	row.rss = fmt.Sprintf("%.0f (%s; after the queries %.0f)", mib(rssSum), strings.Join(rss, " + "), mib(nowSum))
 	row.disk = fmt.Sprintf("%.0f (%s)", mib(diskSum), strings.Join(disk, " + "))
 	t.Logf("%s: bm25 p50 %v p99 %v, nearVector p50 %v p99 %v, %d clients: bm25 %.0f q/s, nearVector %.0f q/s (recall@10 vs exact %.3f); load %s; peak RSS MiB %s; disk MiB %s",
 		row.engine, row.bp50, row.bp99, row.vp50, row.vp99, conc, bqps, vqps, row.recall, row.qpsLoad, row.rss, row.disk)
