@@ -1,7 +1,8 @@
-//go:build weaviatecluster
+//go:build weaviatecluster || weaviatescale
 
 // The 3-node fault test runs only with -tags weaviatecluster
-// (make test-weaviate-cluster): it takes minutes and three servers.
+// (make test-weaviate-cluster): it takes minutes and three servers. Its
+// cluster helpers are shared with -tags weaviatescale (scale_test.go).
 
 package weaviate
 
