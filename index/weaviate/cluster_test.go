@@ -28,17 +28,17 @@ func TestWeaviateCluster(t *testing.T) {
 	bin := serverBinary(t)
 	nodes := newCluster(t, bin, 3)
 	began := time.Now()
-	nodes[0].start()
-	nodes[0].waitGossip(2 * time.Minute) // the others join through it
+	nodes[0].Start()
+	nodes[0].WaitGossip(2 * time.Minute) // the others join through it
 	for _, nd := range nodes[1:] {
-		nd.start()
+		nd.Start()
 	}
 	for _, nd := range nodes {
-		nd.waitReady(5 * time.Minute)
+		nd.WaitReady(5 * time.Minute)
 	}
 	addrs := make([]string, len(nodes))
 	for i, nd := range nodes {
-		addrs[i] = nd.addr()
+		addrs[i] = nd.Addr()
 	}
 	ctx := context.Background()
 	c, err := New(strings.Join(addrs, ","), WithConsistency("QUORUM"),
@@ -119,15 +119,15 @@ func TestWeaviateCluster(t *testing.T) {
 		for i := range corpus.questions {
 			step := pass*len(corpus.questions) + i
 			if step == killAt {
-				victim.kill()
-				t.Logf("SIGKILLed %s at question %d", victim.name, step)
+				victim.Kill()
+				t.Logf("SIGKILLed %s at question %d", victim.Name, step)
 				lateWG.Add(1)
 				go func() { defer lateWG.Done(); lateErr = c.Import(ctx, late, corpus.at) }()
 			}
 			if step == startAt {
 				lateWG.Wait()
-				victim.start()
-				t.Logf("restarted %s at question %d", victim.name, step)
+				victim.Start()
+				t.Logf("restarted %s at question %d", victim.Name, step)
 			}
 			q0 := time.Now()
 			got, err := ask(i)
@@ -163,12 +163,12 @@ func TestWeaviateCluster(t *testing.T) {
 			mu.Unlock()
 		}
 	}
-	victim.waitReady(5 * time.Minute)
+	victim.WaitReady(5 * time.Minute)
 	t.Logf("fault run: %d questions asked (BM25 + nearVector each), %d failed, %d rankings differ from the healthy cluster's (BM25 %d, nearVector %d); "+
 		"%d same rankings with scores differing by at most %.2g (relative); slowest question %v",
 		asked, failed, differ, bm25Diff, dDiff, scoreOnly, maxRel, maxDur(lat))
 	if lateErr != nil {
-		t.Errorf("import while %s was down: %v", victim.name, lateErr)
+		t.Errorf("import while %s was down: %v", victim.Name, lateErr)
 	}
 	if failed > 0 {
 		t.Errorf("fault run: %d questions failed; first failure %s", failed, firstErr)
@@ -186,12 +186,12 @@ func TestWeaviateCluster(t *testing.T) {
 	t1 := time.Now()
 	for {
 		counts, err := shardCounts(ctx, c)
-		if err == nil && counts[victim.name+"/ReqaLate"] == late.Count && counts[victim.name+"/ReqaCluster"] == s.Count {
-			t.Logf("%s caught up in %v after it was ready: %v", victim.name, time.Since(t1).Round(time.Millisecond), counts)
+		if err == nil && counts[victim.Name+"/ReqaLate"] == late.Count && counts[victim.Name+"/ReqaCluster"] == s.Count {
+			t.Logf("%s caught up in %v after it was ready: %v", victim.Name, time.Since(t1).Round(time.Millisecond), counts)
 			break
 		}
 		if time.Since(t1) > 3*time.Minute {
-			t.Errorf("%s did not catch up within 3 min: %v (%v)", victim.name, counts, err)
+			t.Errorf("%s did not catch up within 3 min: %v (%v)", victim.Name, counts, err)
 			break
 		}
 		time.Sleep(2 * time.Second)

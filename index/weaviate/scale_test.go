@@ -368,17 +368,17 @@ func scaleWeaviate(t *testing.T, bin string, nodes, rf, n, dim, nq, conc, passes
 	runtime.GC()
 	row := scaleRow{engine: fmt.Sprintf("Weaviate %s, %d node(s), %d shard(s), RF %d", TestedVersion, nodes, nodes, rf)}
 	cl := newCluster(t, bin, nodes)
-	cl[0].start()
+	cl[0].Start()
 	if nodes > 1 {
-		cl[0].waitGossip(2 * time.Minute)
+		cl[0].WaitGossip(2 * time.Minute)
 		for _, nd := range cl[1:] {
-			nd.start()
+			nd.Start()
 		}
 	}
 	addrs := make([]string, nodes)
 	for i, nd := range cl {
-		nd.waitReady(5 * time.Minute)
-		addrs[i] = nd.addr()
+		nd.WaitReady(5 * time.Minute)
+		addrs[i] = nd.Addr()
 	}
 	var opts []Option
 	if nodes > 1 {
@@ -397,7 +397,7 @@ func scaleWeaviate(t *testing.T, bin string, nodes, rf, n, dim, nq, conc, passes
 		Layout: Layout{Replicas: rf, Shards: nodes}}
 	cpus := func() (d time.Duration) {
 		for _, nd := range cl {
-			d += cpuTime(strconv.Itoa(nd.cmd.Process.Pid))
+			d += cpuTime(strconv.Itoa(nd.Pid()))
 		}
 		return d
 	}
@@ -458,9 +458,9 @@ func scaleWeaviate(t *testing.T, bin string, nodes, rf, n, dim, nq, conc, passes
 	var rss, disk []string
 	var rssSum, nowSum, diskSum int64
 	for _, nd := range cl {
-		pid := strconv.Itoa(nd.cmd.Process.Pid)
+		pid := strconv.Itoa(nd.Pid())
 		h, now := procKB(pid, "VmHWM"), procKB(pid, "VmRSS")
-		d := diskUsage(nd.dir)
+		d := diskUsage(nd.Dir)
 		rssSum += h * 1024
 		nowSum += now * 1024
 		diskSum += d
@@ -472,11 +472,11 @@ func scaleWeaviate(t *testing.T, bin string, nodes, rf, n, dim, nq, conc, passes
 	t.Logf("%s: bm25 p50 %v p99 %v, nearVector p50 %v p99 %v, %d clients: bm25 %.0f q/s, nearVector %.0f q/s (recall@10 vs exact %.3f); load %s; peak RSS MiB %s; disk MiB %s",
 		row.engine, row.bp50, row.bp99, row.vp50, row.vp99, conc, bqps, vqps, row.recall, row.qpsLoad, row.rss, row.disk)
 	for _, nd := range cl {
-		nd.stop()
+		nd.Stop()
 	}
 	// Free the data directories now (the next engine may need the space).
 	for _, nd := range cl {
-		os.RemoveAll(nd.dir)
+		os.RemoveAll(nd.Dir)
 	}
 	return row
 }

@@ -27,11 +27,11 @@ func TestWeaviateSingleNode(t *testing.T) {
 	bin := serverBinary(t)
 	nd := newCluster(t, bin, 1)[0]
 	began := time.Now()
-	nd.start()
-	nd.waitReady(3 * time.Minute)
+	nd.Start()
+	nd.WaitReady(3 * time.Minute)
 	t.Logf("server ready in %v", time.Since(began).Round(time.Millisecond))
 
-	c, err := New(nd.addr())
+	c, err := New(nd.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,12 +155,12 @@ func TestWeaviateSingleNode(t *testing.T) {
 	})
 
 	t.Run("restart", func(t *testing.T) {
-		nd.stop()
+		nd.Stop()
 		if _, err := c.Open(ctx, s.Collection, s.ModelHash); !errors.Is(err, ErrUnreachable) {
 			t.Fatalf("Open with the server down: %v, want ErrUnreachable", err)
 		}
-		nd.start()
-		nd.waitReady(3 * time.Minute)
+		nd.Start()
+		nd.WaitReady(3 * time.Minute)
 		col, err := c.Open(ctx, s.Collection, s.ModelHash)
 		if err != nil {
 			t.Fatal(err)

@@ -193,7 +193,7 @@ func (nd *Node) Start() {
 		"--read-timeout", "600s", "--write-timeout", "600s")
 	cmd.Env = nd.env()
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = nodeProcAttr()
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		nd.t.Fatalf("start %s: %v", nd.bin, err)

@@ -1,6 +1,6 @@
-//go:build linux && (weaviate || weaviatecluster || weaviatescale)
+//go:build linux
 
-package weaviate
+package weaviatetest
 
 import "syscall"
 
