@@ -81,6 +81,26 @@ func parseFile(t *testing.T, name string, f Format) *Document {
 
 // checkBlocks checks d and its blocks, each "kind|heading path|text",
 // against want.
+// wantBlock is a block expected in a document: its text, kind, heading
+// path and line.
+type wantBlock struct {
+	text string
+	kind Kind
+	path string
+	line int
+}
+
+// expectBlocks checks that each of want is among blocks, as described.
+func expectBlocks(t *testing.T, blocks []got, want []wantBlock) {
+	t.Helper()
+	for _, w := range want {
+		b := find(t, blocks, w.text)
+		if b.text != w.text || b.kind != w.kind || b.path != w.path || b.line != w.line {
+			t.Errorf("got %+v\nwant %+v", b, w)
+		}
+	}
+}
+
 func checkBlocks(t *testing.T, d *Document, want []string) {
 	t.Helper()
 	checkDocument(t, d)

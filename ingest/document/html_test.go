@@ -26,12 +26,7 @@ func TestHTMLManualPage(t *testing.T) {
 		t.Errorf("sections\n%s\nwant\n%s", got, want)
 	}
 	blocks := flatten(d)
-	for _, tc := range []struct {
-		text string
-		kind Kind
-		path string
-		line int
-	}{
+	expectBlocks(t, blocks, []wantBlock{
 		{"frob – frobnicate files & directories", Paragraph, "frob(1) › NAME", 13},
 		{"The frob command rewrites each file in place. It keeps a backup unless told otherwise.", Paragraph, "frob(1) › DESCRIPTION", 15},
 		{"Zero when every file was frobnicated.", ListItem, "frob(1) › DESCRIPTION › Exit status", 23},
@@ -41,12 +36,7 @@ func TestHTMLManualPage(t *testing.T) {
 		{"Variable: FROB_HOME; Effect: Where backups are kept.", TableRow, "frob(1) › OPTIONS", 36},
 		{"Variable: FROB_QUIET; Effect: Silences all warnings.", TableRow, "frob(1) › OPTIONS", 37},
 		{"Frobnication cannot be undone without a backup.", Quote, "frob(1) › OPTIONS", 41},
-	} {
-		b := find(t, blocks, tc.text)
-		if b.text != tc.text || b.kind != tc.kind || b.path != tc.path || b.line != tc.line {
-			t.Errorf("got %+v\nwant %+v", b, tc)
-		}
-	}
+	})
 	if b := find(t, blocks, "pre blocks are not candidates"); b.kind != Code || !strings.Contains(b.text, "$ frob --all notes.txt\n") {
 		t.Errorf("pre block %+v", b)
 	}

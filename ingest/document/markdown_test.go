@@ -25,12 +25,7 @@ func TestMarkdownGuide(t *testing.T) {
 	for _, skipped := range []string{"Front matter", "should", "multi-line comment", "must not be indexed", "Link definitions", "example.com"} {
 		absent(t, d, skipped)
 	}
-	for _, tc := range []struct {
-		text string
-		kind Kind
-		path string
-		line int
-	}{
+	expectBlocks(t, blocks, []wantBlock{
 		// Emphasis, links and inline HTML become their text.
 		{"Widget is a small tool for counting things. Read the manual or Ctrl+C to stop it.", Paragraph, "Widget Guide", 14},
 		// List items without their markers; a lazy continuation line joins.
@@ -45,12 +40,7 @@ func TestMarkdownGuide(t *testing.T) {
 		{"Rehashing rebuilds the shim table. It runs after every install.", Quote, "Widget Guide › Options › The __init__ hook", 46},
 		// <br> is a space; a repeated heading is its own section.
 		{"A second heading with the same name gets a numbered slug. The break is a space.", Paragraph, "Widget Guide › Options", 53},
-	} {
-		b := find(t, blocks, tc.text)
-		if b.text != tc.text || b.kind != tc.kind || b.path != tc.path || b.line != tc.line {
-			t.Errorf("got %+v\nwant %+v", b, tc)
-		}
-	}
+	})
 	var slugs []string
 	for _, s := range d.Sections {
 		slugs = append(slugs, s.Slug)
