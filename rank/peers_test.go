@@ -1,15 +1,13 @@
 package rank_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/binary"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/reqa/reqa/index/ann/npytest"
 
 	"github.com/reqa/reqa/index/ann"
 	"github.com/reqa/reqa/ingest"
@@ -70,35 +68,9 @@ func TestWriteSQuADVectors(t *testing.T) {
 		{"squad-gt.npy", "<i4", len(gt), 10, func(i int) uint32 { return gt[i] }},
 	} {
 		path := filepath.Join(dir, f.name)
-		if err := writeNpy(path, f.descr, f.words/f.cols, f.cols, f.word); err != nil {
+		if err := npytest.Write(path, f.descr, f.words/f.cols, f.cols, f.word); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("wrote %s (%d x %d)", path, f.words/f.cols, f.cols)
 	}
-}
-
-// writeNpy writes a little-endian rows × cols array of 4-byte words
-// (descr "<f4" or "<i4") in NumPy's .npy format, version 1.0.
-func writeNpy(path, descr string, rows, cols int, word func(i int) uint32) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	header := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%d, %d), }", descr, rows, cols)
-	pad := 64 - (10+len(header)+1)%64
-	header += strings.Repeat(" ", pad%64) + "\n"
-	w.WriteString("\x93NUMPY\x01\x00")
-	binary.Write(w, binary.LittleEndian, uint16(len(header)))
-	w.WriteString(header)
-	var buf [4]byte
-	for i := range rows * cols {
-		binary.LittleEndian.PutUint32(buf[:], word(i))
-		w.Write(buf[:])
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

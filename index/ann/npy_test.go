@@ -1,7 +1,6 @@
 package ann
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -9,35 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// writeNpy writes a little-endian 2-d array (float32 or int32 words) in
-// NumPy's .npy format, version 1.0.
-func writeNpy(path, descr string, rows, cols int, word func(i int) uint32) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	header := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%d, %d), }", descr, rows, cols)
-	// Magic, version and length take 10 bytes; pad so data starts on a
-	// 64-byte boundary, header ending in a newline.
-	pad := 64 - (10+len(header)+1)%64
-	header += strings.Repeat(" ", pad%64) + "\n"
-	w.WriteString("\x93NUMPY\x01\x00")
-	binary.Write(w, binary.LittleEndian, uint16(len(header)))
-	w.WriteString(header)
-	var buf [4]byte
-	for i := range rows * cols {
-		binary.LittleEndian.PutUint32(buf[:], word(i))
-		w.Write(buf[:])
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
+	"github.com/reqa/reqa/index/ann/npytest"
+)
 
 // readNpyF32 reads a little-endian 2-d float32 array in NumPy's .npy
 // format (version 1 or 2, C order), as writeNpy writes it.
@@ -92,7 +65,7 @@ func TestNpyRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	want := []float32{1, -2.5, 3, 0, float32(math.Pi), 1e-30}
 	path := filepath.Join(dir, "x.npy")
-	if err := writeNpy(path, "<f4", 2, 3, func(i int) uint32 { return math.Float32bits(want[i]) }); err != nil {
+	if err := npytest.Write(path, "<f4", 2, 3, func(i int) uint32 { return math.Float32bits(want[i]) }); err != nil {
 		t.Fatal(err)
 	}
 	got, cols, err := readNpyF32(path)
@@ -146,7 +119,7 @@ func TestWriteHnswlibData(t *testing.T) {
 		}
 		for _, f := range files {
 			path := filepath.Join(dir, s.name+"-"+f.suffix+".npy")
-			if err := writeNpy(path, f.descr, f.rows, f.cols, f.word); err != nil {
+			if err := npytest.Write(path, f.descr, f.rows, f.cols, f.word); err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("wrote %s", path)
