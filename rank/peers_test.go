@@ -7,9 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/reqa/reqa/index/ann/npytest"
-
 	"github.com/reqa/reqa/index/ann"
+	"github.com/reqa/reqa/index/ann/npytest"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 )
