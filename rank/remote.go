@@ -194,8 +194,6 @@ type remoteInput interface {
 	stats(q remoteQuery, best []weaviate.Hit) fuse.Stats
 	// prepare turns the question into the input's query.
 	prepare(ctx context.Context, question string) (remoteQuery, error)
-	// statsDepth is how many best hits stats needs.
-	statsDepth() int
 }
 
 // remoteQuery is a question as one input asks it.
@@ -225,7 +223,6 @@ func (b *remoteBM25) scoresOf(ctx context.Context, q remoteQuery, ids []int) (ma
 	hits, err := b.col.BM25In(ctx, b.tokenizer, q.tokens, len(ids), ids)
 	return hitMap(hits), err
 }
-func (b *remoteBM25) statsDepth() int { return RemoteStatsDepth }
 
 // stats estimates BM25's mean and deviation over the collection from the
 // best hits, every other candidate counted as 0 (the lowest scores are
@@ -280,7 +277,6 @@ func (d *remoteDense) scoresOf(ctx context.Context, q remoteQuery, ids []int) (m
 	hits, err := d.col.NearVectorIn(ctx, q.vector, len(ids), ids)
 	return hitMap(hits), err
 }
-func (d *remoteDense) statsDepth() int { return RemoteDepth }
 
 // stats takes the mean and deviation over the collection from the answer
 // vectors' moments (exact), the best scores from the hits.
@@ -392,7 +388,7 @@ func (f *remoteFused) pool(ctx context.Context, question string) (ids []int, inp
 		go func() {
 			defer wg.Done()
 			if qs[i], errs[i] = in.prepare(ctx, question); errs[i] == nil {
-				best[i], errs[i] = in.top(ctx, qs[i], max(RemoteDepth, in.statsDepth()))
+				best[i], errs[i] = in.top(ctx, qs[i], RemoteDepth) // also RemoteStatsDepth: one query
 			}
 		}()
 	}
