@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/index/dense"
@@ -161,18 +160,7 @@ func engineSentence(c *Corpus, i, base int, names []string, toks []tokenize.Toke
 // local sentence + context field counts them, with any white space inside
 // a token (the engine splits there) replaced.
 func engineTokens(tok tokenize.Tokenizer, sentence, context string) []string {
-	t := append(tok.Tokenize(sentence), tok.Tokenize(context)...)
-	for i, x := range t {
-		if strings.ContainsFunc(x, unicode.IsSpace) {
-			t[i] = strings.Map(func(r rune) rune {
-				if unicode.IsSpace(r) {
-					return '_'
-				}
-				return r
-			}, x)
-		}
-	}
-	return t
+	return weaviate.Tokens(append(tok.Tokenize(sentence), tok.Tokenize(context)...))
 }
 
 // blockKind names a block kind as answers do; plain text has none.

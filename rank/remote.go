@@ -214,7 +214,7 @@ type remoteBM25 struct {
 func (b *remoteBM25) Name() string { return b.name }
 func (b *remoteBM25) Docs() int    { return b.n }
 func (b *remoteBM25) prepare(_ context.Context, q string) (remoteQuery, error) {
-	return remoteQuery{tokens: engineQueryTokens(b.tok.Tokenize(q))}, nil
+	return remoteQuery{tokens: weaviate.Tokens(b.tok.Tokenize(q))}, nil
 }
 func (b *remoteBM25) top(ctx context.Context, q remoteQuery, k int) ([]weaviate.Hit, error) {
 	return b.col.BM25In(ctx, b.tokenizer, q.tokens, k, nil)
@@ -242,14 +242,6 @@ func (b *remoteBM25) stats(_ remoteQuery, best []weaviate.Hit) fuse.Stats {
 }
 func (b *remoteBM25) Score(question string, acc *bm25.Accumulator) error {
 	return scoreRemote(b, question, acc)
-}
-
-// engineQueryTokens replaces white space inside tokens as the import did.
-func engineQueryTokens(t []string) []string {
-	for i, x := range t {
-		t[i] = strings.Join(strings.Fields(x), "_")
-	}
-	return slices.DeleteFunc(t, func(x string) bool { return x == "" })
 }
 
 // remoteDense is "dense" of an engine index.

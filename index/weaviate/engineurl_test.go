@@ -66,3 +66,16 @@ func FuzzParseTarget(f *testing.F) {
 		}
 	})
 }
+
+func TestTokens(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"a", "b"}, []string{"a", "b"}},
+		{[]string{"new york", "", "x\u00a0y", " z"}, []string{"new_york", "x_y", "_z"}},
+		{nil, nil},
+	} {
+		got := Tokens(append([]string(nil), tc.in...))
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("Tokens(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Property names of a reqa collection.
@@ -346,4 +347,26 @@ func format(u [16]byte) string {
 		b = append(b, hex[x>>4], hex[x&15])
 	}
 	return string(b)
+}
+
+// Tokens returns reqa tokens as a token property holds them and a BM25
+// query sends them: white space inside a token (Weaviate's "whitespace"
+// tokenization would split there) becomes '_', and empty tokens are
+// dropped. Imports and queries both go through it, so they agree.
+func Tokens(t []string) []string {
+	out := t[:0]
+	for _, x := range t {
+		if strings.ContainsFunc(x, unicode.IsSpace) {
+			x = strings.Map(func(r rune) rune {
+				if unicode.IsSpace(r) {
+					return '_'
+				}
+				return r
+			}, x)
+		}
+		if x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }
