@@ -145,7 +145,7 @@ var lodoInputs = append(slices.Clone(RerankInputs), "bm25-stem", "bm25-stem/sent
 func project(exs []fuse.Example, idx []int) []fuse.Example {
 	out := make([]fuse.Example, len(exs))
 	for i, ex := range exs {
-		p := fuse.Example{Pool: ex.Pool, Gold: ex.Gold, SentPos: ex.SentPos, SentLen: ex.SentLen}
+		p := fuse.Example{Pool: ex.Pool, Gold: ex.Gold, SentPos: ex.SentPos, SentLen: ex.SentLen, Question: ex.Question}
 		for _, r := range idx {
 			p.Scores = append(p.Scores, ex.Scores[r])
 			p.Stats = append(p.Stats, ex.Stats[r])
@@ -196,6 +196,12 @@ func fixed(name string, p fuse.Params) design {
 // objective: "macro" (mean P@1 over domains) or "maximin" (worst gain over
 // bm25-wpm).
 func gridDesign(name, method string, inputs []string, steps int, objective string) design {
+	return gridDesignOpt(name, method, inputs, steps, objective, false)
+}
+
+// gridDesignOpt is gridDesign; demote sets Params.DemoteQuestions (during
+// the search too).
+func gridDesignOpt(name, method string, inputs []string, steps int, objective string, demote bool) design {
 	return design{name, func(train [][]fuse.Example) (fuse.Params, error) {
 		idx := inputIdx(inputs)
 		var sets [][]fuse.Example
@@ -211,7 +217,7 @@ func gridDesign(name, method string, inputs []string, steps int, objective strin
 		best, bestM := math.Inf(-1), math.Inf(-1)
 		var bw []float64
 		for _, w := range fuse.Simplex(len(inputs), steps) {
-			p := fuse.Params{Name: "fusion-" + method, Method: method, Inputs: inputs, Weights: w}
+			p := fuse.Params{Name: "fusion-" + method, Method: method, Inputs: inputs, Weights: w, DemoteQuestions: demote}
 			obj, m := 0.0, 0.0
 			if objective == "maximin" {
 				obj = math.Inf(1)
@@ -232,7 +238,16 @@ func gridDesign(name, method string, inputs []string, steps int, objective strin
 				best, bestM, bw = obj, m, w
 			}
 		}
-		return fuse.Params{Name: "fusion-" + method, Method: method, Inputs: inputs, Weights: bw}, nil
+		return fuse.Params{Name: "fusion-" + method, Method: method, Inputs: inputs, Weights: bw, DemoteQuestions: demote}, nil
+	}}
+}
+
+// demoted is d with DemoteQuestions set on what it fits.
+func demoted(d design) design {
+	return design{d.name + "+q", func(train [][]fuse.Example) (fuse.Params, error) {
+		p, err := d.fit(train)
+		p.DemoteQuestions = true
+		return p, err
 	}}
 }
 
@@ -351,6 +366,19 @@ func lodoDesigns() []design {
 		gridDesign("zscore-stemsent-maximin", "zscore", stemSent, 10, "maximin"),
 		tunedDesign("learned-stem3-bal", "learned", stemThree, nil, 300),
 		tunedDesign("learned-stem4-bal", "learned", stemFour, nil, 300),
+		// Questions demoted (a question is not an answer): the shipped
+		// default's weights as they are, and searched with demotion.
+		demoted(fixed("stem4-0/0.1/0.5/0.4", fuse.Params{Name: "fusion-zscore", Method: "zscore", Inputs: stemFour, Weights: []float64{0, 0.1, 0.5, 0.4}})),
+		fixed("stem4-0/0.1/0.5/0.4", fuse.Params{Name: "fusion-zscore", Method: "zscore", Inputs: stemFour, Weights: []float64{0, 0.1, 0.5, 0.4}}),
+		gridDesignOpt("zscore-stem4-maximin+qs", "zscore", stemFour, 10, "maximin", true),
+		gridDesignOpt("zscore-stem4-macro+qs", "zscore", stemFour, 10, "macro", true),
+		gridDesignOpt("zscore-stem4-maximin-20+qs", "zscore", stemFour, 20, "maximin", true),
+		gridDesignOpt("zscore-stem3-maximin+qs", "zscore", stemThree, 20, "maximin", true),
+		gridDesignOpt("minmax-stem4-maximin+qs", "minmax", stemFour, 10, "maximin", true),
+		gridDesignOpt("zscore3-maximin+qs", "zscore", three, 20, "maximin", true),
+		gridDesignOpt("zscore-stemsent-maximin+qs", "zscore", stemSent, 10, "maximin", true),
+		demoted(tunedDesign("rerank-small-bal-l2", "rerank", RerankInputs, rerankSmall(1e-2), 300)),
+		demoted(tunedDesign("learned-stem4-bal", "learned", stemFour, nil, 300)),
 	}
 	for i, in := range lodoInputs[1:] {
 		w := make([]float64, len(lodoInputs))

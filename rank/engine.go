@@ -8,6 +8,7 @@ import (
 
 	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/index/tokenize"
+	"github.com/reqa/reqa/rank/fuse"
 	"github.com/reqa/reqa/store"
 )
 
@@ -19,6 +20,9 @@ type Engine struct {
 	byExt     map[string]uint32
 	denseOnce sync.Once
 	dense     *denseState
+	// corpusOnce builds corpusV, what fusions know of every candidate.
+	corpusOnce sync.Once
+	corpusV    *fuse.Corpus
 	// tuned replaces the index's own fusions and adapter (see UseTuned).
 	tuned *Tuned
 	// remote is set when the index is kept in an external engine

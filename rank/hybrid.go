@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/index/sentence"
 	"github.com/reqa/reqa/rank/fuse"
 	"github.com/reqa/reqa/store"
 )
@@ -290,15 +291,39 @@ func (e *Engine) Fused(params fuse.Params, s Spec) (*FusedRanker, error) {
 
 // corpus describes every candidate for fusion features.
 func (e *Engine) corpus() *fuse.Corpus {
-	c := &fuse.Corpus{Ctx: make([]uint32, len(e.sentences)), Pos: make([]int, len(e.sentences)), Len: make([]int, len(e.sentences))}
-	seen := map[uint32]int{}
-	for i, s := range e.sentences {
-		c.Ctx[i] = s.ContextID
-		c.Pos[i] = seen[s.ContextID]
-		seen[s.ContextID]++
-		c.Len[i] = s.End - s.Start
+	e.corpusOnce.Do(func() {
+		c := &fuse.Corpus{Ctx: make([]uint32, len(e.sentences)), Pos: make([]int, len(e.sentences)), Len: make([]int, len(e.sentences))}
+		seen := map[uint32]int{}
+		for i, s := range e.sentences {
+			c.Ctx[i] = s.ContextID
+			c.Pos[i] = seen[s.ContextID]
+			seen[s.ContextID]++
+			c.Len[i] = s.End - s.Start
+		}
+		// Without the question flags a fusion demotes nothing: the
+		// ranking stays what it was, and the error shows up where the
+		// texts are read for answers.
+		c.Question, _ = e.questions()
+		e.corpusV = c
+	})
+	return e.corpusV
+}
+
+// questions flags every sentence that is itself a question
+// (sentence.IsQuestion), from the sentences' texts.
+func (e *Engine) questions() ([]bool, error) {
+	ctxs, err := e.r.Contexts()
+	if err != nil {
+		return nil, err
 	}
-	return c
+	q := make([]bool, len(e.sentences))
+	for i, s := range e.sentences {
+		if int(s.ContextID) >= len(ctxs) || s.Start < 0 || s.Start > s.End || s.End > len(ctxs[s.ContextID].Text) {
+			return nil, fmt.Errorf("sentence %d: offsets outside its context: %w", i, store.ErrCorrupt)
+		}
+		q[i] = sentence.IsQuestion(ctxs[s.ContextID].Text[s.Start:s.End])
+	}
+	return q, nil
 }
 
 // input returns the ranker a fusion input name stands for, with the

@@ -30,7 +30,7 @@ func Evaluate(p Params, exs []Example) (p1, mrr float64, err error) {
 			if cap(buf) < len(exs[i].Pool) {
 				buf = make([]float64, 0, len(exs[i].Pool))
 			}
-			_, ranks[i] = exs[i].outcome(method, p.WeightsFor(exs[i].Stats[0]), buf)
+			_, ranks[i] = exs[i].outcomeDemoted(method, p.WeightsFor(exs[i].Stats[0]), p.DemoteQuestions, buf)
 		}
 	case "rerank":
 		if err := p.rerankRanks(exs, ranks); err != nil {
@@ -54,6 +54,9 @@ func (p Params) rerankRanks(exs []Example, ranks []int) error {
 		}
 		ev, gold := rr.exampleEvidence(ex, pi)
 		s := rr.scorePool(&ev, fs, qs)
+		if p.DemoteQuestions && len(ev.asks) == len(s) {
+			Demote(s, ev.asks)
+		}
 		best := -1
 		for j := range s {
 			if gold[j] && (best < 0 || s[j] > s[best]) {

@@ -57,6 +57,11 @@ type Params struct {
 	// Rerank holds the "rerank" method's model.
 	Rerank  *Reranker `json:"rerank,omitempty"`
 	TunedOn string    `json:"tuned_on,omitempty"`
+	// DemoteQuestions ranks every candidate that is itself a question
+	// (Corpus.Question) below every one that is not, keeping the order
+	// within each group: a question does not answer a question. Without
+	// the corpus's question flags it changes nothing.
+	DemoteQuestions bool `json:"demote_questions,omitempty"`
 	TuneP1  float64   `json:"tune_p_at_1,omitempty"`
 	// CVP1 is the P@1 of the method refitted on each of CVFolds folds of
 	// the tuning set and scored on the held-out fold: what `reqa fuse`
@@ -210,22 +215,52 @@ func FuseContext(p Params, inputs [][]float64, corpus *Corpus, out []float64) er
 		}
 	}
 	clear(out)
-	if p.Method == "rerank" {
-		return fuseRerank(p, inputs, corpus, out)
-	}
-	if p.Method == "rrf" {
+	var err error
+	switch p.Method {
+	case "rerank":
+		err = fuseRerank(p, inputs, corpus, out)
+	case "rrf":
 		for _, in := range inputs {
 			for rank, d := range topIndices(in, RRFDepth) {
 				out[d] += 1 / (p.K + float64(rank+1))
 			}
 		}
-		return nil
+	default:
+		stats := make([]Stats, len(inputs))
+		for r, in := range inputs {
+			stats[r] = Describe(in)
+		}
+		err = FuseStats(p, inputs, stats, out)
 	}
-	stats := make([]Stats, len(inputs))
-	for r, in := range inputs {
-		stats[r] = Describe(in)
+	if err == nil && p.DemoteQuestions && corpus != nil && len(corpus.Question) == len(out) {
+		Demote(out, corpus.Question)
 	}
-	return FuseStats(p, inputs, stats, out)
+	return err
+}
+
+// Demote lowers the scores of the candidates flagged in below (below[d]
+// for out[d]) under every other score, keeping the order within each
+// group: the flagged scores drop by the span of the finite scores plus
+// one. Non-finite scores stay as they are.
+func Demote(out []float64, below []bool) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	any := false
+	for d, x := range out {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			continue
+		}
+		lo, hi = min(lo, x), max(hi, x)
+		any = any || below[d]
+	}
+	if !any {
+		return
+	}
+	drop := hi - lo + 1
+	for d, x := range out {
+		if below[d] && !math.IsInf(x, 0) && !math.IsNaN(x) {
+			out[d] = x - drop
+		}
+	}
 }
 
 // FuseStats fuses scores of a subset of the candidates (a pool: every

@@ -72,6 +72,10 @@ type Corpus struct {
 	Ctx []uint32
 	Pos []int
 	Len []int
+	// Question tells which candidates are themselves questions
+	// (sentence.IsQuestion); nil when unknown. Read by fusions with
+	// DemoteQuestions.
+	Question []bool
 }
 
 func (c *Corpus) covers(n int) bool {
@@ -166,6 +170,8 @@ func (rr *Reranker) validate(inputs []string) error {
 
 // evidence is one question's pool with what the features read.
 type evidence struct {
+	// asks[i]: pool candidate i is itself a question (examples only).
+	asks []bool
 	stats  []Stats
 	scores [][]float64 // [input][pool]
 	ranks  [][]int     // [input][pool], 1-based among all candidates
@@ -519,6 +525,9 @@ func (rr *Reranker) exampleEvidence(ex *Example, pi []int) (evidence, []bool) {
 	gold := make([]bool, len(keep))
 	for i, p := range keep {
 		gold[i] = ex.Gold[p]
+		if len(ex.Question) == len(ex.Pool) {
+			ev.asks = append(ev.asks, ex.Question[p])
+		}
 		if ex.SentPos != nil {
 			ev.pos0 = append(ev.pos0, ex.SentPos[p] == 0)
 			ev.slen = append(ev.slen, ex.SentLen[p])

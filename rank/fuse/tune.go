@@ -32,6 +32,9 @@ type Example struct {
 	// SentPos[i] and SentLen[i] are Pool[i]'s position in its context and
 	// length in bytes (nil without a corpus description).
 	SentPos, SentLen []int
+	// Question[i] tells whether Pool[i] is itself a question (nil without
+	// a corpus's question flags); fusions with DemoteQuestions read it.
+	Question []bool
 }
 
 // NewExampleContext is NewExample with what the "rerank" method needs too:
@@ -44,6 +47,11 @@ func NewExampleContext(inputs [][]float64, gold []uint32, depth int, corpus *Cor
 		for _, d := range ex.Pool {
 			ex.SentPos = append(ex.SentPos, corpus.Pos[d])
 			ex.SentLen = append(ex.SentLen, corpus.Len[d])
+		}
+	}
+	if corpus != nil && len(corpus.Question) == len(inputs[0]) {
+		for _, d := range ex.Pool {
+			ex.Question = append(ex.Question, corpus.Question[d])
 		}
 	}
 	for r, in := range inputs {
@@ -111,6 +119,12 @@ func NewExample(inputs [][]float64, gold []uint32, depth int) Example {
 // "zscore"): whether the fused first candidate is gold, and the rank of the
 // best gold inside the pool (0: no gold in the pool).
 func (ex *Example) outcome(method string, w []float64, buf []float64) (hit bool, rank int) {
+	return ex.outcomeDemoted(method, w, false, buf)
+}
+
+// outcomeDemoted is outcome with the example's questions ranked last when
+// demote is set (Params.DemoteQuestions).
+func (ex *Example) outcomeDemoted(method string, w []float64, demote bool, buf []float64) (hit bool, rank int) {
 	buf = buf[:len(ex.Pool)]
 	clear(buf)
 	for r, s := range ex.Scores {
@@ -125,6 +139,9 @@ func (ex *Example) outcome(method string, w []float64, buf []float64) (hit bool,
 				buf[i] += w[r] * st.Z(x)
 			}
 		}
+	}
+	if demote && len(ex.Question) == len(buf) {
+		Demote(buf, ex.Question)
 	}
 	best := -1
 	for i := range buf {

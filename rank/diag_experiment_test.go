@@ -1,0 +1,59 @@
+//go:build experiment
+
+package rank
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/reqa/reqa/ingest"
+)
+
+// REQA_DIAG='index=dataset' REQA_DIAG_RANKERS=default,bm25-wpm
+func TestDiagTop1(t *testing.T) {
+	spec := os.Getenv("REQA_DIAG")
+	if spec == "" {
+		t.Skip("set REQA_DIAG")
+	}
+	parts := strings.Split(spec, "=")
+	d, err := ingest.ReadDataset(parts[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(parts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	qs, _ := d.SplitQuestions("test")
+	var eq []EvalQuestion
+	for _, q := range qs {
+		x := EvalQuestion{ID: q.ID, Text: q.Text}
+		for _, g := range q.Gold {
+			if id, ok := e.SentenceByExtID(g); ok {
+				x.Gold = append(x.Gold, id)
+			}
+		}
+		eq = append(eq, x)
+	}
+	for _, name := range strings.Split(os.Getenv("REQA_DIAG_RANKERS"), ",") {
+		s, err := ParseSpec(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := e.Resolve(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := Run(context.Background(), r, eq, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, q := range eq {
+			fmt.Printf("%s\t%s\t%d\t%s\n", name, q.ID, rs[i].Rank, e.sentences[rs[i].Top].ExtID)
+		}
+	}
+}

@@ -1,0 +1,234 @@
+//go:build experiment
+
+package rank
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/reqa/reqa/ingest"
+)
+
+type grpQ struct {
+	fused []float64
+	gold  map[uint32]bool
+}
+
+type grpDom struct {
+	name       string
+	tune, test []grpQ
+	keys       map[string][]uint32 // grouping name → group id per candidate
+	isq        map[string][]bool
+}
+
+var qStart = regexp.MustCompile(`(?i)^(\d+(\.\d+)*\.?\s+)?(how|what|why|where|which|who|when|can|do|does|is|are|should|could|would|will)\s+(do|does|did|can|could|is|are|was|were|should|would|will|i|you|we|it|my|a|the)\b`)
+
+func questionLike(t string, rule string) bool {
+	t = strings.TrimSpace(t)
+	t = strings.TrimRight(t, "\"')]»” ")
+	if strings.HasSuffix(t, "?") {
+		return true
+	}
+	if rule == "q2" && qStart.MatchString(t) && !strings.HasSuffix(t, ".") && !strings.HasSuffix(t, ":") {
+		return true
+	}
+	return false
+}
+
+func loadGrpDom(t *testing.T, name, index, dataset string) *grpDom {
+	d, err := ingest.ReadDataset(dataset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctxs, err := e.r.Contexts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &grpDom{name: name, keys: map[string][]uint32{}}
+	mk := func(key func(c ingestCtx) string) []uint32 {
+		ids := map[string]uint32{}
+		out := make([]uint32, len(e.sentences))
+		for i, s := range e.sentences {
+			c := ctxs[s.ContextID]
+			k := key(ingestCtx{c.Title, c.Doc, s.ContextID})
+			id, ok := ids[k]
+			if !ok {
+				id = uint32(len(ids))
+				ids[k] = id
+			}
+			out[i] = id
+		}
+		return out
+	}
+	g.keys["title"] = mk(func(c ingestCtx) string { return c.title })
+	g.keys["file"] = mk(func(c ingestCtx) string { f, _, _ := strings.Cut(c.title, " › "); return f })
+	g.keys["ctx"] = mk(func(c ingestCtx) string { return fmt.Sprint(c.ctx) })
+	g.isq = map[string][]bool{}
+	for _, rule := range []string{"q1", "q2"} {
+		b := make([]bool, len(e.sentences))
+		n := 0
+		for i, s := range e.sentences {
+			txt := ctxs[s.ContextID].Text[s.Start:s.End]
+			b[i] = questionLike(txt, rule)
+			if b[i] {
+				n++
+			}
+		}
+		g.isq[rule] = b
+		fmt.Printf("%s %s: %d of %d question-like\n", name, rule, n, len(b))
+	}
+	f, err := e.Fused(e.BuiltinDefault(), Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := func(split string) []grpQ {
+		qs, _ := d.SplitQuestions(split)
+		texts := []string{}
+		for _, q := range qs {
+			texts = append(texts, q.Text)
+		}
+		f.Prepare(t.Context(), texts, nil)
+		var out []grpQ
+		for _, q := range qs {
+			x := grpQ{gold: map[uint32]bool{}}
+			for _, gid := range q.Gold {
+				if id, ok := e.SentenceByExtID(gid); ok {
+					x.gold[id] = true
+				}
+			}
+			_, fused, _, err := f.ScoreAll(q.Text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x.fused = fused
+			out = append(out, x)
+		}
+		return out
+	}
+	g.tune, g.test = half("tune"), half("test")
+	return g
+}
+
+type ingestCtx struct {
+	title, doc string
+	ctx        uint32
+}
+
+// groupP1: final(c) = f(c) + beta * agg(group(c)), agg = mean of the group's top k fused scores.
+func groupP1(qs []grpQ, grp []uint32, beta float64, k int, mode string) float64 {
+	right := 0
+	ng := 0
+	for _, g := range grp {
+		ng = max(ng, int(g)+1)
+	}
+	for _, q := range qs {
+		final := q.fused
+		if beta != 0 {
+			tops := make([][]float64, ng)
+			for c, s := range q.fused {
+				g := grp[c]
+				tk := tops[g]
+				if len(tk) < k {
+					tk = append(tk, s)
+					sort.Float64s(tk)
+				} else if s > tk[0] {
+					tk[0] = s
+					sort.Float64s(tk)
+				}
+				tops[g] = tk
+			}
+			agg := make([]float64, ng)
+			for g, tk := range tops {
+				sum := 0.0
+				for _, s := range tk {
+					sum += s
+				}
+				if mode == "sumk" {
+					agg[g] = sum / float64(k)
+				} else {
+					agg[g] = sum / float64(max(1, len(tk)))
+				}
+			}
+			final = make([]float64, len(q.fused))
+			for c, s := range q.fused {
+				final[c] = s + beta*agg[grp[c]]
+			}
+		}
+		best, bi := math.Inf(-1), 0
+		for c, s := range final {
+			if s > best {
+				best, bi = s, c
+			}
+		}
+		if q.gold[uint32(bi)] {
+			right++
+		}
+	}
+	return 100 * float64(right) / float64(len(qs))
+}
+
+func TestGroupExperiment(t *testing.T) {
+	spec := os.Getenv("REQA_GROUP_DOMAINS")
+	if spec == "" {
+		t.Skip("set REQA_GROUP_DOMAINS")
+	}
+	var doms []*grpDom
+	for _, item := range strings.Split(spec, ";") {
+		p := strings.Split(item, "=")
+		doms = append(doms, loadGrpDom(t, p[0], p[1], p[2]))
+	}
+	for _, rule := range []string{"q1", "q2"} {
+		for _, pen := range []float64{0, 0.25, 0.5, 1, 1.5, 2, 3, 100} {
+			line := fmt.Sprintf("%s pen=%-4g", rule, pen)
+			for _, d := range doms {
+				line += fmt.Sprintf(" %s %5.1f/%5.1f", d.name, penP1(d.tune, d.isq[rule], pen), penP1(d.test, d.isq[rule], pen))
+			}
+			fmt.Println(line)
+		}
+	}
+	if os.Getenv("REQA_GROUPS") == "" {
+		return
+	}
+	for _, key := range []string{"title", "file", "ctx"} {
+		for _, mode := range []string{"meank", "sumk"} {
+			for _, k := range []int{1, 2, 3, 5, 10} {
+				for _, beta := range []float64{0, 0.25, 0.5, 1, 2} {
+					line := fmt.Sprintf("%-6s %-5s k=%-2d b=%-4g", key, mode, k, beta)
+					for _, d := range doms {
+						line += fmt.Sprintf(" %s %5.1f/%5.1f", d.name, groupP1(d.tune, d.keys[key], beta, k, mode), groupP1(d.test, d.keys[key], beta, k, mode))
+					}
+					fmt.Println(line)
+				}
+			}
+		}
+	}
+}
+
+func penP1(qs []grpQ, isq []bool, pen float64) float64 {
+	right := 0
+	for _, q := range qs {
+		best, bi := math.Inf(-1), 0
+		for c, s := range q.fused {
+			if isq[c] {
+				s -= pen
+			}
+			if s > best {
+				best, bi = s, c
+			}
+		}
+		if q.gold[uint32(bi)] {
+			right++
+		}
+	}
+	return 100 * float64(right) / float64(len(qs))
+}
