@@ -22,8 +22,10 @@ import (
 // body text's and short enough are headings (the largest size is level 1).
 // Lines set in a fixed-pitch font (by the font descriptor's flag or a
 // typewriter face's name) are Code blocks. A line holding only a number (a page number), a table-of-contents line
-// (dot leaders and a page number) and running headers and footers (the
-// same first or last line on three pages or more) are dropped. Blocks carry
+// (dot leaders and a page number), the pages of a table of contents and
+// running headers and footers (the same first or last line on three pages
+// or more, or a first or last line set apart from the text at the same
+// height on three pages or more) are dropped. Blocks carry
 // their page; there are no line numbers. An encrypted PDF (one that needs a
 // password), one the parser cannot read, or a page it cannot read is an
 // *Error naming the page; a PDF without text (scanned pages) reads as a
@@ -183,11 +185,12 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 		}
 		head = head[:0]
 	}
-	running := runningLines(lines)
+	running := runningLines(lines, body)
+	toc := tocPages(lines)
 	compounds := hyphenated(lines)
 	for i := range lines {
 		l := lines[i]
-		if isPageNumber(l.text) || running[i] || tocEntry.MatchString(l.text) {
+		if isPageNumber(l.text) || running[i] || toc[l.page] || tocEntry.MatchString(l.text) {
 			continue
 		}
 		if l.mono && inlineCode(prev, l, para.String()) {
@@ -250,8 +253,13 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 
 // runningLines marks running headers and footers: a page's first or last
 // line whose text, digits aside, is the first or last line of at least
-// two other pages too.
-func runningLines(lines []pdfLine) map[int]bool {
+// two other pages too; or, when the text changes from page to page (the
+// current chapter and section, as LaTeX's book classes print them), a
+// first (last) line set apart from the line below (above) it by more than
+// twice its type size, in type no larger than the body's (size body),
+// above (below) every line that is not a page's first (last), at the same
+// height as such a line on at least two other pages.
+func runningLines(lines []pdfLine, body float64) map[int]bool {
 	key := func(s string) string {
 		return strings.Map(func(r rune) rune {
 			if unicode.IsDigit(r) || unicode.IsSpace(r) {
@@ -292,6 +300,76 @@ func runningLines(lines []pdfLine) map[int]bool {
 	for _, i := range edges {
 		if k := key(lines[i].text); k != "" && len(pages[k]) >= 3 {
 			out[i] = true
+		}
+	}
+	// Apart lines: in the margin above (below) every line that is not a
+	// page's first (last), the same height on three pages or more.
+	maxInner, minInner := math.Inf(-1), math.Inf(1)
+	for i, l := range lines {
+		if isPageNumber(l.text) {
+			continue
+		}
+		if i > 0 && lines[i-1].page == l.page {
+			maxInner = max(maxInner, l.y)
+		}
+		if i+1 < len(lines) && lines[i+1].page == l.page && !isPageNumber(lines[i+1].text) {
+			minInner = min(minInner, l.y)
+		}
+	}
+	apart := map[float64]map[int]bool{}
+	var cands []int
+	for _, i := range edges {
+		l := lines[i]
+		if out[i] || round1(l.size) > body {
+			continue
+		}
+		first := i == 0 || lines[i-1].page != l.page
+		var next pdfLine
+		if first && i+1 < len(lines) && lines[i+1].page == l.page {
+			next = lines[i+1]
+		} else if !first && i > 0 && lines[i-1].page == l.page {
+			next = lines[i-1]
+		} else {
+			continue
+		}
+		if math.Abs(l.y-next.y) <= 2*l.size || (first && l.y <= maxInner) || (!first && l.y >= minInner) {
+			continue
+		}
+		y := math.Round(l.y)
+		if apart[y] == nil {
+			apart[y] = map[int]bool{}
+		}
+		apart[y][l.page] = true
+		cands = append(cands, i)
+	}
+	for _, i := range cands {
+		if len(apart[math.Round(lines[i].y)]) >= 3 {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// tocPages marks the pages of a table of contents (or an index): pages
+// on which at least half of the lines of five or more are entries with dot
+// leaders and a page number. Every line of such a page is dropped,
+// including entries wrapped onto a line of their own and those without
+// leaders.
+func tocPages(lines []pdfLine) map[int]bool {
+	total, entries := map[int]int{}, map[int]int{}
+	for _, l := range lines {
+		if isPageNumber(l.text) {
+			continue
+		}
+		total[l.page]++
+		if tocEntry.MatchString(l.text) {
+			entries[l.page]++
+		}
+	}
+	out := map[int]bool{}
+	for p, n := range total {
+		if n >= 5 && 2*entries[p] >= n {
+			out[p] = true
 		}
 	}
 	return out

@@ -136,3 +136,76 @@ func TestPDFErrors(t *testing.T) {
 		})
 	}
 }
+
+// bookPDF generates a LaTeX-book-like PDF: a table of contents page (dot
+// leaders, an entry wrapped onto a second line, a chapter entry without
+// leaders), then body pages under running headers that change from page
+// to page (chapter and section in capitals, at the top margin), a
+// paragraph that goes on over a page break, and a page whose first line
+// is followed by a large gap (a figure) at the height where body text
+// starts.
+func bookPDF(t testing.TB) []byte {
+	p := fpdf.New("P", "mm", "A4", "")
+	p.SetAutoPageBreak(false, 0)
+	at := func(y, size float64, text string) {
+		p.SetXY(20, y)
+		p.SetFont("Helvetica", "", size)
+		p.Cell(0, 5, text)
+	}
+	p.AddPage()
+	at(20, 20, "Contents")
+	at(40, 10, "1 Getting started 2")
+	at(46, 10, "1.1 How do I install the frobnicator? . . . . . . . . . . . . 2")
+	at(52, 10, "1.2 How does the frobnicator compare with other tools that")
+	at(58, 10, "rewrite files? . . . . . . . . . . . . . . . . . . . . . . . . 3")
+	at(64, 10, "1.3 Where are backups kept? . . . . . . . . . . . . . . . . . 4")
+	at(70, 10, "1.4 Can I undo a run? . . . . . . . . . . . . . . . . . . . . 5")
+	body := []struct{ header, first, rest string }{
+		{"CHAPTER 1. GETTING STARTED 1.1. HOW DO I INSTALL …", "Install the frobnicator with the package manager.", "It needs no configuration to start. To update it later, run"},
+		{"CHAPTER 1. GETTING STARTED 1.2. HOW DOES THE FROBNICATOR …", "the package manager again.", "Other tools rewrite files too but keep no backups."},
+		{"CHAPTER 1. GETTING STARTED 1.3. WHERE ARE BACKUPS KEPT?", "Backups are kept in the home directory.", "Each run keeps one backup per file."},
+		{"", "A figure follows this line.", "The figure shows a frobnicated file."},
+	}
+	for _, pg := range body {
+		p.AddPage()
+		if pg.header != "" {
+			at(10, 10, pg.header)
+		}
+		at(24, 10, pg.first)
+		if strings.HasPrefix(pg.first, "A figure") {
+			at(90, 10, pg.rest) // a figure (no text) in between
+		} else {
+			at(30, 10, pg.rest)
+		}
+	}
+	var b bytes.Buffer
+	if err := p.Output(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestPDFRunningHeadersAndContents(t *testing.T) {
+	d, err := ParsePDF("book.pdf", bookPDF(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			got = append(got, b.Text)
+		}
+	}
+	want := []string{
+		"Install the frobnicator with the package manager.",
+		"It needs no configuration to start. To update it later, run the package manager again.",
+		"Other tools rewrite files too but keep no backups.",
+		"Backups are kept in the home directory.",
+		"Each run keeps one backup per file.",
+		"A figure follows this line.",
+		"The figure shows a frobnicated file.",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
