@@ -28,7 +28,11 @@ func TestDiagTop1(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	qs, _ := d.SplitQuestions("test")
+	split := os.Getenv("REQA_DIAG_SPLIT")
+	if split == "" {
+		split = "test"
+	}
+	qs, _ := d.SplitQuestions(split)
 	var eq []EvalQuestion
 	for _, q := range qs {
 		x := EvalQuestion{ID: q.ID, Text: q.Text}

@@ -32,7 +32,9 @@ func IsQuestion(s string) bool {
 	if r := last[len(last)-1]; r == '.' || r == '!' || r == ':' || r == ';' || r == ',' {
 		return false
 	}
-	words := strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != '\'' && r != '’' })
+	words := strings.FieldsFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != '\'' && r != '’'
+	})
 	if len(words) > 0 && isSectionNumber(words[0]) {
 		words = words[1:]
 	}

@@ -12,9 +12,9 @@ func TestIsQuestion(t *testing.T) {
 		{`He asked "is it done?"`, true},
 		{"Is it done? ", true},
 		{"(Why not?)", true},
-		{"How do I make sure old unused", true},                  // heading cut by a line break
+		{"How do I make sure old unused", true},                        // heading cut by a line break
 		{"11.9 How do I override a file installed by a package", true}, // table of contents
-		{"CAN I PUT MY COMMERCIAL PROGRAM …", true},                     // running page header
+		{"CAN I PUT MY COMMERCIAL PROGRAM …", true},                    // running page header
 		{"What is meant by saying that a package Depends", true},
 		{"Can I use Debian", true},
 		{"How do I", true},

@@ -171,7 +171,7 @@ func (rr *Reranker) validate(inputs []string) error {
 // evidence is one question's pool with what the features read.
 type evidence struct {
 	// asks[i]: pool candidate i is itself a question (examples only).
-	asks []bool
+	asks   []bool
 	stats  []Stats
 	scores [][]float64 // [input][pool]
 	ranks  [][]int     // [input][pool], 1-based among all candidates
