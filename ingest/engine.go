@@ -9,6 +9,7 @@ import (
 
 	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/index/dense"
+	"github.com/reqa/reqa/index/sentence"
 	"github.com/reqa/reqa/index/tokenize"
 	"github.com/reqa/reqa/index/weaviate"
 	"github.com/reqa/reqa/ingest/document"
@@ -189,11 +190,13 @@ func writeEngineFile(out string, meta store.Meta, opt Options, answers dense.Vec
 		ext.WriteByte('\n')
 	}
 	moments := dense.ComputeMoments(answers, MomentRows).Encode()
+	questions := sentence.EncodeFlags(corpusQuestions(c))
 	err = w.Update(func(tx *store.WriteTx) error {
 		blobs := []struct {
 			name string
 			v    []byte
-		}{{store.BlobDenseModel, opt.EncoderModel}, {store.BlobDenseVocab, opt.EncoderVocab}, {store.BlobDenseMoments, moments}}
+		}{{store.BlobDenseModel, opt.EncoderModel}, {store.BlobDenseVocab, opt.EncoderVocab}, {store.BlobDenseMoments, moments},
+			{store.BlobQuestions, questions}}
 		if hasExt {
 			blobs = append(blobs, struct {
 				name string
@@ -282,7 +285,26 @@ func appendEngine(ctx context.Context, c *Corpus, path string, w *store.Writer, 
 		if err := tx.DeleteLargeBlob(store.BlobDenseMoments); err != nil {
 			return err
 		}
-		return tx.PutLargeBlob(store.BlobDenseMoments, merged.Encode())
+		if err := tx.PutLargeBlob(store.BlobDenseMoments, merged.Encode()); err != nil {
+			return err
+		}
+		// The question flags: the old ones (an index file written before
+		// them has none, and its questions stay unknown) and the new.
+		if !tx.HasBlob(store.BlobQuestions) {
+			return nil
+		}
+		raw, err = tx.LargeBlob(store.BlobQuestions)
+		if err != nil {
+			return err
+		}
+		flags, err := sentence.DecodeFlags(raw, old.Sentences)
+		if err != nil {
+			return fmt.Errorf("blob %s: %w: %w", store.BlobQuestions, store.ErrCorrupt, err)
+		}
+		if err := tx.DeleteLargeBlob(store.BlobQuestions); err != nil {
+			return err
+		}
+		return tx.PutLargeBlob(store.BlobQuestions, sentence.EncodeFlags(append(flags, corpusQuestions(c)...)))
 	})
 	if err != nil {
 		return store.Meta{}, fmt.Errorf("append to %s: %w", path, err)
@@ -296,4 +318,12 @@ func appendEngine(ctx context.Context, c *Corpus, path string, w *store.Writer, 
 		return store.Meta{}, err
 	}
 	return meta, nil
+}
+
+// corpusQuestions flags c's sentences that are questions.
+func corpusQuestions(c *Corpus) []bool {
+	return sentence.Questions(func(i int) string {
+		s := c.Sentences[i]
+		return s.Text(c.Contexts[s.ContextID])
+	}, len(c.Sentences))
 }

@@ -26,7 +26,15 @@ func buildTestIndex(t *testing.T, path string) bool {
 // (which needs the embedded encoder; see requireDense).
 func buildTestIndexDense(t *testing.T, path string, dense bool) bool {
 	t.Helper()
-	c, err := ingest.ReadInputs([]string{"../ingest/testdata/corpus"})
+	buildIndexOf(t, path, dense, "../ingest/testdata/corpus")
+	return dense
+}
+
+// buildIndexOf builds an index of inputs at path as reqa index does, with
+// embeddings when dense.
+func buildIndexOf(t *testing.T, path string, dense bool, inputs ...string) {
+	t.Helper()
+	c, err := ingest.ReadInputs(inputs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +54,6 @@ func buildTestIndexDense(t *testing.T, path string, dense bool) bool {
 	if _, err := ingest.Build(context.Background(), c, path, opt); err != nil {
 		t.Fatal(err)
 	}
-	return dense
 }
 
 // requireDense skips t when the dense encoder is not embedded in this build

@@ -301,8 +301,8 @@ func (e *Engine) corpus() *fuse.Corpus {
 			c.Len[i] = s.End - s.Start
 		}
 		// Without the question flags a fusion demotes nothing: the
-		// ranking stays what it was, and the error shows up where the
-		// texts are read for answers.
+		// ranking stays what it was (a damaged part is reported where it
+		// is read for answers, and by verify).
 		c.Question, _ = e.questions()
 		e.corpusV = c
 	})
@@ -310,8 +310,24 @@ func (e *Engine) corpus() *fuse.Corpus {
 }
 
 // questions flags every sentence that is itself a question
-// (sentence.IsQuestion), from the sentences' texts.
+// (sentence.IsQuestion): read from the sentences' texts, or for an index
+// kept in an engine from its stored flags (nil when it has none).
 func (e *Engine) questions() ([]bool, error) {
+	n := e.r.Meta().Sentences
+	if e.remote != nil {
+		if !e.r.HasBlob(store.BlobQuestions) {
+			return nil, nil
+		}
+		raw, err := e.r.LargeBlob(store.BlobQuestions)
+		if err != nil {
+			return nil, err
+		}
+		q, err := sentence.DecodeFlags(raw, n)
+		if err != nil {
+			return nil, fmt.Errorf("blob %s: %w: %w", store.BlobQuestions, store.ErrCorrupt, err)
+		}
+		return q, nil
+	}
 	ctxs, err := e.r.Contexts()
 	if err != nil {
 		return nil, err

@@ -347,6 +347,9 @@ type remoteFused struct {
 	params fuse.Params
 	inputs []remoteInput
 	n      int
+	// questions flags the sentences that are questions (nil: unknown),
+	// for a fusion that demotes them.
+	questions []bool
 }
 
 func (f *remoteFused) Name() string { return f.params.Name }
@@ -449,6 +452,13 @@ func (f *remoteFused) pool(ctx context.Context, question string) (ids []int, inp
 	if err := fuse.FuseStats(f.params, inputs, stats, fused); err != nil {
 		return nil, nil, nil, err
 	}
+	if f.params.DemoteQuestions && len(f.questions) == f.n {
+		asks := make([]bool, len(ids))
+		for j, id := range ids {
+			asks[j] = id >= 0 && id < f.n && f.questions[id]
+		}
+		fuse.Demote(fused, asks)
+	}
 	return ids, inputs, fused, nil
 }
 
@@ -508,6 +518,9 @@ func (e *Engine) remoteRanker(s Spec) (Ranker, error) {
 			return nil, fmt.Errorf("%w %q: the re-ranker reads every candidate's context scores, which is %w", ErrUnknownRanker, p.Name, ErrEngineRanker)
 		}
 		f := &remoteFused{params: p, n: e.r.Meta().Sentences}
+		if p.DemoteQuestions {
+			f.questions = e.corpus().Question
+		}
 		for _, name := range p.Inputs {
 			in, err := s.with(name)
 			if err != nil {

@@ -233,7 +233,14 @@ func verifyEngineFile(e *Engine, problem func(error)) []string {
 		parts = append(parts, "vector moments")
 	}
 	known := map[string]bool{store.BlobFusion: true, store.BlobAdapter: true, store.BlobDenseModel: true,
-		store.BlobDenseVocab: true, store.BlobDenseMoments: true, store.BlobExtIDs: true}
+		store.BlobDenseVocab: true, store.BlobDenseMoments: true, store.BlobExtIDs: true, store.BlobQuestions: true}
+	if e.r.HasBlob(store.BlobQuestions) {
+		if _, err := e.questions(); err != nil {
+			problem(err)
+		} else {
+			parts = append(parts, "question flags")
+		}
+	}
 	if e.r.HasBlob(store.BlobExtIDs) {
 		raw, err := e.r.LargeBlob(store.BlobExtIDs)
 		if err == nil && strings.Count(string(raw), "\n") != m.Sentences {

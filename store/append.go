@@ -189,6 +189,12 @@ func (t *WriteTx) LargeBlob(name string) ([]byte, error) {
 	return largeBlob(t.tx, name)
 }
 
+// HasBlob reports whether a blob called name exists in the index being
+// written.
+func (t *WriteTx) HasBlob(name string) bool {
+	return t.tx.Bucket(bucketBlobs).Get([]byte(name)) != nil
+}
+
 // DeleteLargeBlob removes the chunked blob name, if present.
 func (t *WriteTx) DeleteLargeBlob(name string) error {
 	b := t.tx.Bucket(bucketBlobs)

@@ -60,6 +60,7 @@
 //
 //	dense/moments     mean and covariance of the answer vectors [BlobDenseMoments]
 //	engine/ext-ids    every sentence's dataset candidate id     [BlobExtIDs]
+//	engine/questions  which sentences are questions (a bit each) [BlobQuestions]
 //
 // A committed file ends at its last page in use: bbolt grows a file ahead
 // of its pages, and [Writer.Commit] and [Amend] cut that padding off.

@@ -30,6 +30,12 @@ const (
 	// in sentence id order, for an index kept in an external engine that was
 	// built from a dataset (evaluation maps gold candidates with it).
 	BlobExtIDs = "engine/ext-ids"
+	// BlobQuestions flags every sentence that is itself a question (one
+	// bit per sentence, index/sentence's EncodeFlags), for an index kept
+	// in an external engine: the default fusion ranks questions last
+	// (rank/fuse's DemoteQuestions), and the file holds no texts to tell
+	// them by. An embedded index reads them from its texts.
+	BlobQuestions = "engine/questions"
 )
 
 // Field-name suffixes of the two document forms of a tokenizer's BM25

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/index/sentence"
 	"github.com/reqa/reqa/index/weaviate"
 	"github.com/reqa/reqa/index/weaviate/weaviatetest"
 	"github.com/reqa/reqa/ingest"
@@ -102,10 +103,10 @@ func TestEngineWeaviate(t *testing.T) {
 // once (the collection's BM25 statistics and the merged vector moments
 // cover both), and verifies clean.
 func testEngineAppend(t *testing.T, host, dir string) {
-	a := writeFile(t, dir, "a.md", "# Ferries\n\nThe ferry leaves the harbour at nine. It returns at noon when the sea is calm.\n\n"+
+	a := writeFile(t, dir, "a.md", "# Ferries\n\nWhen does the ferry return? The ferry leaves the harbour at nine. It returns at noon when the sea is calm.\n\n"+
 		"Tickets are sold on board. Bicycles travel free of charge.\n")
 	b := writeFile(t, dir, "b.md", "# Trains\n\nThe night train leaves at ten and reaches the coast at dawn. "+
-		"Sleeping cars must be booked a week ahead.\n\nDogs travel in the luggage van.\n")
+		"Sleeping cars must be booked a week ahead.\n\nCan I bring my dog? Dogs travel in the luggage van.\n")
 	eng, loc := filepath.Join(dir, "app-eng.reqa"), filepath.Join(dir, "app-loc.reqa")
 	for _, args := range [][]string{
 		{"index", "-q", "--engine", "weaviate://" + host + "/Travel", "--out", eng, a},
@@ -122,6 +123,11 @@ func testEngineAppend(t *testing.T, host, dir string) {
 			got := askJSON(t, "--index", eng, "-r", r, "-k", "3", q)
 			if len(got) != len(want) {
 				t.Fatalf("%s %q: %d answers after append, %d embedded", r, q, len(got), len(want))
+			}
+			// The questions of both files (the second's flags added by
+			// the append) rank below every sentence that is not one.
+			if r == "default" && len(got) > 0 && sentence.IsQuestion(got[0].Sentence) {
+				t.Errorf("%q: the default answers with the question %q", q, got[0].Sentence)
 			}
 			for i := range want {
 				if got[i].SentenceID != want[i].SentenceID || got[i].Sentence != want[i].Sentence || !closeTo(got[i].Score, want[i].Score) {

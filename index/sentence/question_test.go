@@ -1,6 +1,10 @@
 package sentence
 
-import "testing"
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
 
 func TestIsQuestion(t *testing.T) {
 	for _, c := range []struct {
@@ -51,5 +55,46 @@ func FuzzIsQuestion(f *testing.F) {
 			t.Errorf("IsQuestion(%q.) = true: a full stop ends a statement", s)
 		}
 		_ = q
+	})
+}
+
+func TestFlags(t *testing.T) {
+	for _, flags := range [][]bool{nil, {true}, {false, true, false, false, false, false, false, false, true}, make([]bool, 16)} {
+		raw := EncodeFlags(flags)
+		got, err := DecodeFlags(raw, len(flags))
+		if err != nil || len(got) != len(flags) {
+			t.Fatalf("DecodeFlags(EncodeFlags(%v)) = %v, %v", flags, got, err)
+		}
+		for i := range flags {
+			if got[i] != flags[i] {
+				t.Fatalf("flag %d: %v, want %v", i, got[i], flags[i])
+			}
+		}
+	}
+	for _, c := range []struct {
+		raw []byte
+		n   int
+	}{{[]byte{1}, 0}, {nil, 1}, {[]byte{0x80}, 7}, {[]byte{0, 0}, 8}, {nil, -1}} {
+		if _, err := DecodeFlags(c.raw, c.n); !errors.Is(err, ErrFlags) {
+			t.Errorf("DecodeFlags(%v, %d): %v, want ErrFlags", c.raw, c.n, err)
+		}
+	}
+}
+
+func FuzzDecodeFlags(f *testing.F) {
+	f.Add([]byte{0x05}, 3)
+	f.Add([]byte{}, 0)
+	f.Add([]byte{0xff, 0x01}, 9)
+	f.Fuzz(func(t *testing.T, raw []byte, n int) {
+		flags, err := DecodeFlags(raw, n)
+		if err != nil {
+			if !errors.Is(err, ErrFlags) {
+				t.Fatalf("error %v does not wrap ErrFlags", err)
+			}
+			return
+		}
+		if again := EncodeFlags(flags); !bytes.Equal(again, raw) {
+			t.Fatalf("round trip %x -> %x", raw, again)
+		}
 	})
 }

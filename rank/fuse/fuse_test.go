@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -116,5 +117,62 @@ func TestSimplex(t *testing.T) {
 		if s := w[0] + w[1] + w[2]; math.Abs(s-1) > 1e-12 {
 			t.Fatalf("weights %v sum to %v", w, s)
 		}
+	}
+}
+
+// TestDemoteQuestions: with DemoteQuestions every flagged candidate ranks
+// below every other, each group in its own order, for the full-vector
+// fusion (FuseContext) and for tuning examples (Evaluate) alike; without
+// the flags nothing changes.
+func TestDemoteQuestions(t *testing.T) {
+	inputs := [][]float64{{5, 4, 3, 2, 1}, {1, 2, 3, 4, 5}}
+	asks := []bool{true, false, false, true, false}
+	for _, method := range []string{"zscore", "minmax", "rrf"} {
+		p := Params{Name: "f", Method: method, Inputs: []string{"a", "b"}, Weights: []float64{0.7, 0.3}, K: 60, DemoteQuestions: true}
+		plain := make([]float64, 5)
+		q := p
+		q.DemoteQuestions = false
+		if err := FuseContext(q, inputs, nil, plain); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float64, 5)
+		if err := FuseContext(p, inputs, &Corpus{Question: asks}, got); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			for j := range got {
+				switch {
+				case asks[i] && !asks[j] && got[i] >= got[j]:
+					t.Errorf("%s: question %d (%.3f) not below %d (%.3f)", method, i, got[i], j, got[j])
+				case asks[i] == asks[j] && (plain[i] < plain[j]) != (got[i] < got[j]):
+					t.Errorf("%s: %d and %d change order", method, i, j)
+				}
+			}
+		}
+		noFlags := make([]float64, 5)
+		if err := FuseContext(p, inputs, &Corpus{}, noFlags); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(noFlags, plain) {
+			t.Errorf("%s: without question flags %v, want %v", method, noFlags, plain)
+		}
+	}
+	// Tuning examples: the gold (candidate 1) is second behind a question.
+	ex := NewExampleContext(inputs, []uint32{1}, 5, &Corpus{Ctx: make([]uint32, 5), Pos: make([]int, 5), Len: make([]int, 5), Question: asks})
+	p := Params{Name: "f", Method: "zscore", Inputs: []string{"a", "b"}, Weights: []float64{1, 0}}
+	if p1, _, err := Evaluate(p, []Example{ex}); err != nil || p1 != 0 {
+		t.Fatalf("plain: P@1 %v, %v; want 0", p1, err)
+	}
+	p.DemoteQuestions = true
+	if p1, _, err := Evaluate(p, []Example{ex}); err != nil || p1 != 100 {
+		t.Fatalf("demoted: P@1 %v, %v; want 100", p1, err)
+	}
+}
+
+func TestDemote(t *testing.T) {
+	out := []float64{3, math.Inf(-1), 1, 2, math.NaN()}
+	Demote(out, []bool{true, true, false, false, true})
+	if !(out[0] < out[2] && out[0] < out[3] && math.IsInf(out[1], -1) && math.IsNaN(out[4]) && out[2] == 1 && out[3] == 2) {
+		t.Errorf("Demote: %v", out)
 	}
 }
