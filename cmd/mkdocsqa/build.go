@@ -83,6 +83,13 @@ type QuestionSpec struct {
 	// content words with the answering sentence (as wordOverlap measures
 	// it; Build counts them afresh as DomainSummary.Paraphrases).
 	Paraphrase bool `json:"paraphrase,omitempty"`
+	// Half pins the half ("tune" or "test") of the question's answer, and
+	// with it of the unit (a heading's section) that holds it, for sets
+	// split by heading: where a unit's turn in the alternation would move
+	// with what a reader extracts before it (a PDF's table of contents),
+	// the halves stay those the benchmark was defined with. A unit holding
+	// pinned questions of both halves is an error.
+	Half string `json:"half,omitempty"`
 }
 
 // Summary reports what Build wrote.
@@ -127,6 +134,7 @@ type outContext struct {
 	Text  string `json:"text"`
 	set   string
 	split string
+	unit  string
 }
 
 type outCandidate struct {
@@ -259,7 +267,7 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 					}
 					n = len(contexts)
 					ctxNo[s.ContextID] = n
-					contexts = append(contexts, outContext{ID: n, Title: title, Text: cx.Text, set: set.Name, split: u.split})
+					contexts = append(contexts, outContext{ID: n, Title: title, Text: cx.Text, set: set.Name, split: u.split, unit: u.name})
 					ds.Contexts++
 				}
 				text := s.Text(cx)
@@ -277,6 +285,9 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 		}
 		qs, err := readQuestions(filepath.Join(cfg.QuestionsDir, set.Name+".jsonl"), set)
 		if err != nil {
+			return nil, err
+		}
+		if err := pinHalves(set, qs, contexts, candidates, splitOf); err != nil {
 			return nil, err
 		}
 		for _, q := range qs {
@@ -618,6 +629,9 @@ func readQuestions(path string, set SetSpec) ([]QuestionSpec, error) {
 				return nil, fmt.Errorf("%s:%d: field \"answers\": blank answer", path, line)
 			}
 		}
+		if q.Half != "" && q.Half != "tune" && q.Half != "test" {
+			return nil, fmt.Errorf("%s:%d: field \"half\": %q: want tune or test", path, line, q.Half)
+		}
 		ids[q.ID] = true
 		out = append(out, q)
 	}
@@ -762,4 +776,38 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// pinHalves gives every unit of set that holds the answer of a question
+// with a pinned half (QuestionSpec.Half) that half: its contexts and
+// their titles (splitOf) move with it.
+func pinHalves(set SetSpec, qs []QuestionSpec, contexts []outContext, candidates []outCandidate, splitOf map[string]string) error {
+	pinned := map[string]string{} // unit → half
+	by := map[string]string{}     // unit → the question that pinned it
+	for _, q := range qs {
+		if q.Half == "" {
+			continue
+		}
+		key := set.Name + "/" + q.File
+		for _, a := range q.Answers {
+			na := normalize(a)
+			for _, c := range candidates {
+				if c.file != key || !strings.Contains(c.norm, na) {
+					continue
+				}
+				u := contexts[c.Context].unit
+				if h, ok := pinned[u]; ok && h != q.Half {
+					return fmt.Errorf("question %s is pinned to %s, but %s pins %s to %s", q.ID, q.Half, by[u], u, h)
+				}
+				pinned[u], by[u] = q.Half, q.ID
+			}
+		}
+	}
+	for i := range contexts {
+		if h, ok := pinned[contexts[i].unit]; ok && contexts[i].set == set.Name {
+			contexts[i].split = h
+			splitOf[contexts[i].Title] = h
+		}
+	}
+	return nil
 }

@@ -269,96 +269,66 @@ func FuzzReadQuestions(f *testing.F) {
 }
 
 func TestBuildHeadingSplit(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("src/notes/notes.md", "# Boats\n\n## Sails\n\nThe mainsail is hoisted first.\n\n## Oars\n\nOars are stowed under the thwarts.\n\n# Knots\n\n## Bowline\n\nA bowline makes a fixed loop.\n")
-	write("questions/sources.json", `{"sets": [{"name": "notes", "origin": "fixture", "license": "as reqa", "split_by": "heading", "heading_depth": 2, "files": [{"path": "notes.md"}]}]}`)
-	write("questions/notes.jsonl", `{"id":"n1","file":"notes.md","question":"Which sail goes up first?","answers":["mainsail is hoisted first"]}
-{"id":"n2","file":"notes.md","question":"Where do the oars go?","answers":["stowed under the thwarts"]}
-{"id":"n3","file":"notes.md","question":"Which knot gives a fixed loop?","answers":["makes a fixed loop"]}
+	for _, tc := range []struct {
+		name, pins, a1 string
+		want           map[string]string // split → question ids
+		err            string
+	}{
+		// Boats › Sails, Boats › Oars, Knots › Bowline alternate.
+		{name: "alternate", a1: "mainsail is hoisted first.", want: map[string]string{"tune": "n1,n3", "test": "n2"}},
+		// Pinned halves win over the alternation; unpinned units keep
+		// their turn.
+		{name: "pinned", a1: "mainsail is hoisted first.", pins: `,"half":"test"|,"half":"tune"|`, want: map[string]string{"tune": "n2,n3", "test": "n1"}},
+		// n1's answer is in Sails and in Bowline, n3's in Bowline.
+		{name: "conflict", a1: "mainsail is hoisted first", pins: `,"half":"test"||,"half":"tune"`, err: "pinned"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write := func(name, text string) {
+				t.Helper()
+				p := filepath.Join(dir, name)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pins := strings.Split(tc.pins+"||", "|")
+			write("src/notes/notes.md", "# Boats\n\n## Sails\n\nThe mainsail is hoisted first.\n\n## Oars\n\nOars are stowed under the thwarts.\n\n# Knots\n\n## Bowline\n\nA bowline makes a fixed loop. The mainsail is hoisted first in a race.\n")
+			write("questions/sources.json", `{"sets": [{"name": "notes", "origin": "fixture", "license": "as reqa", "split_by": "heading", "heading_depth": 2, "files": [{"path": "notes.md"}]}]}`)
+			write("questions/notes.jsonl", `{"id":"n1","file":"notes.md","question":"Which sail goes up first?","answers":["`+tc.a1+`"]`+pins[0]+`}
+{"id":"n2","file":"notes.md","question":"Where do the oars go?","answers":["stowed under the thwarts"]`+pins[1]+`}
+{"id":"n3","file":"notes.md","question":"Which knot gives a fixed loop?","answers":["makes a fixed loop"]`+pins[2]+`}
 `)
-	cfg := Config{SrcDir: filepath.Join(dir, "src"), QuestionsDir: filepath.Join(dir, "questions"), OutDir: filepath.Join(dir, "out")}
-	if _, err := Build(context.Background(), cfg); err != nil {
-		t.Fatal(err)
-	}
-	d, err := ingest.ReadDataset(filepath.Join(cfg.OutDir, "docsqa"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Boats › Sails, Boats › Oars, Knots › Bowline alternate.
-	for split, want := range map[string]string{"tune": "n1,n3", "test": "n2"} {
-		qs, err := d.SplitQuestions(split)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, q := range qs {
-			got = append(got, q.ID)
-		}
-		if strings.Join(got, ",") != want {
-			t.Errorf("split %s: %v, want %s", split, got, want)
-		}
-	}
-}
-
-func TestBuildContextChoices(t *testing.T) {
-	for _, choice := range ingest.ContextChoices {
-		t.Run(choice, func(t *testing.T) {
-			cfg := fixture(t, nil)
-			cfg.Context = choice
-			if _, err := Build(context.Background(), cfg); err != nil {
+			cfg := Config{SrcDir: filepath.Join(dir, "src"), QuestionsDir: filepath.Join(dir, "questions"), OutDir: filepath.Join(dir, "out")}
+			_, err := Build(context.Background(), cfg)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Build: %v, want an error saying %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			d, err := ingest.ReadDataset(filepath.Join(cfg.OutDir, "docsqa"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(d.Questions) != 5 {
-				t.Fatalf("%d questions, want 5", len(d.Questions))
-			}
-			// The candidate answering g2 sits in a context that, with the
-			// heading path scored, names its heading.
-			for _, q := range d.Questions {
-				if q.ID != "g2" {
-					continue
+			for split, want := range tc.want {
+				qs, err := d.SplitQuestions(split)
+				if err != nil {
+					t.Fatal(err)
 				}
-				for _, s := range d.Corpus.Sentences {
-					if s.ExtID != q.Gold[0] {
-						continue
-					}
-					text := d.Corpus.Contexts[s.ContextID].Text
-					if has := strings.Contains(text, "Ferries"); has != (choice != ingest.ContextParagraph) {
-						t.Errorf("context %q: heading in it %v", text, has)
-					}
+				var got []string
+				for _, q := range qs {
+					got = append(got, q.ID)
+				}
+				if strings.Join(got, ",") != want {
+					t.Errorf("split %s: %v, want %s", split, got, want)
 				}
 			}
 		})
-	}
-}
-
-func TestWordOverlap(t *testing.T) {
-	tests := []struct {
-		q, s string
-		want float64
-	}{
-		{"When does the boat go out?", "The ferry leaves at nine.", 0},
-		{"How do I strip a file extension?", "Remove matching suffix pattern.", 0},
-		{"Are flags required by default?", "Flags are optional by default.", 2.0 / 3},
-		{"Which shells are supported?", "Supported shells: bash, zsh.", 1},
-		{"How?", "Anything.", 0},
-	}
-	for _, tt := range tests {
-		if got := wordOverlap(tt.q, tt.s); got < tt.want-1e-9 || got > tt.want+1e-9 {
-			t.Errorf("wordOverlap(%q, %q) = %v, want %v", tt.q, tt.s, got, tt.want)
-		}
 	}
 }
