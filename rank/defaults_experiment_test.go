@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -403,6 +404,12 @@ func lodoDesigns() []design {
 // the chosen design's parameters to (REQA_DEFAULTS_PICK: its name).
 func TestDefaultsLODO(t *testing.T) {
 	doms := lodoDomains(t)
+	if k, _ := strconv.Atoi(os.Getenv("REQA_DEFAULTS_TOPK")); k > 0 {
+		// Statistics over each input's best k candidates instead of all.
+		for _, d := range doms {
+			d.Tune, d.Test = topStats(d.Tune, k), topStats(d.Test, k)
+		}
+	}
 	for _, d := range doms {
 		t.Logf("domain %s: %d tune, %d test questions", d.Name, len(d.Tune), len(d.Test))
 	}
@@ -511,4 +518,20 @@ func fitAll(t *testing.T, b *strings.Builder, designs []design, all [][]fuse.Exa
 			}
 		}
 	}
+}
+
+// topStats replaces every example's statistics of each input by those of
+// the input's best k scores (the pool holds every input's best 50).
+func topStats(exs []fuse.Example, k int) []fuse.Example {
+	out := make([]fuse.Example, len(exs))
+	for i, ex := range exs {
+		ex.Stats = slices.Clone(ex.Stats)
+		for r, sc := range ex.Scores {
+			top := slices.Clone(sc)
+			sort.Sort(sort.Reverse(sort.Float64Slice(top)))
+			ex.Stats[r] = fuse.Describe(top[:min(k, len(top))])
+		}
+		out[i] = ex
+	}
+	return out
 }

@@ -12,7 +12,12 @@ import (
 	"github.com/reqa/reqa/ingest"
 )
 
-// REQA_DIAG='index=dataset' REQA_DIAG_RANKERS=default,bm25-wpm
+// TestDiagTop1 prints, for every question of a dataset's half and every
+// ranker named, the rank of the best gold and the first candidate's id (tab
+// separated): the error analysis behind DemoteQuestions.
+//
+//	REQA_DIAG='INDEX=DATASET' REQA_DIAG_RANKERS=default,bm25-wpm REQA_DIAG_SPLIT=tune \
+//	go test -tags experiment -run TestDiagTop1 -v ./rank/
 func TestDiagTop1(t *testing.T) {
 	spec := os.Getenv("REQA_DIAG")
 	if spec == "" {

@@ -2,14 +2,38 @@
 
 package rank
 
+// Experiments on document-level evidence and question candidates for the
+// built-in default (BENCHMARKS.md "Questions are not answers"): on top of
+// the default fusion's scores, every candidate gets
+//
+//   - a boost from its group's best fused scores (the mean of the group's
+//     top k, groups: the context's title, the file named by its first
+//     " › " part, the context),
+//   - a boost from its group's document-level BM25 (stem tokens of every
+//     context of the group; Lucene idf, k1 1.2, b 0.75; z-scored over the
+//     groups; REQA_DOCTOK another tokenizer),
+//   - (REQA_PEN=1) a penalty when it is a question (a question mark; or
+//     that, or an interrogative opening without final punctuation),
+//
+// and P@1 is printed for each domain's tune / test half:
+//
+//	REQA_GROUP_DOMAINS='docs=IDX=DATASET;golibs=…' REQA_GROUPS=1 \
+//	go test -tags experiment -run TestDocumentEvidence -v -timeout 0 ./rank/
+//
+// Neither boost gained on any tune half (they lowered docs); the question
+// penalty never lowered one and became fuse.Params.DemoteQuestions.
+
 import (
 	"fmt"
 	"math"
 	"os"
 	"regexp"
+
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/reqa/reqa/index/tokenize"
 
 	"github.com/reqa/reqa/ingest"
 )
@@ -17,6 +41,8 @@ import (
 type grpQ struct {
 	fused []float64
 	gold  map[uint32]bool
+	// doc[key][tok] = z-scored document-level BM25 of every group
+	doc map[string][]float64
 }
 
 type grpDom struct {
@@ -73,6 +99,87 @@ func loadGrpDom(t *testing.T, name, index, dataset string) *grpDom {
 	g.keys["title"] = mk(func(c ingestCtx) string { return c.title })
 	g.keys["file"] = mk(func(c ingestCtx) string { f, _, _ := strings.Cut(c.title, " › "); return f })
 	g.keys["ctx"] = mk(func(c ingestCtx) string { return fmt.Sprint(c.ctx) })
+	// Document-level BM25 statistics per grouping (title, file) over the
+	// stem tokens of every context.
+	type docStats struct {
+		tf     []map[string]int
+		len    []float64
+		avg    float64
+		df     map[string]int
+		groups int
+	}
+	stats := map[string]*docStats{}
+	tok, _ := tokenize.Get(os.Getenv("REQA_DOCTOK"))
+	if tok == nil {
+		tok, _ = tokenize.Get("stem")
+	}
+	for _, key := range []string{"title", "file"} {
+		grp := g.keys[key]
+		ctxGroup := map[uint32]uint32{}
+		ng := 0
+		for i, s := range e.sentences {
+			ctxGroup[s.ContextID] = grp[i]
+			ng = max(ng, int(grp[i])+1)
+		}
+		st := &docStats{tf: make([]map[string]int, ng), len: make([]float64, ng), df: map[string]int{}, groups: ng}
+		for i := range st.tf {
+			st.tf[i] = map[string]int{}
+		}
+		for cid, gid := range ctxGroup {
+			for _, w := range tok.Tokenize(ctxs[cid].Text) {
+				st.tf[gid][w]++
+				st.len[gid]++
+			}
+		}
+		tot := 0.0
+		for gi := range st.tf {
+			tot += st.len[gi]
+			for w := range st.tf[gi] {
+				st.df[w]++
+			}
+		}
+		st.avg = tot / float64(ng)
+		stats[key] = st
+	}
+	docScores := func(q string) map[string][]float64 {
+		out := map[string][]float64{}
+		qt := tok.Tokenize(q)
+		for key, st := range stats {
+			sc := make([]float64, st.groups)
+			for _, w := range qt {
+				df := st.df[w]
+				if df == 0 {
+					continue
+				}
+				idf := math.Log(1 + (float64(st.groups)-float64(df)+0.5)/(float64(df)+0.5))
+				for gi := range sc {
+					tf := float64(st.tf[gi][w])
+					if tf == 0 {
+						continue
+					}
+					sc[gi] += idf * tf * 2.2 / (tf + 1.2*(0.25+0.75*st.len[gi]/st.avg))
+				}
+			}
+			mean, sd := 0.0, 0.0
+			for _, x := range sc {
+				mean += x
+			}
+			mean /= float64(len(sc))
+			for _, x := range sc {
+				sd += (x - mean) * (x - mean)
+			}
+			sd = math.Sqrt(sd / float64(len(sc)))
+			for i := range sc {
+				if sd > 0 {
+					sc[i] = (sc[i] - mean) / sd
+				} else {
+					sc[i] = 0
+				}
+			}
+			out[key] = sc
+		}
+		return out
+	}
 	g.isq = map[string][]bool{}
 	for _, rule := range []string{"q1", "q2"} {
 		b := make([]bool, len(e.sentences))
@@ -111,6 +218,7 @@ func loadGrpDom(t *testing.T, name, index, dataset string) *grpDom {
 				t.Fatal(err)
 			}
 			x.fused = fused
+			x.doc = docScores(q.Text)
 			out = append(out, x)
 		}
 		return out
@@ -177,7 +285,7 @@ func groupP1(qs []grpQ, grp []uint32, beta float64, k int, mode string) float64 
 	return 100 * float64(right) / float64(len(qs))
 }
 
-func TestGroupExperiment(t *testing.T) {
+func TestDocumentEvidence(t *testing.T) {
 	spec := os.Getenv("REQA_GROUP_DOMAINS")
 	if spec == "" {
 		t.Skip("set REQA_GROUP_DOMAINS")
@@ -186,6 +294,18 @@ func TestGroupExperiment(t *testing.T) {
 	for _, item := range strings.Split(spec, ";") {
 		p := strings.Split(item, "=")
 		doms = append(doms, loadGrpDom(t, p[0], p[1], p[2]))
+	}
+	for _, key := range []string{"title", "file"} {
+		for _, beta := range []float64{0, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5} {
+			line := fmt.Sprintf("doc %-5s b=%-4g", key, beta)
+			for _, d := range doms {
+				line += fmt.Sprintf(" %s %5.1f/%5.1f", d.name, docP1(d.tune, d.keys[key], key, beta), docP1(d.test, d.keys[key], key, beta))
+			}
+			fmt.Println(line)
+		}
+	}
+	if os.Getenv("REQA_PEN") == "" {
+		return
 	}
 	for _, rule := range []string{"q1", "q2"} {
 		for _, pen := range []float64{0, 0.25, 0.5, 1, 1.5, 2, 3, 100} {
@@ -222,6 +342,24 @@ func penP1(qs []grpQ, isq []bool, pen float64) float64 {
 			if isq[c] {
 				s -= pen
 			}
+			if s > best {
+				best, bi = s, c
+			}
+		}
+		if q.gold[uint32(bi)] {
+			right++
+		}
+	}
+	return 100 * float64(right) / float64(len(qs))
+}
+
+func docP1(qs []grpQ, grp []uint32, key string, beta float64) float64 {
+	right := 0
+	for _, q := range qs {
+		best, bi := math.Inf(-1), 0
+		z := q.doc[key]
+		for c, s := range q.fused {
+			s += beta * z[grp[c]]
 			if s > best {
 				best, bi = s, c
 			}
