@@ -11,7 +11,9 @@
 // tokenizer (script, style, template, nav, head and similar elements
 // skipped, entities decoded, pre never a candidate), and PDF on the pure-Go
 // github.com/ledongthuc/pdf (text rebuilt into lines from glyph positions,
-// hyphenation and hard line wraps rejoined, larger type taken as headings).
+// hyphenation and hard line wraps rejoined, larger type taken as headings;
+// page numbers, running headers and footers and table-of-contents pages
+// dropped).
 //
 // Bad input is reported as an [*Error] naming the file and line or page;
 // no input makes a reader panic (a parser's panic is turned into an
