@@ -97,15 +97,7 @@ func lodoDomains(t *testing.T) []*lodoDomain {
 // domainExamples scores both halves of dataset with lodoInputs on index
 // (no question adapter: the default serves untuned indexes).
 func domainExamples(t *testing.T, index, dataset string) (tune, test []fuse.Example) {
-	d, err := ingest.ReadDataset(dataset)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := Open(index)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	d, e := openDomain(t, index, dataset)
 	var rs []Ranker
 	for _, n := range lodoInputs {
 		r, err := e.input(n, Spec{Dense: DenseOptions{NoAdapter: true}})
@@ -115,27 +107,49 @@ func domainExamples(t *testing.T, index, dataset string) (tune, test []fuse.Exam
 		rs = append(rs, r)
 	}
 	half := func(split string) []fuse.Example {
-		qs, err := d.SplitQuestions(split)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var eq []EvalQuestion
-		for _, q := range qs {
-			x := EvalQuestion{ID: q.ID, Text: q.Text}
-			for _, g := range q.Gold {
-				if id, ok := e.SentenceByExtID(g); ok {
-					x.Gold = append(x.Gold, id)
-				}
-			}
-			eq = append(eq, x)
-		}
-		exs, err := tuningExamples(context.Background(), rs, eq, e.corpus(), true)
+		exs, err := tuningExamples(context.Background(), rs, splitQuestions(t, e, d, split), e.corpus(), true)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return exs
 	}
 	return half("tune"), half("test")
+}
+
+// openDomain reads dataset and opens index (closed when t ends).
+func openDomain(t *testing.T, index, dataset string) (*ingest.Dataset, *Engine) {
+	t.Helper()
+	d, err := ingest.ReadDataset(dataset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return d, e
+}
+
+// splitQuestions returns the questions of d's half split with their gold
+// candidates' sentence ids in e.
+func splitQuestions(t *testing.T, e *Engine, d *ingest.Dataset, split string) []EvalQuestion {
+	t.Helper()
+	qs, err := d.SplitQuestions(split)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var eq []EvalQuestion
+	for _, q := range qs {
+		x := EvalQuestion{ID: q.ID, Text: q.Text}
+		for _, g := range q.Gold {
+			if id, ok := e.SentenceByExtID(g); ok {
+				x.Gold = append(x.Gold, id)
+			}
+		}
+		eq = append(eq, x)
+	}
+	return eq
 }
 
 // lodoInputs are the inputs of the cached examples: the re-ranker's six

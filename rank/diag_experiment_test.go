@@ -8,8 +8,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/reqa/reqa/ingest"
 )
 
 // TestDiagTop1 prints, for every question of a dataset's half and every
@@ -24,30 +22,12 @@ func TestDiagTop1(t *testing.T) {
 		t.Skip("set REQA_DIAG")
 	}
 	parts := strings.Split(spec, "=")
-	d, err := ingest.ReadDataset(parts[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := Open(parts[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	d, e := openDomain(t, parts[0], parts[1])
 	split := os.Getenv("REQA_DIAG_SPLIT")
 	if split == "" {
 		split = "test"
 	}
-	qs, _ := d.SplitQuestions(split)
-	var eq []EvalQuestion
-	for _, q := range qs {
-		x := EvalQuestion{ID: q.ID, Text: q.Text}
-		for _, g := range q.Gold {
-			if id, ok := e.SentenceByExtID(g); ok {
-				x.Gold = append(x.Gold, id)
-			}
-		}
-		eq = append(eq, x)
-	}
+	eq := splitQuestions(t, e, d, split)
 	for _, name := range strings.Split(os.Getenv("REQA_DIAG_RANKERS"), ",") {
 		s, err := ParseSpec(name)
 		if err != nil {

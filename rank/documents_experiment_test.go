@@ -27,15 +27,13 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"regexp"
 
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/reqa/reqa/index/sentence"
 	"github.com/reqa/reqa/index/tokenize"
-
-	"github.com/reqa/reqa/ingest"
 )
 
 type grpQ struct {
@@ -52,30 +50,16 @@ type grpDom struct {
 	isq        map[string][]bool
 }
 
-var qStart = regexp.MustCompile(`(?i)^(\d+(\.\d+)*\.?\s+)?(how|what|why|where|which|who|when|can|do|does|is|are|should|could|would|will)\s+(do|does|did|can|could|is|are|was|were|should|would|will|i|you|we|it|my|a|the)\b`)
-
+// questionLike is rule q1 (a final question mark) or q2 (IsQuestion).
 func questionLike(t string, rule string) bool {
-	t = strings.TrimSpace(t)
-	t = strings.TrimRight(t, "\"')]»” ")
-	if strings.HasSuffix(t, "?") {
-		return true
+	if rule == "q2" {
+		return sentence.IsQuestion(t)
 	}
-	if rule == "q2" && qStart.MatchString(t) && !strings.HasSuffix(t, ".") && !strings.HasSuffix(t, ":") {
-		return true
-	}
-	return false
+	return strings.HasSuffix(strings.TrimSpace(t), "?")
 }
 
 func loadGrpDom(t *testing.T, name, index, dataset string) *grpDom {
-	d, err := ingest.ReadDataset(dataset)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := Open(index)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	d, e := openDomain(t, index, dataset)
 	ctxs, err := e.r.Contexts()
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +183,7 @@ func loadGrpDom(t *testing.T, name, index, dataset string) *grpDom {
 		t.Fatal(err)
 	}
 	half := func(split string) []grpQ {
-		qs, _ := d.SplitQuestions(split)
+		qs := splitQuestions(t, e, d, split)
 		texts := []string{}
 		for _, q := range qs {
 			texts = append(texts, q.Text)
@@ -208,10 +192,8 @@ func loadGrpDom(t *testing.T, name, index, dataset string) *grpDom {
 		var out []grpQ
 		for _, q := range qs {
 			x := grpQ{gold: map[uint32]bool{}}
-			for _, gid := range q.Gold {
-				if id, ok := e.SentenceByExtID(gid); ok {
-					x.gold[id] = true
-				}
+			for _, id := range q.Gold {
+				x.gold[id] = true
 			}
 			_, fused, _, err := f.ScoreAll(q.Text)
 			if err != nil {
