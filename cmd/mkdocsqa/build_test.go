@@ -76,19 +76,7 @@ func TestBuildReadsBack(t *testing.T) {
 	}
 	// guide: g1, g2 in ferries.md (tune), g3 in trains.md (test); manual:
 	// sections alternate Setup (tune), Care (test: m1), Faults (tune: m2).
-	for split, want := range map[string][]string{"tune": {"g1", "g2", "m2"}, "test": {"g3", "m1"}} {
-		qs, err := d.SplitQuestions(split)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, q := range qs {
-			got = append(got, q.ID)
-		}
-		if strings.Join(got, ",") != strings.Join(want, ",") {
-			t.Errorf("split %s: questions %v, want %v", split, got, want)
-		}
-	}
+	expectSplit(t, d, map[string]string{"tune": "g1,g2,m2", "test": "g3,m1"})
 	var domains map[string][]string
 	b, err := os.ReadFile(filepath.Join(cfg.OutDir, "docsqa", "domains.json"))
 	if err == nil {
@@ -316,19 +304,26 @@ func TestBuildHeadingSplit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for split, want := range tc.want {
-				qs, err := d.SplitQuestions(split)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var got []string
-				for _, q := range qs {
-					got = append(got, q.ID)
-				}
-				if strings.Join(got, ",") != want {
-					t.Errorf("split %s: %v, want %s", split, got, want)
-				}
-			}
+			expectSplit(t, d, tc.want)
 		})
+	}
+}
+
+// expectSplit checks the question ids of each half of d (want: split →
+// ids joined by commas, in dataset order).
+func expectSplit(t *testing.T, d *ingest.Dataset, want map[string]string) {
+	t.Helper()
+	for split, ids := range want {
+		qs, err := d.SplitQuestions(split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, q := range qs {
+			got = append(got, q.ID)
+		}
+		if strings.Join(got, ",") != ids {
+			t.Errorf("split %s: questions %v, want %s", split, got, ids)
+		}
 	}
 }
