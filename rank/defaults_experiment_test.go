@@ -99,8 +99,17 @@ func lodoDomains(t *testing.T) []*lodoDomain {
 func domainExamples(t *testing.T, index, dataset string) (tune, test []fuse.Example) {
 	d, e := openDomain(t, index, dataset)
 	var rs []Ranker
+	dopt := DenseOptions{NoAdapter: true}
+	if l := os.Getenv("REQA_DEFAULTS_LAMBDA"); l != "" {
+		// The dense inputs with another context weight λ (exact scoring).
+		v, err := strconv.ParseFloat(l, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dopt.Lambda, dopt.LambdaSet = v, true
+	}
 	for _, n := range lodoInputs {
-		r, err := e.input(n, Spec{Dense: DenseOptions{NoAdapter: true}})
+		r, err := e.input(n, Spec{Dense: dopt})
 		if err != nil {
 			t.Fatal(err)
 		}

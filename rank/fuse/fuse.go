@@ -244,15 +244,15 @@ func FuseContext(p Params, inputs [][]float64, corpus *Corpus, out []float64) er
 // one. Non-finite scores stay as they are.
 func Demote(out []float64, below []bool) {
 	lo, hi := math.Inf(1), math.Inf(-1)
-	any := false
+	some := false
 	for d, x := range out {
 		if math.IsInf(x, 0) || math.IsNaN(x) {
 			continue
 		}
 		lo, hi = min(lo, x), max(hi, x)
-		any = any || below[d]
+		some = some || below[d]
 	}
-	if !any {
+	if !some {
 		return
 	}
 	drop := hi - lo + 1
