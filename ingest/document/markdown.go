@@ -117,6 +117,9 @@ func (m *mdReader) blocks(n ast.Node, kind Kind, group, depth int) error {
 				return err
 			}
 		case *ast.List:
+			if tocList(v) {
+				continue // a table of contents: links to this document's sections
+			}
 			g := group
 			if kind != ListItem || g == 0 {
 				g = m.b.newGroup()
@@ -284,4 +287,34 @@ func recoverError(name string, err *error) {
 	if r := recover(); r != nil {
 		*err = &Error{Name: name, Msg: fmt.Sprintf("cannot parse: %v", r)}
 	}
+}
+
+// tocList reports whether l is a table of contents: every item is a single
+// link to an anchor of this document ("[Transactions](#transactions)"),
+// optionally followed by a list of the same kind.
+func tocList(l *ast.List) bool {
+	items := 0
+	for it := l.FirstChild(); it != nil; it = it.NextSibling() {
+		items++
+		para := it.FirstChild()
+		if para == nil {
+			return false
+		}
+		if _, ok := para.(*ast.Paragraph); !ok {
+			if _, ok := para.(*ast.TextBlock); !ok {
+				return false
+			}
+		}
+		link, ok := para.FirstChild().(*ast.Link)
+		if !ok || para.FirstChild() != para.LastChild() || !strings.HasPrefix(string(link.Destination), "#") {
+			return false
+		}
+		if rest := para.NextSibling(); rest != nil {
+			sub, ok := rest.(*ast.List)
+			if !ok || rest.NextSibling() != nil || !tocList(sub) {
+				return false
+			}
+		}
+	}
+	return items > 0
 }
