@@ -34,10 +34,42 @@ func ParseHTML(name string, data []byte) (d *Document, err error) {
 		}
 	}
 	b := newBuilder(name, HTML)
-	if err := readHTML(b, name, blankBOM(data), 1, true); err != nil {
+	if err := readHTML(b, name, blankCGIHeader(blankBOM(data)), 1, true); err != nil {
 		return nil, err
 	}
 	return b.doc, nil
+}
+
+// blankCGIHeader blanks a CGI response header that precedes the markup
+// (man2html writes "Content-type: text/html" and a blank line before the
+// doctype): header lines "Name: value" up to an empty line, followed by
+// "<". Line breaks are kept, so line numbers stay those of the file.
+func blankCGIHeader(data []byte) []byte {
+	end := bytes.Index(data, []byte("\n\n"))
+	if crlf := bytes.Index(data, []byte("\r\n\r\n")); crlf >= 0 && (end < 0 || crlf < end) {
+		end = crlf
+	}
+	if end <= 0 || end > 4096 {
+		return data
+	}
+	for _, line := range bytes.Split(bytes.TrimRight(data[:end], "\r"), []byte("\n")) {
+		k, _, ok := bytes.Cut(bytes.TrimRight(line, "\r"), []byte(":"))
+		if !ok || len(k) == 0 || bytes.IndexFunc(k, func(r rune) bool {
+			return !(r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+		}) >= 0 {
+			return data
+		}
+	}
+	if rest := bytes.TrimLeft(data[end:], " \t\r\n"); len(rest) == 0 || rest[0] != '<' {
+		return data
+	}
+	out := append([]byte(nil), data...)
+	for i := 0; i < end; i++ {
+		if out[i] != '\n' && out[i] != '\r' {
+			out[i] = ' '
+		}
+	}
+	return out
 }
 
 // elements whose content is not text of the page.

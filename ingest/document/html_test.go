@@ -57,6 +57,8 @@ func TestHTMLConstructs(t *testing.T) {
 		want     []string // "kind|path|text" per block
 	}{
 		{"implicit li and p", "<ul><li>one<li>two</ul><p>a<p>b", []string{"list-item||one", "list-item||two", "paragraph||a", "paragraph||b"}},
+		{"cgi header before markup", "Content-type: text/html; charset=UTF-8\n\n<!DOCTYPE html><p>body.</p>", []string{"paragraph||body."}},
+		{"text that looks like a header", "Note: read this first.\n\nThen <b>that</b>.", []string{"paragraph||Note: read this first. Then that."}},
 		{"nested list", "<ol><li>outer<ul><li>inner</li></ul></li><li>last</li></ol>", []string{"list-item||outer", "list-item||inner", "list-item||last"}},
 		{"heading inline markup", "<h2>The <code>go</code> <em>command</em></h2><p>x</p>", []string{"paragraph|The go command|x"}},
 		{"br and entities", "<p>a<br>b&nbsp;c &lt;d&gt; &amp;amp;</p>", []string{"paragraph||a b c <d> &amp;"}},
