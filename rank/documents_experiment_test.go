@@ -12,6 +12,8 @@ package rank
 //   - a boost from its group's document-level BM25 (stem tokens of every
 //     context of the group; Lucene idf, k1 1.2, b 0.75; z-scored over the
 //     groups; REQA_DOCTOK another tokenizer),
+//   - a boost from its group's document-level dense score (the mean of
+//     the dense input over the group's sentences, z-scored over groups),
 //   - (REQA_PEN=1) a penalty when it is a question (a question mark; or
 //     that, or an interrogative opening without final punctuation),
 //
@@ -20,7 +22,7 @@ package rank
 //	REQA_GROUP_DOMAINS='docs=IDX=DATASET;golibs=…' REQA_GROUPS=1 \
 //	go test -tags experiment -run TestDocumentEvidence -v -timeout 0 ./rank/
 //
-// Neither boost gained on any tune half (they lowered docs); the question
+// No boost gained on any tune half (they lowered docs); the question
 // penalty never lowered one and became fuse.Params.DemoteQuestions.
 
 import (
@@ -195,12 +197,32 @@ func loadGrpDom(t *testing.T, name, index, dataset string) *grpDom {
 			for _, id := range q.Gold {
 				x.gold[id] = true
 			}
-			_, fused, _, err := f.ScoreAll(q.Text)
+			ins, fused, _, err := f.ScoreAll(q.Text)
 			if err != nil {
 				t.Fatal(err)
 			}
 			x.fused = fused
 			x.doc = docScores(q.Text)
+			// Document-level dense: the mean dense score of a group's
+			// sentences (q · the group's mean answer vector), z-scored
+			// over the groups.
+			dense := ins[len(ins)-1]
+			for _, key := range []string{"title", "file"} {
+				grp := g.keys[key]
+				ng := 0
+				for _, gi := range grp {
+					ng = max(ng, int(gi)+1)
+				}
+				sum, n := make([]float64, ng), make([]float64, ng)
+				for c, v := range dense {
+					sum[grp[c]] += v
+					n[grp[c]]++
+				}
+				for gi := range sum {
+					sum[gi] /= max(n[gi], 1)
+				}
+				x.doc["dense-"+key] = zscores(sum)
+			}
 			out = append(out, x)
 		}
 		return out
@@ -278,11 +300,12 @@ func TestDocumentEvidence(t *testing.T) {
 		p := strings.Split(item, "=")
 		doms = append(doms, loadGrpDom(t, p[0], p[1], p[2]))
 	}
-	for _, key := range []string{"title", "file"} {
+	for _, key := range []string{"title", "file", "dense-title", "dense-file"} {
+		grpKey := strings.TrimPrefix(key, "dense-")
 		for _, beta := range []float64{0, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5} {
-			line := fmt.Sprintf("doc %-5s b=%-4g", key, beta)
+			line := fmt.Sprintf("doc %-11s b=%-4g", key, beta)
 			for _, d := range doms {
-				line += fmt.Sprintf(" %s %5.1f/%5.1f", d.name, docP1(d.tune, d.keys[key], key, beta), docP1(d.test, d.keys[key], key, beta))
+				line += fmt.Sprintf(" %s %5.1f/%5.1f", d.name, docP1(d.tune, d.keys[grpKey], key, beta), docP1(d.test, d.keys[grpKey], key, beta))
 			}
 			fmt.Println(line)
 		}
@@ -352,4 +375,24 @@ func docP1(qs []grpQ, grp []uint32, key string, beta float64) float64 {
 		}
 	}
 	return 100 * float64(right) / float64(len(qs))
+}
+
+// zscores standardises xs (all zeros when they are constant).
+func zscores(xs []float64) []float64 {
+	mean, sd := 0.0, 0.0
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		sd += (x - mean) * (x - mean)
+	}
+	sd = math.Sqrt(sd / float64(len(xs)))
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		if sd > 0 {
+			out[i] = (x - mean) / sd
+		}
+	}
+	return out
 }
