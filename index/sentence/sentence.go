@@ -34,6 +34,10 @@
 // str.isspace accepts (see IsSpace). Invalid UTF-8 is accepted: each invalid
 // byte behaves like a punctuation symbol. Everything is safe for concurrent
 // use, and the work is linear in the length of the text.
+//
+// The package also tells a sentence that asks from one that tells
+// (IsQuestion), and stores one such flag per sentence of an index in a bit
+// list (EncodeFlags, DecodeFlags).
 package sentence
 
 // Span is one sentence's byte range [Start, End) inside the text it was
