@@ -1,6 +1,7 @@
 package rank_test
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -54,4 +55,53 @@ func TestDefaultDemotesQuestions(t *testing.T) {
 			t.Errorf("%q: without demotion the first answer is %+v (%v), want the FAQ's question", tc.q, bs, err)
 		}
 	}
+}
+
+// TestTuneFusionsScoresDefaultDemoted: among the fusions `reqa fuse`
+// orders on a small tuning set, the built-in default is scored as ask runs
+// it, questions demoted; on an FAQ whose questions are asked word for word
+// it answers every one.
+func TestTuneFusionsScoresDefaultDemoted(t *testing.T) {
+	requireDense(t)
+	path := filepath.Join(t.TempDir(), "faq.reqa")
+	buildIndexOf(t, path, true, "testdata/faq")
+	e, err := rank.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	byText := map[string]uint32{}
+	for _, s := range e.Sentences() {
+		text, err := e.SentenceText(s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byText[text] = s.ID
+	}
+	var qs []rank.EvalQuestion
+	for q, a := range map[string]string{
+		"How do I reset my password?":       "Open the settings page and choose Reset password.",
+		"Can I change my user name?":        "User names are fixed once the account exists.",
+		"Where can I download my invoices?": "Every invoice is listed under Billing in the account menu.",
+		"Why was my payment declined?":      "A bank declines a payment when the card on file has expired.",
+	} {
+		id, ok := byText[a]
+		if !ok {
+			t.Fatalf("no sentence %q", a)
+		}
+		qs = append(qs, rank.EvalQuestion{ID: q, Text: q, Gold: []uint32{id}})
+	}
+	res, err := e.TuneFusions(context.Background(), []string{"minmax"}, rank.DefaultFusionInputs, qs, rank.Spec{}, "faq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Params.DemoteQuestions {
+			if r.Params.TuneP1 != 100 {
+				t.Errorf("built-in default scored %.1f P@1 on the FAQ, want 100 (questions demoted)", r.Params.TuneP1)
+			}
+			return
+		}
+	}
+	t.Fatalf("the built-in default is not among the fusions: %+v", res)
 }

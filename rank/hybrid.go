@@ -406,6 +406,9 @@ func tuningExamples(ctx context.Context, inputs []Ranker, qs []EvalQuestion, cor
 					out[i] = fuse.NewExampleContext(scores, qs[i].Gold, 50, corpus)
 				} else {
 					out[i] = fuse.NewExample(scores, qs[i].Gold, 50)
+					// The built-in default demotes questions when it is
+					// scored among tuned fusions (TuneFusions).
+					out[i].Question = corpus.QuestionsOf(out[i].Pool, len(scores[0]))
 				}
 			}
 		}()

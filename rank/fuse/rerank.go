@@ -78,6 +78,19 @@ type Corpus struct {
 	Question []bool
 }
 
+// QuestionsOf returns the question flags of the candidates in pool, nil
+// when c (of n candidates) has none.
+func (c *Corpus) QuestionsOf(pool []uint32, n int) []bool {
+	if c == nil || len(c.Question) != n {
+		return nil
+	}
+	out := make([]bool, len(pool))
+	for i, d := range pool {
+		out[i] = c.Question[d]
+	}
+	return out
+}
+
 func (c *Corpus) covers(n int) bool {
 	return c != nil && len(c.Ctx) == n && len(c.Pos) == n && len(c.Len) == n
 }

@@ -49,11 +49,7 @@ func NewExampleContext(inputs [][]float64, gold []uint32, depth int, corpus *Cor
 			ex.SentLen = append(ex.SentLen, corpus.Len[d])
 		}
 	}
-	if corpus != nil && len(corpus.Question) == len(inputs[0]) {
-		for _, d := range ex.Pool {
-			ex.Question = append(ex.Question, corpus.Question[d])
-		}
-	}
+	ex.Question = corpus.QuestionsOf(ex.Pool, len(inputs[0]))
 	for r, in := range inputs {
 		ex.Ranks = append(ex.Ranks, ranksOf(in, ex.Scores[r]))
 		pos := make([]int, len(ex.Pool))
