@@ -14,14 +14,7 @@ import (
 // sentence that answers, never with the FAQ's question, while the same
 // fusion without demotion would (so the test can fail).
 func TestDefaultDemotesQuestions(t *testing.T) {
-	requireDense(t)
-	path := filepath.Join(t.TempDir(), "faq.reqa")
-	buildIndexOf(t, path, true, "testdata/faq")
-	e, err := rank.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openFAQ(t)
 	def, err := e.Ranker("default")
 	if err != nil {
 		t.Fatal(err)
@@ -62,14 +55,7 @@ func TestDefaultDemotesQuestions(t *testing.T) {
 // it, questions demoted; on an FAQ whose questions are asked word for word
 // it answers every one.
 func TestTuneFusionsScoresDefaultDemoted(t *testing.T) {
-	requireDense(t)
-	path := filepath.Join(t.TempDir(), "faq.reqa")
-	buildIndexOf(t, path, true, "testdata/faq")
-	e, err := rank.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openFAQ(t)
 	byText := map[string]uint32{}
 	for _, s := range e.Sentences() {
 		text, err := e.SentenceText(s.ID)
@@ -104,4 +90,19 @@ func TestTuneFusionsScoresDefaultDemoted(t *testing.T) {
 		}
 	}
 	t.Fatalf("the built-in default is not among the fusions: %+v", res)
+}
+
+// openFAQ builds and opens a dense index of testdata/faq (closed when t
+// ends).
+func openFAQ(t *testing.T) *rank.Engine {
+	t.Helper()
+	requireDense(t)
+	path := filepath.Join(t.TempDir(), "faq.reqa")
+	buildIndexOf(t, path, true, "testdata/faq")
+	e, err := rank.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
 }

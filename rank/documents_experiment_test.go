@@ -146,23 +146,7 @@ func loadGrpDom(t *testing.T, name, index, dataset string) *grpDom {
 					sc[gi] += idf * tf * 2.2 / (tf + 1.2*(0.25+0.75*st.len[gi]/st.avg))
 				}
 			}
-			mean, sd := 0.0, 0.0
-			for _, x := range sc {
-				mean += x
-			}
-			mean /= float64(len(sc))
-			for _, x := range sc {
-				sd += (x - mean) * (x - mean)
-			}
-			sd = math.Sqrt(sd / float64(len(sc)))
-			for i := range sc {
-				if sd > 0 {
-					sc[i] = (sc[i] - mean) / sd
-				} else {
-					sc[i] = 0
-				}
-			}
-			out[key] = sc
+			out[key] = zscores(sc)
 		}
 		return out
 	}
