@@ -357,6 +357,8 @@ func defaultRR(l2 float64) *fuse.Reranker {
 
 func lodoDesigns() []design {
 	old := fuse.Params{Name: "fusion-zscore", Method: "zscore", Inputs: three, Weights: []float64{0.5, 0.1, 0.4}}
+	// The weights shipped in rank/builtin.json (fitted on every tune half).
+	shipped := fuse.Params{Name: "fusion-zscore", Method: "zscore", Inputs: stemFour, Weights: []float64{0, 0.1, 0.5, 0.4}}
 	ds := []design{
 		fixed("bm25-wpm", fuse.Params{Name: "fusion-zscore", Method: "zscore", Inputs: three, Weights: []float64{1, 0, 0}}),
 		fixed("old-default-zscore", old),
@@ -392,8 +394,8 @@ func lodoDesigns() []design {
 		tunedDesign("learned-stem4-bal", "learned", stemFour, nil, 300),
 		// Questions demoted (a question is not an answer): the shipped
 		// default's weights as they are, and searched with demotion.
-		demoted(fixed("stem4-0/0.1/0.5/0.4", fuse.Params{Name: "fusion-zscore", Method: "zscore", Inputs: stemFour, Weights: []float64{0, 0.1, 0.5, 0.4}})),
-		fixed("stem4-0/0.1/0.5/0.4", fuse.Params{Name: "fusion-zscore", Method: "zscore", Inputs: stemFour, Weights: []float64{0, 0.1, 0.5, 0.4}}),
+		demoted(fixed("stem4-0/0.1/0.5/0.4", shipped)),
+		fixed("stem4-0/0.1/0.5/0.4", shipped),
 		gridDesignOpt("zscore-stem4-maximin+qs", "zscore", stemFour, 10, "maximin", true),
 		gridDesignOpt("zscore-stem4-macro+qs", "zscore", stemFour, 10, "macro", true),
 		gridDesignOpt("zscore-stem4-maximin-20+qs", "zscore", stemFour, 20, "maximin", true),

@@ -332,14 +332,15 @@ func (e *Engine) questions() ([]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := make([]bool, len(e.sentences))
 	for i, s := range e.sentences {
 		if int(s.ContextID) >= len(ctxs) || s.Start < 0 || s.Start > s.End || s.End > len(ctxs[s.ContextID].Text) {
 			return nil, fmt.Errorf("sentence %d: offsets outside its context: %w", i, store.ErrCorrupt)
 		}
-		q[i] = sentence.IsQuestion(ctxs[s.ContextID].Text[s.Start:s.End])
 	}
-	return q, nil
+	return sentence.Questions(func(i int) string {
+		s := e.sentences[i]
+		return ctxs[s.ContextID].Text[s.Start:s.End]
+	}, len(e.sentences)), nil
 }
 
 // input returns the ranker a fusion input name stands for, with the

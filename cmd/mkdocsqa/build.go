@@ -299,8 +299,8 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 				if fileRaw[key] != nil && !strings.Contains(fileText[key], na) {
 					return nil, fmt.Errorf("question %s: %w: %q is nowhere in %s", q.ID, ErrNotInFile, a, key)
 				}
-				for _, c := range candidates {
-					if c.file == key && strings.Contains(c.norm, na) && !contains(gold, c.ID) {
+				for _, c := range answering(candidates, key, na) {
+					if !contains(gold, c.ID) {
 						gold = append(gold, c.ID)
 						halves[contexts[c.Context].split] = true
 					}
@@ -790,11 +790,7 @@ func pinHalves(set SetSpec, qs []QuestionSpec, contexts []outContext, candidates
 		}
 		key := set.Name + "/" + q.File
 		for _, a := range q.Answers {
-			na := normalize(a)
-			for _, c := range candidates {
-				if c.file != key || !strings.Contains(c.norm, na) {
-					continue
-				}
+			for _, c := range answering(candidates, key, normalize(a)) {
 				u := contexts[c.Context].unit
 				if h, ok := pinned[u]; ok && h != q.Half {
 					return fmt.Errorf("question %s is pinned to %s, but %s pins %s to %s", q.ID, q.Half, by[u], u, h)
@@ -810,4 +806,16 @@ func pinHalves(set SetSpec, qs []QuestionSpec, contexts []outContext, candidates
 		}
 	}
 	return nil
+}
+
+// answering returns the candidates of the file key whose normalised text
+// holds the normalised answer na.
+func answering(candidates []outCandidate, key, na string) []outCandidate {
+	var out []outCandidate
+	for _, c := range candidates {
+		if c.file == key && strings.Contains(c.norm, na) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
