@@ -194,6 +194,7 @@ func (c *Corpus) addBlocks(tmpl store.Context, d *document.Document, s document.
 		if b.Kind != document.TableRow {
 			spans = sentence.English.Split(b.Text)
 		}
+		spans = keepTerm(spans, b.Term)
 		spans, cut := splitLongSentences(b.Text, spans, MaxSentenceBytes)
 		if cut > 0 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %d sentences over %d bytes cut at white space", d.Anchor(s, b), cut, MaxSentenceBytes))
@@ -236,4 +237,16 @@ func (c *Corpus) addBlocks(tmpl store.Context, d *document.Document, s document.
 	}
 	emit()
 	return ids
+}
+
+// keepTerm joins the first sentences of a definition while they end inside
+// its term (term bytes, then ": "): the splitter reads a term such as "!",
+// "?" or "e.g." as a sentence end, but a term names what the definition
+// says and belongs to its first sentence.
+func keepTerm(spans []sentence.Span, term int) []sentence.Span {
+	for term > 0 && len(spans) > 1 && spans[0].End <= term+1 {
+		spans[1].Start = spans[0].Start
+		spans = spans[1:]
+	}
+	return spans
 }

@@ -16,6 +16,9 @@ import (
 //
 //	REQA_DIAG='INDEX=DATASET' REQA_DIAG_RANKERS=default,bm25-wpm REQA_DIAG_SPLIT=tune \
 //	go test -tags experiment -run TestDiagTop1 -v ./rank/
+//
+// REQA_DIAG_TEXT=1 also prints, for every question not answered first, its
+// text, the first candidate's and the gold candidates'.
 func TestDiagTop1(t *testing.T) {
 	spec := os.Getenv("REQA_DIAG")
 	if spec == "" {
@@ -44,6 +47,20 @@ func TestDiagTop1(t *testing.T) {
 		}
 		for i, q := range eq {
 			fmt.Printf("%s\t%s\t%d\t%s\n", name, q.ID, rs[i].Rank, e.sentences[rs[i].Top].ExtID)
+			if os.Getenv("REQA_DIAG_TEXT") != "" && rs[i].Rank != 1 {
+				top, err := e.SentenceText(rs[i].Top)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Printf("\tQ: %s\n\tTOP: %s\n", q.Text, top)
+				for _, g := range q.Gold {
+					gt, err := e.SentenceText(g)
+					if err != nil {
+						t.Fatal(err)
+					}
+					fmt.Printf("\tGOLD %s: %s\n", e.sentences[g].ExtID, gt)
+				}
+			}
 		}
 	}
 }

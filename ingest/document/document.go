@@ -51,6 +51,11 @@ type Block struct {
 	// quote, and unique to a lone paragraph or code block: a paragraph in
 	// the sense of "text between blank lines".
 	Group int
+	// Term is the byte length of a definition's term at the start of Text
+	// (the term is followed by ": "); 0 when the block has none. A term is
+	// a name, never a sentence of its own, whatever it ends with ("!",
+	// "?", "-e").
+	Term int
 }
 
 // Section is a heading and the blocks under it up to the next heading.
@@ -240,6 +245,12 @@ func (b *builder) newGroup() int {
 // block adds a block to the current section; text is collapsed (but for
 // code) and empty blocks are dropped. group 0 means a group of its own.
 func (b *builder) block(kind Kind, text string, line, page, group int) {
+	b.termBlock(kind, text, 0, line, page, group)
+}
+
+// termBlock is block for a definition whose text starts with a term of
+// term bytes (already collapsed) and ": ".
+func (b *builder) termBlock(kind Kind, text string, term, line, page, group int) {
 	if kind == Code {
 		text = strings.Trim(strings.ToValidUTF8(text, "\uFFFD"), "\n")
 		if strings.TrimSpace(text) == "" {
@@ -255,7 +266,10 @@ func (b *builder) block(kind Kind, text string, line, page, group int) {
 		b.doc.Sections = append(b.doc.Sections, Section{})
 	}
 	s := &b.doc.Sections[len(b.doc.Sections)-1]
-	s.Blocks = append(s.Blocks, Block{Kind: kind, Text: text, Line: line, Page: page, Group: group})
+	if term > len(text) {
+		term = 0
+	}
+	s.Blocks = append(s.Blocks, Block{Kind: kind, Text: text, Line: line, Page: page, Group: group, Term: term})
 }
 
 // collapse trims s and turns every run of white space into one space.

@@ -141,6 +141,9 @@ func checkDocument(t *testing.T, d *Document) {
 			if d.Anchor(s, b) == "" {
 				t.Fatalf("no anchor for %+v", b)
 			}
+			if b.Term != 0 && (b.Kind != Definition || b.Term < 0 || b.Term >= len(b.Text) || b.Text[b.Term] != ':') {
+				t.Fatalf("section %d: bad term length in %+v", i, b)
+			}
 		}
 	}
 }

@@ -531,7 +531,7 @@ func (r *htmlReader) flush() {
 		r.term = collapse(text)
 		return
 	}
-	kind, group := Paragraph, 0
+	kind, group, term := Paragraph, 0, 0
 	for i := len(r.stack) - 1; i >= 0 && kind == Paragraph; i-- {
 		switch r.stack[i].a {
 		case atom.Li:
@@ -551,12 +551,13 @@ func (r *htmlReader) flush() {
 				}
 			}
 			if r.term != "" {
-				text = r.term + ": " + text
+				text = r.term + ": " + collapse(text)
+				term = len(r.term)
 				r.term = "" // the first block of the definition carries its term
 			}
 		case atom.Blockquote:
 			kind, group = Quote, r.stack[i].group
 		}
 	}
-	r.b.block(kind, text, r.bufLine, 0, group)
+	r.b.termBlock(kind, text, term, r.bufLine, 0, group)
 }

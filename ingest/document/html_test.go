@@ -1,6 +1,8 @@
 package document
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -129,5 +131,25 @@ func TestHTMLLines(t *testing.T) {
 	}
 	if got != want {
 		t.Fatalf("\"The end.\" on line %d, want %d", got, want)
+	}
+}
+
+// TestHTMLDefinitionTerm: a definition's first block says how long its term
+// is (readers keep the term with the first sentence); later blocks of the
+// definition and other kinds have none.
+func TestHTMLDefinitionTerm(t *testing.T) {
+	d, err := ParseHTML("t.html", []byte("<dl><dt> <code>-?</code> </dt><dd><p>  Prints\n help.</p><p>Then exits.</p></dd><dd>No term.</dd></dl><p>x</p>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			got = append(got, fmt.Sprintf("%s|%d|%s", b.Kind, b.Term, b.Text[:b.Term]))
+		}
+	}
+	want := []string{"definition|2|-?", "definition|0|", "definition|0|", "paragraph|0|"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("blocks %q, want %q", got, want)
 	}
 }
