@@ -1,0 +1,148 @@
+//go:build experiment
+
+package rank
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/reqa/reqa/rank/fuse"
+)
+
+// TestDensePRF measures pseudo-relevance feedback on the dense input of
+// the default fusion: the question vector moved towards the centroid of the
+// default's k first answers (Rocchio), q' = q + β·c, then fused again.
+// It prints each domain's gain in P@1 over the default for every k and β
+// (BENCHMARKS.md: never above the default on a document set's tune half).
+//
+//	REQA_PRF='name=INDEX=DATASET;…' go test -tags experiment -run TestDensePRF -v ./rank/
+func TestDensePRF(t *testing.T) {
+	spec := os.Getenv("REQA_PRF")
+	if spec == "" {
+		t.Skip("set REQA_PRF")
+	}
+	split := os.Getenv("REQA_PRF_SPLIT")
+	if split == "" {
+		split = "tune"
+	}
+	ks := []int{1, 3, 5, 10}
+	betas := []float64{0.25, 0.5, 1, 2}
+	for _, dom := range strings.Split(spec, ";") {
+		if dom == "" {
+			continue
+		}
+		parts := strings.Split(dom, "=")
+		d, e := openDomain(t, parts[1], parts[2])
+		eq := splitQuestions(t, e, d, split)
+		s, err := ParseSpec("default")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := e.Resolve(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := r.(*FusedRanker)
+		var qs []string
+		for _, q := range eq {
+			qs = append(qs, q.Text)
+		}
+		if err := f.Prepare(context.Background(), qs, nil); err != nil {
+			t.Fatal(err)
+		}
+		dj := -1
+		var dr *DenseRanker
+		for j, in := range f.inputs {
+			if x, ok := in.(*DenseRanker); ok {
+				dj, dr = j, x
+			}
+		}
+		av := dr.AnswerVectors()
+		n := av.Len()
+		base := 0
+		right := map[[2]int]int{}
+		prf := make([]float64, n)
+		out := make([]float64, n)
+		c := make([]float64, av.Dim)
+		for _, q := range eq {
+			inputs, fused, _, err := f.ScoreAll(q.Text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			order := argsortDesc(fused)
+			if isGold(q.Gold, uint32(order[0])) {
+				base++
+			}
+			for _, k := range ks {
+				clear(c)
+				for _, id := range order[:k] {
+					for x, v := range av.Row(id) {
+						c[x] += float64(v) / float64(k)
+					}
+				}
+				for i := 0; i < n; i++ {
+					var dot float64
+					for x, v := range av.Row(i) {
+						dot += float64(v) * c[x]
+					}
+					prf[i] = dot
+				}
+				for bi, b := range betas {
+					in2 := append([][]float64(nil), inputs...)
+					nd := make([]float64, n)
+					for i := range nd {
+						nd[i] = inputs[dj][i] + b*prf[i]
+					}
+					in2[dj] = nd
+					if err := fuse.FuseContext(f.params, in2, f.corpus, out); err != nil {
+						t.Fatal(err)
+					}
+					if isGold(q.Gold, uint32(argmax(out))) {
+						right[[2]int{k, bi}]++
+					}
+				}
+			}
+		}
+		m := float64(len(eq))
+		fmt.Printf("%s (%d %s): default %.2f\n", parts[0], len(eq), split, 100*float64(base)/m)
+		for _, k := range ks {
+			fmt.Printf("  k=%-2d", k)
+			for bi, b := range betas {
+				fmt.Printf("  β=%.2f %+.2f", b, 100*float64(right[[2]int{k, bi}]-base)/m)
+			}
+			fmt.Println()
+		}
+	}
+}
+
+func argsortDesc(x []float64) []int {
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return x[idx[a]] > x[idx[b]] })
+	return idx
+}
+
+func argmax(x []float64) int {
+	best := 0
+	for i, v := range x {
+		if v > x[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+func isGold(gold []uint32, id uint32) bool {
+	for _, g := range gold {
+		if g == id {
+			return true
+		}
+	}
+	return false
+}
