@@ -237,7 +237,9 @@ clean:
 # --- docs QA benchmark (cmd/mkdocsqa; BENCHMARKS.md "Docs QA") -----------------
 # Four documentation sets, pinned: Markdown guides of Go libraries (Go module
 # proxy; go.sum-style hashes), git's HTML manual pages and bash's man page in
-# HTML and the Debian FAQ in PDF (Debian bookworm; .deb SHA-256). Questions and the source list are in
+# HTML and the Debian FAQ in PDF (Debian bookworm; .deb SHA-256); and a fifth,
+# held out (docsqa-python only, never in docsqa/ nor fitted on): Python's
+# Sphinx HTML FAQ and how-tos (Debian python3.11-doc). Questions and the source list are in
 # cmd/mkdocsqa/questions/; the datasets go to third_party/docsqa/docsqa*/.
 DOCSQA        := third_party/docsqa
 DOCSQA_SRC    := $(DOCSQA)/src
@@ -246,7 +248,8 @@ DOCSQA_MODS   := go.etcd.io/bbolt@v1.4.0=h1:TU77id3TnN/zKr7CO/uk+fBCwF2jGcMuw2B/
                  github.com/yuin/goldmark@v1.7.8=h1:iERMLn0/QJeHFhxSt3p6PeN9mGnvIKSpG9YYorDMnic=
 DOCSQA_DEBS   := git-doc=1:2.39.5-0+deb12u3=3c89668a11053a6bafade3de1f611f4613db31e082af63f43d8c5b69ad8795ec \
                  bash-doc=5.2.15-2=2c1a353f7004d14ba81db19c253b958d2dd9582027650739c530fd50376a9d8b \
-                 debian-faq=11.1=427426e0cfa6888622fc1d72631071cb4b5a1f86ccde722e7820bcef284de5d0
+                 debian-faq=11.1=427426e0cfa6888622fc1d72631071cb4b5a1f86ccde722e7820bcef284de5d0 \
+                 python3.11-doc=3.11.2-6+deb12u9=5b3594189d6ef9a6963ce0347fd307a1cc67620ad697e144db366070e2e146be
 # DOCSQA_CONTEXT: a context choice (section, paragraph, paragraph+heading,
 # window; default: ingest's). A question whose answer the readers lose is
 # dropped and listed in missing.json (count it as a miss);
@@ -284,6 +287,9 @@ $(DOCSQA_SRC)/.ok: Makefile
 	@b=$(DOCSQA)/deb/root/usr/share/doc; cp $$b/bash/bash.html $$b/bash-doc/copyright $(DOCSQA_SRC)/bash/; \
 	  mkdir -p $(DOCSQA_SRC)/debfaq && gzip -dc $$b/debian/FAQ/debian-faq.en.pdf.gz > $(DOCSQA_SRC)/debfaq/debian-faq.en.pdf && \
 	  cp $$b/debian-faq/copyright $(DOCSQA_SRC)/debfaq/
+	@p=$(DOCSQA)/deb/root/usr/share/doc; mkdir -p $(DOCSQA_SRC)/python && \
+	  cp $$p/python3.11/html/faq/design.html $$p/python3.11/html/howto/logging.html $$p/python3.11/html/howto/sockets.html \
+	    $$p/python3.11-doc/copyright $(DOCSQA_SRC)/python/
 	@touch $@
 
 # --- transfer matrix and leave-one-domain-out defaults (issue 14; BENCHMARKS.md "Transfer") ---
@@ -292,11 +298,14 @@ $(DOCSQA_SRC)/.ok: Makefile
 # index, and evaluates the default ranker on every domain's test half with those parameters
 # (`reqa eval --params-from`). Rows: where the learned parts come from ("bm25-wpm" and "none" learn
 # nothing: bm25-wpm alone and the built-in default); columns: test halves. Prints P@1 / MRR.
-# `make transfer-lodo` runs the leave-one-domain-out experiment that chose the built-in default.
+# `make transfer-lodo` runs the leave-one-domain-out experiment that chose the built-in default;
+# docs (the four sets together) and python (held out since 2026-12-01, after the default was chosen)
+# are only evaluated there, never fitted on.
 TM_DIR     ?= /tmp/reqa-transfer
 TM_SQUAD   ?= ../shared/data/squad-multireqa-test
 TM_DOMAINS := squad=$(TM_SQUAD) golibs=$(DOCSQA)/docsqa-golibs git=$(DOCSQA)/docsqa-git \
-              bash=$(DOCSQA)/docsqa-bash debfaq=$(DOCSQA)/docsqa-debfaq docs=$(DOCSQA)/docsqa
+              bash=$(DOCSQA)/docsqa-bash debfaq=$(DOCSQA)/docsqa-debfaq docs=$(DOCSQA)/docsqa \
+              python=$(DOCSQA)/docsqa-python
 
 .PHONY: transfer-matrix transfer-indexes transfer-lodo
 transfer-indexes: build
@@ -319,7 +328,7 @@ transfer-matrix: transfer-indexes
 	  done; echo; done
 
 transfer-lodo: transfer-indexes
-	REQA_DEFAULTS_DOMAINS="$(foreach d,$(TM_DOMAINS),$(if $(filter docs=%,$(d)),+)$(firstword $(subst =, ,$(d)))=$(abspath $(TM_DIR))/$(firstword $(subst =, ,$(d))).reqa=$(abspath $(lastword $(subst =, ,$(d))));)" \
+	REQA_DEFAULTS_DOMAINS="$(foreach d,$(TM_DOMAINS),$(if $(filter docs=% python=%,$(d)),+)$(firstword $(subst =, ,$(d)))=$(abspath $(TM_DIR))/$(firstword $(subst =, ,$(d))).reqa=$(abspath $(lastword $(subst =, ,$(d))));)" \
 	  REQA_DEFAULTS_CACHE=$(abspath $(TM_DIR))/lodo-cache $(GO) test -tags experiment -run 'TestDefaultsLODO' -v -timeout 0 ./rank/
 
 # --- Weaviate (issue 15) -------------------------------------------------------

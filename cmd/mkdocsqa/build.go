@@ -64,6 +64,12 @@ type SetSpec struct {
 	// under "heading" (default 1: chapters).
 	HeadingDepth int        `json:"heading_depth,omitempty"`
 	Files        []FileSpec `json:"files"`
+	// HeldOut keeps the set out of the whole benchmark (docsqa/): it is
+	// written only as docsqa-SET, a domain nothing is chosen or fitted on,
+	// to measure reqa's defaults where they were not made. A held-out set
+	// comes after every other set (so the others' ids do not depend on
+	// it).
+	HeldOut bool `json:"held_out,omitempty"`
 }
 
 // FileSpec is one document of a set: its path inside the set and, when the
@@ -108,6 +114,8 @@ type DomainSummary struct {
 	// content words with their best gold sentence.
 	Paraphrases  int
 	FilesRefused []string
+	// HeldOut: the set is not in docsqa/ (SetSpec.HeldOut).
+	HeldOut bool
 }
 
 // Missing is a question dropped under AllowMissing.
@@ -127,6 +135,10 @@ var ErrNoGold = errors.New("no candidate holds the answer")
 // ErrNotInFile is wrapped by the error for an answer that is nowhere in its
 // file's text (a mistake in the question).
 var ErrNotInFile = errors.New("answer not in the file")
+
+// ErrHeldOutOrder is wrapped by the error for a held-out set followed by a
+// set that is not held out.
+var ErrHeldOutOrder = errors.New("held-out sets come last")
 
 type outContext struct {
 	ID    int    `json:"context_id"`
@@ -177,10 +189,13 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 		titlesOf   = map[string][]string{} // set → titles in order
 		splitOf    = map[string]string{}   // title → tune/test
 	)
-	for _, set := range srcs.Sets {
-		ds := DomainSummary{Name: set.Name}
+	for i, set := range srcs.Sets {
+		ds := DomainSummary{Name: set.Name, HeldOut: set.HeldOut}
 		if err := checkSet(srcPath, set); err != nil {
 			return nil, err
+		}
+		if i > 0 && srcs.Sets[i-1].HeldOut && !set.HeldOut {
+			return nil, fmt.Errorf("%s: set %s comes after the held-out set %s: %w", srcPath, set.Name, srcs.Sets[i-1].Name, ErrHeldOutOrder)
 		}
 		refused := map[string]error{}
 		fileText := map[string]string{} // set/path → normalised raw text
@@ -654,7 +669,16 @@ func writeDataset(dir string, sets []SetSpec, only string, contexts []outContext
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
-	keep := func(set string) bool { return only == "" || set == only }
+	heldOut := map[string]bool{}
+	for _, s := range sets {
+		heldOut[s.Name] = s.HeldOut
+	}
+	keep := func(set string) bool {
+		if only != "" {
+			return set == only
+		}
+		return !heldOut[set]
+	}
 	var cx, ca, qs []any
 	inSet := map[int]bool{}
 	for _, c := range contexts {

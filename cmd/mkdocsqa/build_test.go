@@ -327,3 +327,60 @@ func expectSplit(t *testing.T, d *ingest.Dataset, want map[string]string) {
 		}
 	}
 }
+
+// TestBuildHeldOut: a held-out set is written only as docsqa-SET; the whole
+// benchmark is the other sets, with the ids it has without the held-out set;
+// a held-out set must come last.
+func TestBuildHeldOut(t *testing.T) {
+	src, err := os.ReadFile("testdata/ok/questions/sources.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	manualHeld := strings.Replace(string(src), `{"name": "manual",`, `{"name": "manual", "held_out": true,`, 1)
+	guideHeld := strings.Replace(string(src), `{"name": "guide",`, `{"name": "guide", "held_out": true,`, 1)
+	if manualHeld == string(src) || guideHeld == string(src) {
+		t.Fatal("fixture sources.json changed shape")
+	}
+	read := func(cfg Config, name string) *ingest.Dataset {
+		t.Helper()
+		d, err := ingest.ReadDataset(filepath.Join(cfg.OutDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	plain := fixture(t, nil)
+	if _, err := Build(context.Background(), plain); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fixture(t, map[string]string{"sources.json": manualHeld})
+	sum, err := Build(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Domains[1].HeldOut || sum.Domains[0].HeldOut {
+		t.Errorf("summary %+v", sum.Domains)
+	}
+	all, guide := read(cfg, "docsqa"), read(plain, "docsqa-guide")
+	if len(all.Questions) != 3 || len(all.Corpus.Sentences) != len(guide.Corpus.Sentences) {
+		t.Fatalf("docsqa: %d questions, %d sentences; want guide's 3 and %d", len(all.Questions), len(all.Corpus.Sentences), len(guide.Corpus.Sentences))
+	}
+	for i, s := range all.Corpus.Sentences {
+		if s.ExtID != guide.Corpus.Sentences[i].ExtID {
+			t.Fatalf("sentence %d: id %s, want %s as without the held-out set", i, s.ExtID, guide.Corpus.Sentences[i].ExtID)
+		}
+	}
+	if m := read(cfg, "docsqa-manual"); len(m.Questions) != 2 {
+		t.Errorf("docsqa-manual: %d questions, want 2", len(m.Questions))
+	}
+	b, err := os.ReadFile(filepath.Join(cfg.OutDir, "docsqa", "domains.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "manual") {
+		t.Errorf("domains.json names the held-out set: %s", b)
+	}
+	if _, err := Build(context.Background(), fixture(t, map[string]string{"sources.json": guideHeld})); !errors.Is(err, ErrHeldOutOrder) {
+		t.Errorf("a held-out set before another: %v", err)
+	}
+}

@@ -69,8 +69,12 @@ func run(args []string) int {
 		return 1
 	}
 	for _, d := range sum.Domains {
-		fmt.Fprintf(os.Stderr, "mkdocsqa: %-10s %3d files %5d contexts %6d candidates %4d questions (tune %d, test %d; %d paraphrases), %d missing\n",
-			d.Name, d.Files, d.Contexts, d.Candidates, d.Questions, d.Tune, d.Test, d.Paraphrases, d.Missing)
+		held := ""
+		if d.HeldOut {
+			held = " (held out: docsqa-" + d.Name + " only)"
+		}
+		fmt.Fprintf(os.Stderr, "mkdocsqa: %-10s %3d files %5d contexts %6d candidates %4d questions (tune %d, test %d; %d paraphrases), %d missing%s\n",
+			d.Name, d.Files, d.Contexts, d.Candidates, d.Questions, d.Tune, d.Test, d.Paraphrases, d.Missing, held)
 	}
 	if len(sum.Missing) > 0 {
 		fmt.Fprintf(os.Stderr, "mkdocsqa: %d questions dropped: the readers keep no sentence holding their answer (listed in %s/missing.json; count them as misses)\n", len(sum.Missing), sum.Dirs[0])
