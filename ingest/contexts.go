@@ -153,6 +153,10 @@ func (c *Corpus) WithContexts(choice string) (*Corpus, error) {
 		case ContextParagraphHeading:
 			for k := i; k < j; k++ {
 				ctx := c.Contexts[k]
+				prefix := ""
+				if h := c.docs.ctx[uint32(k)].headed(); h != "" {
+					prefix = h + "\n"
+				}
 				ctx.Text = prefix + ctx.Text
 				add(ctx, shift(sentencesOf(uint32(k)), len(prefix)))
 			}

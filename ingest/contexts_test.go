@@ -75,6 +75,11 @@ func TestWithContexts(t *testing.T) {
 				if len(notes) != 2 || notes[0] != "Plain notes have no headings. A paragraph spans lines." {
 					t.Fatalf("text without headings got a prefix: %q", notes)
 				}
+				// A definition list nested in a definition: under its term.
+				mode := "frob(1) › OPTIONS › --mode M"
+				if got := byTitle[mode]; !reflect.DeepEqual(got, []string{mode + "\nfast: Skips the backup."}) {
+					t.Fatalf("nested definition contexts %q", got)
+				}
 			case ContextSection:
 				which := byTitle["Shimmer › Commands › shimmer which"]
 				want := []string{"Shimmer › Commands › shimmer which\nPrints the full path to an executable.\nLooks in the selected version first.\nOption: --skip-advice; Meaning: Does not suggest other versions.\n"}

@@ -7,7 +7,9 @@
 //     and the blocks under it) whose paragraphs, list items, table rows
 //     (with their header), quotes and definitions are the candidates; code
 //     is never a candidate. A context's title is its heading path
-//     ("H1 › H2 › H3"), its source the anchor "file:line#slug" (PDF:
+//     ("H1 › H2 › H3"; a list nested in an HTML definition continues it
+//     with the definition's term, as man pages nest a command's options
+//     under the command), its source the anchor "file:line#slug" (PDF:
 //     "file:pPAGE#slug"); every sentence keeps its block kind and line (or
 //     page). What a context is — a section, a paragraph, a paragraph with
 //     its heading path, a window of sentences — is a build option

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/reqa/reqa/index/sentence"
@@ -102,6 +103,9 @@ type documents struct {
 type docContext struct {
 	doc, section int    // document (in reading order) and section in it
 	path         string // heading path, "" before the first heading
+	// under is the path of the definitions the context's blocks are
+	// nested in (document.Block.Parents joined), "" for most.
+	under string
 	// code holds the section's code blocks that come before the context
 	// (codeAfter: after it, when it is the section's last context); they
 	// are shown in section contexts, never candidates.
@@ -142,12 +146,16 @@ func (c *Corpus) addDocument(d *document.Document) {
 				continue
 			}
 			j := i + 1
-			for j < len(s.Blocks) && s.Blocks[j].Group == b.Group && s.Blocks[j].Kind != document.Code {
+			for j < len(s.Blocks) && s.Blocks[j].Group == b.Group && s.Blocks[j].Kind != document.Code && slices.Equal(s.Blocks[j].Parents, b.Parents) {
 				j++
 			}
 			tmpl := store.Context{Title: title, Doc: d.Name, Slug: s.Slug, Paged: d.Format == document.PDF}
+			under := strings.Join(b.Parents, document.PathSep)
+			if under != "" {
+				tmpl.Title += document.PathSep + under
+			}
 			for n, id := range c.addBlocks(tmpl, d, s, s.Blocks[i:j]) {
-				dc := docContext{doc: c.docs.n, section: si, path: s.Heading()}
+				dc := docContext{doc: c.docs.n, section: si, path: s.Heading(), under: under}
 				if n == 0 {
 					dc.codeBefore = strings.Join(code, "\n")
 					code = nil
@@ -249,4 +257,16 @@ func keepTerm(spans []sentence.Span, term int) []sentence.Span {
 		spans = spans[1:]
 	}
 	return spans
+}
+
+// headed is the context's heading path with the definitions it is nested
+// in (what a paragraph+heading context starts with).
+func (dc docContext) headed() string {
+	switch {
+	case dc.under == "":
+		return dc.path
+	case dc.path == "":
+		return dc.under
+	}
+	return dc.path + document.PathSep + dc.under
 }

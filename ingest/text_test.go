@@ -90,6 +90,8 @@ func TestReadDocument(t *testing.T) {
 		{"!: Repeats the last run.", "frob(1) › OPTIONS", html + ":11#options", html + ":12#options", store.KindDefinition},
 		{"It reads no files.", "frob(1) › OPTIONS", html + ":11#options", html + ":12#options", store.KindDefinition},
 		{"-?: Prints help.", "frob(1) › OPTIONS", html + ":11#options", html + ":13#options", store.KindDefinition},
+		{"--mode M: Chooses how to frob:", "frob(1) › OPTIONS", html + ":11#options", html + ":14#options", store.KindDefinition},
+		{"fast: Skips the backup.", "frob(1) › OPTIONS › --mode M", html + ":15#options", html + ":15#options", store.KindDefinition},
 		{"Plain notes have no headings.", "notes", txt + ":1", txt + ":1", store.KindParagraph},
 		{"A paragraph spans lines.", "notes", txt + ":1", txt + ":1", store.KindParagraph},
 		{"The second paragraph stands alone.", "notes", txt + ":4", txt + ":4", store.KindParagraph},

@@ -3,7 +3,10 @@
 // heading path (H1 › H2 › H3) and GitHub-style slug, holding blocks
 // (paragraphs, list items, table rows carrying their header, quotes,
 // definitions, and code, which is kept for display but is never an answer
-// candidate), each with the line (or PDF page) it starts on.
+// candidate), each with the line (or PDF page) it starts on. A definition
+// knows how long its term is (never a sentence of its own), and a block of
+// a list nested in a definition knows the terms above it (an HTML man
+// page's options under their command).
 //
 // The readers stand on well-kept parsers: Markdown on goldmark (CommonMark
 // with GFM tables and strikethrough; YAML/TOML front matter skipped; inline

@@ -56,6 +56,12 @@ type Block struct {
 	// a name, never a sentence of its own, whatever it ends with ("!",
 	// "?", "-e").
 	Term int
+	// Parents are the terms of the definitions whose descriptions hold the
+	// block, outermost first (HTML: a definition list or list nested in a
+	// definition, as man pages nest a command's options under the
+	// command); nil elsewhere. They extend the section's heading path for
+	// the block.
+	Parents []string
 }
 
 // Section is a heading and the blocks under it up to the next heading.
@@ -245,12 +251,13 @@ func (b *builder) newGroup() int {
 // block adds a block to the current section; text is collapsed (but for
 // code) and empty blocks are dropped. group 0 means a group of its own.
 func (b *builder) block(kind Kind, text string, line, page, group int) {
-	b.termBlock(kind, text, 0, line, page, group)
+	b.termBlock(kind, text, 0, nil, line, page, group)
 }
 
 // termBlock is block for a definition whose text starts with a term of
-// term bytes (already collapsed) and ": ".
-func (b *builder) termBlock(kind Kind, text string, term, line, page, group int) {
+// term bytes (already collapsed) and ": ", or for a block under parents
+// (Block.Parents).
+func (b *builder) termBlock(kind Kind, text string, term int, parents []string, line, page, group int) {
 	if kind == Code {
 		text = strings.Trim(strings.ToValidUTF8(text, "\uFFFD"), "\n")
 		if strings.TrimSpace(text) == "" {
@@ -269,7 +276,7 @@ func (b *builder) termBlock(kind Kind, text string, term, line, page, group int)
 	if term > len(text) {
 		term = 0
 	}
-	s.Blocks = append(s.Blocks, Block{Kind: kind, Text: text, Line: line, Page: page, Group: group, Term: term})
+	s.Blocks = append(s.Blocks, Block{Kind: kind, Text: text, Line: line, Page: page, Group: group, Term: term, Parents: parents})
 }
 
 // collapse trims s and turns every run of white space into one space.

@@ -141,6 +141,11 @@ func checkDocument(t *testing.T, d *Document) {
 			if d.Anchor(s, b) == "" {
 				t.Fatalf("no anchor for %+v", b)
 			}
+			for _, p := range b.Parents {
+				if p == "" || strings.ContainsAny(p, "\n\t") {
+					t.Fatalf("section %d: bad parent %q in %+v", i, p, b)
+				}
+			}
 			if b.Term != 0 && (b.Kind != Definition || b.Term < 0 || b.Term >= len(b.Text) || b.Text[b.Term] != ':') {
 				t.Fatalf("section %d: bad term length in %+v", i, b)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -107,6 +108,7 @@ var htmlHeading = map[atom.Atom]int{atom.H1: 1, atom.H2: 2, atom.H3: 3, atom.H4:
 type htmlOpen struct {
 	a     atom.Atom
 	group int
+	term  string // a dd's: the term it describes
 }
 
 type htmlTable struct {
@@ -381,7 +383,11 @@ func (r *htmlReader) start(a atom.Atom, id string, selfClosing bool) {
 	case atom.Ul, atom.Ol, atom.Menu, atom.Dl, atom.Blockquote:
 		g = r.b.newGroup()
 	}
-	r.stack = append(r.stack, htmlOpen{a: a, group: g})
+	o := htmlOpen{a: a, group: g}
+	if a == atom.Dd {
+		o.term = r.term
+	}
+	r.stack = append(r.stack, o)
 }
 
 // popTo pops the open element a if it is open above the nearest of stop.
@@ -559,5 +565,29 @@ func (r *htmlReader) flush() {
 			kind, group = Quote, r.stack[i].group
 		}
 	}
-	r.b.termBlock(kind, text, term, r.bufLine, 0, group)
+	r.b.termBlock(kind, text, term, r.parents(kind), r.bufLine, 0, group)
+}
+
+// parents returns the terms of the definitions whose descriptions hold the
+// block being flushed, outermost first: a definition list, list or quote
+// nested in a definition belongs under its term (bash(1)'s options of set
+// under "set [--abefhkmnptuvxBCEHPT] …"). A definition's own term is not
+// among them.
+func (r *htmlReader) parents(kind Kind) []string {
+	var terms []string
+	own := kind == Definition
+	for i := len(r.stack) - 1; i >= 0; i-- {
+		if r.stack[i].a != atom.Dd {
+			continue
+		}
+		if own {
+			own = false
+			continue
+		}
+		if t := r.stack[i].term; t != "" {
+			terms = append(terms, t)
+		}
+	}
+	slices.Reverse(terms)
+	return terms
 }

@@ -153,3 +153,30 @@ func TestHTMLDefinitionTerm(t *testing.T) {
 		t.Fatalf("blocks %q, want %q", got, want)
 	}
 }
+
+// TestHTMLNestedDefinitions: blocks of a definition list or list nested in
+// a definition carry the terms above them (outermost first); the
+// definition's own term is not among them.
+func TestHTMLNestedDefinitions(t *testing.T) {
+	d, err := ParseHTML("t.html", []byte("<dl><dt>set</dt><dd>Sets options.<dl><dt>-e</dt><dd>Exits.<ul><li>Even in pipes.</li></ul></dd></dl><p>More on set.</p></dd><dt>cd</dt><dd>Changes.</dd></dl><p>After.</p>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			got = append(got, fmt.Sprintf("%s|%s|%s", b.Kind, strings.Join(b.Parents, " › "), b.Text))
+		}
+	}
+	want := []string{
+		"definition||set: Sets options.",
+		"definition|set|-e: Exits.",
+		"list-item|set › -e|Even in pipes.",
+		"definition||More on set.",
+		"definition||cd: Changes.",
+		"paragraph||After.",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("blocks\n%q\nwant\n%q", got, want)
+	}
+}
