@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -74,7 +75,7 @@ func TestDensePRF(t *testing.T) {
 				t.Fatal(err)
 			}
 			order := argsortDesc(fused)
-			if isGold(q.Gold, uint32(order[0])) {
+			if slices.Contains(q.Gold, uint32(order[0])) {
 				base++
 			}
 			for _, k := range ks {
@@ -101,7 +102,7 @@ func TestDensePRF(t *testing.T) {
 					if err := fuse.FuseContext(f.params, in2, f.corpus, out); err != nil {
 						t.Fatal(err)
 					}
-					if isGold(q.Gold, uint32(argmax(out))) {
+					if slices.Contains(q.Gold, uint32(slices.Index(out, slices.Max(out)))) {
 						right[[2]int{k, bi}]++
 					}
 				}
@@ -126,23 +127,4 @@ func argsortDesc(x []float64) []int {
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return x[idx[a]] > x[idx[b]] })
 	return idx
-}
-
-func argmax(x []float64) int {
-	best := 0
-	for i, v := range x {
-		if v > x[best] {
-			best = i
-		}
-	}
-	return best
-}
-
-func isGold(gold []uint32, id uint32) bool {
-	for _, g := range gold {
-		if g == id {
-			return true
-		}
-	}
-	return false
 }

@@ -134,49 +134,35 @@ func TestHTMLLines(t *testing.T) {
 	}
 }
 
-// TestHTMLDefinitionTerm: a definition's first block says how long its term
-// is (readers keep the term with the first sentence); later blocks of the
-// definition and other kinds have none.
-func TestHTMLDefinitionTerm(t *testing.T) {
-	d, err := ParseHTML("t.html", []byte("<dl><dt> <code>-?</code> </dt><dd><p>  Prints\n help.</p><p>Then exits.</p></dd><dd>No term.</dd></dl><p>x</p>"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, s := range d.Sections {
-		for _, b := range s.Blocks {
-			got = append(got, fmt.Sprintf("%s|%d|%s", b.Kind, b.Term, b.Text[:b.Term]))
-		}
-	}
-	want := []string{"definition|2|-?", "definition|0|", "definition|0|", "paragraph|0|"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("blocks %q, want %q", got, want)
-	}
-}
-
-// TestHTMLNestedDefinitions: blocks of a definition list or list nested in
-// a definition carry the terms above them (outermost first); the
-// definition's own term is not among them.
-func TestHTMLNestedDefinitions(t *testing.T) {
-	d, err := ParseHTML("t.html", []byte("<dl><dt>set</dt><dd>Sets options.<dl><dt>-e</dt><dd>Exits.<ul><li>Even in pipes.</li></ul></dd></dl><p>More on set.</p></dd><dt>cd</dt><dd>Changes.</dd></dl><p>After.</p>"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, s := range d.Sections {
-		for _, b := range s.Blocks {
-			got = append(got, fmt.Sprintf("%s|%s|%s", b.Kind, strings.Join(b.Parents, " › "), b.Text))
-		}
-	}
-	want := []string{
-		"definition||set: Sets options.",
-		"definition|set|-e: Exits.",
-		"list-item|set › -e|Even in pipes.",
-		"definition||More on set.",
-		"definition||cd: Changes.",
-		"paragraph||After.",
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("blocks\n%q\nwant\n%q", got, want)
+// TestHTMLDefinitions: a definition's first block says how long its term is
+// (readers keep the term with the first sentence; later blocks of the
+// definition and other kinds have none), and blocks of a definition list or
+// list nested in a definition carry the terms above them, outermost first
+// (a definition's own term is not among them).
+func TestHTMLDefinitions(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []string // "kind|term|parents|text" per block
+	}{
+		{"term length", "<dl><dt> <code>-?</code> </dt><dd><p>  Prints\n help.</p><p>Then exits.</p></dd><dd>No term.</dd></dl><p>x</p>",
+			[]string{"definition|-?||-?: Prints help.", "definition|||Then exits.", "definition|||No term.", "paragraph|||x"}},
+		{"nested", "<dl><dt>set</dt><dd>Sets options.<dl><dt>-e</dt><dd>Exits.<ul><li>Even in pipes.</li></ul></dd></dl><p>More on set.</p></dd><dt>cd</dt><dd>Changes.</dd></dl><p>After.</p>",
+			[]string{"definition|set||set: Sets options.", "definition|-e|set|-e: Exits.", "list-item||set › -e|Even in pipes.", "definition|||More on set.", "definition|cd||cd: Changes.", "paragraph|||After."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := ParseHTML("t.html", []byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range d.Sections {
+				for _, b := range s.Blocks {
+					got = append(got, fmt.Sprintf("%s|%s|%s|%s", b.Kind, b.Text[:b.Term], strings.Join(b.Parents, PathSep), b.Text))
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("blocks\n%q\nwant\n%q", got, tc.want)
+			}
+		})
 	}
 }
