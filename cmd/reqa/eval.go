@@ -33,6 +33,15 @@ func evalAction(c *cli.Context) error {
 	if len(indexes) > 0 && len(indexes) != len(dirs) {
 		return usagef("eval: %d --index for %d datasets: give one per DATASET_DIR, in the same order, or none", len(indexes), len(dirs))
 	}
+	if len(indexes) > 0 {
+		// The BM25 flags say how eval builds its temporary index; an index
+		// given was built with its own, which eval cannot change.
+		for _, f := range []string{"bm25", "k1", "b", "tokenizer"} {
+			if c.IsSet(f) {
+				return usagef("eval: --%s says how eval builds a temporary index, and --index %s is built already (with its own BM25 parameters and tokenizers): drop --%s, or drop --index, or rebuild the index with `reqa index --%s`", f, indexes[0], f, f)
+			}
+		}
+	}
 	// Every dataset is looked at before any is evaluated: a typo in the
 	// last one should not cost the others' work.
 	for _, dir := range dirs {
@@ -209,7 +218,7 @@ func evalCommand() *cli.Command {
 		Usage:     "evaluate rankers on ReQA datasets (P@1, MRR, P@5, R@10), side by side when there are several",
 		ArgsUsage: "DATASET_DIR...",
 		Flags: append([]cli.Flag{
-			&cli.GenericFlag{Name: "index", Aliases: []string{"i"}, Value: &pathList{}, Usage: "index built from DATASET_DIR (default: build a temporary one); with several datasets, one --index per dataset in the same order"},
+			&cli.GenericFlag{Name: "index", Aliases: []string{"i"}, Value: &pathList{}, Usage: "index built from DATASET_DIR (default: build a temporary one, with the BM25 flags below); with several datasets, one --index per dataset in the same order"},
 			&cli.StringSliceFlag{Name: "ranker", Aliases: []string{"r"}, Usage: "ranker to evaluate, repeatable; \"default\" is the index's default ranker, what ask uses (default: every ranker the index answers with, then the default, labelled \"default (NAME)\" unless one of them is it)"},
 			&cli.StringFlag{Name: "params-from", Usage: "measure transfer: answer with the fusion parameters and question adapter learned for another index (OTHER.reqa) or with the fusion parameters of a JSON file (reqa fuse --json's or reqa eval --json's output), instead of the index's own"},
 			&cli.BoolFlag{Name: "no-context", Usage: "sentence-only ablation: documents are the sentence alone"},

@@ -126,6 +126,13 @@ func TestEvalUntuned(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "unknown ranker") {
 		t.Errorf("-r bm25-nope: exit %d: %s", code, errs)
 	}
+	// The BM25 build flags cannot change an index that is built already.
+	for _, args := range [][]string{{"-b", "0.3"}, {"--k1", "2"}, {"--bm25", "lucene"}, {"--tokenizer", "word"}} {
+		code, _, errs = reqa(t, append(append([]string{"eval", "--quiet", "--index", idx}, args...), ds)...)
+		if code != 2 || !strings.Contains(errs, args[0]+" says how eval builds a temporary index") {
+			t.Errorf("eval --index with %s: exit %d: %s", args[0], code, errs)
+		}
+	}
 }
 
 // TestEvalDefaultBM25 checks the default on an index without embeddings:
