@@ -24,6 +24,7 @@ import (
 func TestDensePRF(t *testing.T) {
 	spec := os.Getenv("REQA_PRF")
 	if spec == "" {
+		// May skip in CI: an experiment (tag experiment) run by hand with REQA_PRF.
 		t.Skip("set REQA_PRF")
 	}
 	split := os.Getenv("REQA_PRF_SPLIT")
