@@ -261,6 +261,10 @@ func (w *walker) walk(dir, rel string) error {
 				w.skip(p, "dir", "excluded by --exclude", false)
 				continue
 			}
+			if e.Name() == "_sources" && sphinxBuild(dir) {
+				w.skip(p, "dir", "a Sphinx build's copy of its pages' sources (the pages are read as HTML)", false)
+				continue
+			}
 			if err := w.walk(p, relp); err != nil {
 				return err
 			}
@@ -291,6 +295,19 @@ func (w *walker) walk(dir, rel string) error {
 		}
 	}
 	return nil
+}
+
+// sphinxBuild reports whether dir is the root of a Sphinx HTML build: it
+// holds the inventory or the search index every such build writes. Its
+// _sources directory repeats every page as reStructuredText (or Markdown)
+// text, so a walk would read each page twice.
+func sphinxBuild(dir string) bool {
+	for _, name := range []string{"objects.inv", "searchindex.js"} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 // unreadableDir skips a directory that cannot be listed, or fails on the

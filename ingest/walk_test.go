@@ -199,3 +199,40 @@ func TestMatchGlob(t *testing.T) {
 		}
 	}
 }
+
+// TestWalkSphinxSources: a Sphinx HTML build's _sources directory (beside
+// its objects.inv or searchindex.js) repeats the pages as text and is
+// skipped, with the reason listed; elsewhere a _sources directory is read.
+func TestWalkSphinxSources(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		marker string
+		want   string
+	}{
+		{"inventory", "objects.inv", "The page says this."},
+		{"search index", "searchindex.js", "The page says this."},
+		{"no build", "", "The source says this.|The page says this."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"page.html": "<p>The page says this.</p>", "_sources/page.rst.txt": "The source says this."}
+			if tc.marker != "" {
+				files[tc.marker] = "x"
+			}
+			tree := writeFiles(t, files)
+			c, err := ReadInputs([]string{tree})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(sentenceTexts(c), "|"); got != tc.want {
+				t.Fatalf("read %q, want %q", got, tc.want)
+			}
+			skipped := false
+			for _, f := range c.Files {
+				skipped = skipped || f.Status == FileSkipped && strings.HasSuffix(f.Path, "_sources") && strings.Contains(f.Reason, "Sphinx")
+			}
+			if skipped != (tc.marker != "") {
+				t.Errorf("files %+v: _sources listed as skipped: %v", c.Files, skipped)
+			}
+		})
+	}
+}

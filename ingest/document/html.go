@@ -21,7 +21,7 @@ import (
 // skipped, and so is any element marked hidden, with the role navigation,
 // search or banner, or with a class or id that documentation generators
 // give to navigation, tables of contents and skip links ("nav-panel",
-// "toc", "sphinxsidebar", "breadcrumb"…); <title> is the
+// "toc", "sphinxsidebar", "breadcrumb", Sphinx's "indextable"…); <title> is the
 // document's title; a permalink in a heading (a link reading "#", "¶",
 // "§" or "🔗") is dropped. A page not in UTF-8 is decoded
 // by its BOM or <meta charset> (windows-1252 when it names none).
@@ -89,6 +89,8 @@ var htmlSkipped = map[atom.Atom]bool{
 var htmlChromeClass = map[string]bool{
 	"side-nav": true, "sidebar": true, "sphinxsidebar": true, "breadcrumb": true, "breadcrumbs": true,
 	"skip-to-content": true, "skip-link": true, "headerlink": true,
+	// Sphinx's general and module indexes: tables of links to entries.
+	"indextable": true, "genindex-jumpbox": true, "modindex-jumpbox": true,
 }
 
 // block-level elements: their start and end end the text before them.
