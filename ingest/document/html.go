@@ -21,7 +21,8 @@ import (
 // skipped, and so is any element marked hidden, with the role navigation,
 // search or banner, or with a class or id that documentation generators
 // give to navigation, tables of contents and skip links ("nav-panel",
-// "toc", "sphinxsidebar", "breadcrumb", Sphinx's "indextable"…); <title> is the
+// "toc", "sphinxsidebar", "breadcrumb", Sphinx's "indextable"…), and a page
+// footer (footer, role contentinfo, class or id "footer"); <title> is the
 // document's title; a permalink in a heading (a link reading "#", "¶",
 // "§" or "🔗") is dropped. A page not in UTF-8 is decoded
 // by its BOM or <meta charset> (windows-1252 when it names none).
@@ -89,6 +90,8 @@ var htmlSkipped = map[atom.Atom]bool{
 var htmlChromeClass = map[string]bool{
 	"side-nav": true, "sidebar": true, "sphinxsidebar": true, "breadcrumb": true, "breadcrumbs": true,
 	"skip-to-content": true, "skip-link": true, "headerlink": true,
+	// Page footers (Sphinx's div.footer, AsciiDoc's div#footer).
+	"footer": true,
 	// Sphinx's general and module indexes: tables of links to entries.
 	"indextable": true, "genindex-jumpbox": true, "modindex-jumpbox": true,
 }
@@ -188,7 +191,7 @@ func readHTML(b *builder, name string, data []byte, line int, page bool) error {
 					// Site chrome of documentation generators (Sphinx's
 					// sidebars, search boxes) is marked by its role.
 					r := strings.ToLower(string(v))
-					chrome = chrome || r == "navigation" || r == "search" || r == "banner"
+					chrome = chrome || r == "navigation" || r == "search" || r == "banner" || r == "contentinfo"
 				case "class", "id":
 					if string(k) == "id" {
 						id = string(v)
@@ -202,6 +205,9 @@ func readHTML(b *builder, name string, data []byte, line int, page bool) error {
 					chrome = chrome || strings.EqualFold(string(v), "true")
 				}
 			}
+			// A page's footer (copyright, "Last updated", "Found a bug?")
+			// repeats on every page and answers nothing.
+			chrome = chrome || a == atom.Footer
 			if chrome && a != 0 && !htmlVoid[a] && tt != html.SelfClosingTagToken && r.skip == 0 {
 				r.flush()
 				r.skip, r.skipN = a, 1

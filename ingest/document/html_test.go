@@ -76,6 +76,7 @@ func TestHTMLConstructs(t *testing.T) {
 		{"windows-1252", "<meta charset=\"windows-1252\"><p>caf\xe9</p>", []string{"paragraph||café"}},
 		{"heading permalinks", "<h2>Async hooks<a class=\"mark\" href=\"#x\">#</a></h2><p>a</p><h2>Using C#</h2><p>b</p><h2><a href=\"#y\">Linked</a></h2><p>c</p>", []string{"paragraph|Async hooks|a", "paragraph|Using C#|b", "paragraph|Linked|c"}},
 		{"heading id slug", "<h1 id=\"Intro_x\">Intro</h1><p>y</p>", []string{"paragraph|Intro|y"}},
+		{"footers", "<p>Body.</p><div class=\"footer\" role=\"contentinfo\"><p>© Copyright 2001, X.</p></div><div id=\"footer\"><div id=\"footer-text\">Last updated 2024-05-31</div></div><footer><p>Built with a generator.</p></footer><div role=\"contentinfo\">Found a bug?</div><p>Kept.</p>", []string{"paragraph||Body.", "paragraph||Kept."}},
 		{"sphinx index tables", "<h1>Index</h1><div class=\"genindex-jumpbox\"><p><a href=\"#A\">A</a></p></div><table class=\"indextable genindextable\"><tr><td><ul><li><a href=\"x.html\">abs() (built-in function)</a></li></ul></td></tr></table><table class=\"indextable modindextable\"><tr><td>os</td></tr></table><p>Kept.</p>", []string{"paragraph|Index|Kept."}},
 		{"sphinx chrome", "<div role=\"navigation\"><div><p>Table of contents</p></div><p>Next topic</p></div><h1>Install<a class=\"headerlink\" href=\"#install\">¶</a></h1><p>Run it.</p><p hidden>gone</p><span aria-hidden=\"true\">icon</span>", []string{"paragraph|Install|Run it."}},
 	} {
