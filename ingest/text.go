@@ -81,8 +81,12 @@ func readDocument(c *Corpus, name, kind string, data []byte) error {
 	before := len(c.Sentences)
 	c.addDocument(d)
 	if len(c.Sentences) == before {
-		if f == document.PDF {
+		switch f {
+		case document.PDF:
 			return badInput(name, 0, "", "empty file (no text found: a scanned PDF needs OCR first, e.g. ocrmypdf)")
+		case document.HTML:
+			// A generated index, a search page: all site chrome.
+			return badInput(name, 0, "", "empty page (no text outside navigation, indexes, footers and other site chrome)")
 		}
 		return badInput(name, 0, "", "empty file (no sentences)")
 	}

@@ -203,6 +203,7 @@ func TestMatchGlob(t *testing.T) {
 // TestWalkSphinxSources: a Sphinx HTML build's _sources directory (beside
 // its objects.inv or searchindex.js) repeats the pages as text and is
 // skipped, with the reason listed; elsewhere a _sources directory is read.
+// A page of site chrome only (a generated index) is skipped as empty.
 func TestWalkSphinxSources(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -214,7 +215,8 @@ func TestWalkSphinxSources(t *testing.T) {
 		{"no build", "", "The source says this.|The page says this."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			files := map[string]string{"page.html": "<p>The page says this.</p>", "_sources/page.rst.txt": "The source says this."}
+			files := map[string]string{"page.html": "<p>The page says this.</p>", "_sources/page.rst.txt": "The source says this.",
+				"genindex.html": `<h1>Index</h1><table class="indextable"><tr><td><a href="page.html">this</a></td></tr></table>`}
 			if tc.marker != "" {
 				files[tc.marker] = "x"
 			}
@@ -226,9 +228,13 @@ func TestWalkSphinxSources(t *testing.T) {
 			if got := strings.Join(sentenceTexts(c), "|"); got != tc.want {
 				t.Fatalf("read %q, want %q", got, tc.want)
 			}
-			skipped := false
+			skipped, index := false, false
 			for _, f := range c.Files {
 				skipped = skipped || f.Status == FileSkipped && strings.HasSuffix(f.Path, "_sources") && strings.Contains(f.Reason, "Sphinx")
+				index = index || f.Status == FileSkipped && strings.HasSuffix(f.Path, "genindex.html") && strings.HasPrefix(f.Reason, "empty page")
+			}
+			if !index {
+				t.Errorf("files %+v: a page of site chrome only is not listed as skipped (empty page)", c.Files)
 			}
 			if skipped != (tc.marker != "") {
 				t.Errorf("files %+v: _sources listed as skipped: %v", c.Files, skipped)
