@@ -127,7 +127,7 @@ func TestReadDocumentErrors(t *testing.T) {
 		{"a.md", KindMarkdown, []byte("fine\nbad \xff\n"), 2, "invalid UTF-8"},
 		{"a.md", KindMarkdown, []byte(" \n\n"), 0, "empty file"},
 		{"a.md", KindMarkdown, []byte("```\nonly code\n```\n"), 0, "empty file"},
-		{"a.html", KindHTML, []byte("<script>x()</script><nav>menu</nav>"), 0, "empty file"},
+		{"a.html", KindHTML, []byte("<script>x()</script><nav>menu</nav>"), 0, "empty page"},
 		{"a.pdf", KindPDF, []byte("%PDF-1.4 not really"), 0, "pdf:"},
 	} {
 		t.Run(tc.name+" "+tc.msg, func(t *testing.T) {
