@@ -92,8 +92,10 @@ var htmlChromeClass = map[string]bool{
 	"skip-to-content": true, "skip-link": true, "headerlink": true,
 	// Page footers (Sphinx's div.footer, AsciiDoc's div#footer).
 	"footer": true,
-	// Sphinx's general and module indexes: tables of links to entries.
-	"indextable": true, "genindex-jumpbox": true, "modindex-jumpbox": true,
+	// Sphinx's general and module indexes (tables of links to entries) and
+	// its toctrees (the lists of links to other pages that contents and
+	// index pages are made of).
+	"indextable": true, "genindex-jumpbox": true, "modindex-jumpbox": true, "toctree-wrapper": true,
 }
 
 // block-level elements: their start and end end the text before them.
