@@ -92,6 +92,9 @@ var htmlChromeClass = map[string]bool{
 	"skip-to-content": true, "skip-link": true, "headerlink": true,
 	// Page footers (Sphinx's div.footer, AsciiDoc's div#footer).
 	"footer": true,
+	// The labels of Sphinx's and MkDocs' admonitions ("Note", "See also",
+	// "Warning": a word, not a sentence; the admonition's text is kept).
+	"admonition-title": true,
 	// Sphinx's general and module indexes (tables of links to entries) and
 	// its toctrees (the lists of links to other pages that contents and
 	// index pages are made of).
