@@ -25,8 +25,9 @@ const (
 	// the heading path is the title, shown but not scored.
 	ContextParagraph = "paragraph"
 	// ContextParagraphHeading: ContextParagraph with the heading path as
-	// its first line, so the context's BM25 field (and the dense context
-	// vector) scores it.
+	// its first line (continued, for a list nested in a definition, by the
+	// definition's term), so the context's BM25 field (and the dense
+	// context vector) scores it.
 	ContextParagraphHeading = "paragraph+heading"
 	// ContextWindow: each sentence gets a context of its own: the heading
 	// path and the sentences around it in its section (WindowSentences on
