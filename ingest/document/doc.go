@@ -9,8 +9,9 @@
 // page's options under their command).
 //
 // The readers stand on well-kept parsers: Markdown on goldmark (CommonMark
-// with GFM tables and strikethrough; YAML/TOML front matter skipped; inline
-// and block HTML read by the HTML reader), HTML on golang.org/x/net/html's
+// with GFM tables and strikethrough, and a block parser of this package's
+// for MkDocs admonitions; YAML/TOML front matter skipped; inline and block
+// HTML read by the HTML reader), HTML on golang.org/x/net/html's
 // tokenizer (script, style, template, nav, head and similar elements
 // skipped, entities decoded, pre never a candidate), and PDF on the pure-Go
 // github.com/ledongthuc/pdf (text rebuilt into lines from glyph positions,

@@ -33,7 +33,7 @@ func addFixtures(f *testing.F, names ...string) {
 
 func FuzzMarkdown(f *testing.F) {
 	addFixtures(f, "guide.md")
-	for _, s := range []string{"", "# h\n\ntext", "---\na: b\n---\n", "| a |\n|---|\n| b |", "<div>\n*x*\n</div>", "> > - 1. `c`\n", "__init__ __x__ _y_", "[a]: b\n[a]"} {
+	for _, s := range []string{"", "# h\n\ntext", "---\na: b\n---\n", "| a |\n|---|\n| b |", "<div>\n*x*\n</div>", "> > - 1. `c`\n", "__init__ __x__ _y_", "[a]: b\n[a]", "!!! note \"t\"\n    body\n\n    more\nout", "- ???+ tip\n      in a list\n", "> [!NOTE]\n> x"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, Markdown, data) })

@@ -10,18 +10,26 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
-var markdown = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList))
+var markdown = goldmark.New(
+	goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList),
+	// Before the paragraph parser (1000): a marker line is not a paragraph.
+	goldmark.WithParserOptions(parser.WithBlockParsers(util.Prioritized(admonitionParser{}, 950))),
+)
 
 // ParseMarkdown reads CommonMark with GFM tables: ATX and setext headings
 // start sections; paragraphs, list items (without their markers), table rows
 // (with their header) and block quotes are blocks; fenced and indented code
 // are Code blocks; YAML ("---") or TOML ("+++") front matter, link reference
 // definitions, HTML comments and images are skipped; emphasis, links, code
-// spans and inline HTML become their text. HTML blocks are read by the HTML
+// spans and inline HTML become their text; MkDocs admonitions ("!!! note
+// \"Title\"" and an indented body; "???" and "???+" folded ones) and GitHub
+// alerts ("> [!NOTE]") are quotes without their markers and titles. HTML
+// blocks are read by the HTML
 // reader (so <h1 align="center">Name</h1> is a heading). A word in double
 // underscores that reads as a Python-style name (lower case, digits and
 // underscores: __init__, __main__) keeps its underscores instead of
@@ -109,10 +117,18 @@ func (m *mdReader) blocks(n ast.Node, kind Kind, group, depth int) error {
 		case *ast.Heading:
 			m.b.heading(v.Level, m.inline(v), "", m.line(v), 0)
 		case *ast.Paragraph, *ast.TextBlock:
-			m.b.block(kind, m.inline(v), m.line(v), 0, group)
+			t := m.inline(v)
+			if _, quoted := n.(*ast.Blockquote); quoted && c == n.FirstChild() {
+				t = dropAlertMarker(t)
+			}
+			m.b.block(kind, t, m.line(v), 0, group)
 		case *ast.FencedCodeBlock, *ast.CodeBlock:
 			m.b.block(Code, m.rawLines(v), m.line(v), 0, 0)
 		case *ast.Blockquote:
+			if err := m.blocks(v, Quote, m.b.newGroup(), depth+1); err != nil {
+				return err
+			}
+		case *admonitionNode:
 			if err := m.blocks(v, Quote, m.b.newGroup(), depth+1); err != nil {
 				return err
 			}
@@ -317,4 +333,14 @@ func tocList(l *ast.List) bool {
 		}
 	}
 	return items > 0
+}
+
+// alertMarker is the marker a GitHub alert opens its quote with
+// ("> [!NOTE]", "> [!WARNING]"…).
+var alertMarker = regexp.MustCompile(`(?i)^\[!(note|tip|important|warning|caution)\]\s*`)
+
+// dropAlertMarker returns the text of an alert's first paragraph without
+// its marker, a label like an admonition's.
+func dropAlertMarker(t string) string {
+	return alertMarker.ReplaceAllString(t, "")
 }
