@@ -82,6 +82,7 @@ func TestMarkdownConstructs(t *testing.T) {
 		{"bom", "\xef\xbb\xbfHello.\n", []string{"paragraph||Hello."}},
 		{"admonitions", "Intro.\n\n!!! note \"Heads up\"\n    The cache lives at home.\n    It is safe to delete.\n\n!!! warning\n\n    Never run it as root.\n\n    Not even once.\n\n???+ tip \"Folded\"\n    Use the short flag.\n\nAfter.\n",
 			[]string{"paragraph||Intro.", "quote||The cache lives at home. It is safe to delete.", "quote||Never run it as root.", "quote||Not even once.", "quote||Use the short flag.", "paragraph||After."}},
+		{"admonition crlf and tab", "!!! note \"T\"\r\n    Body one.\r\n\r\n!!! tip\n\tTabbed body.\n", []string{"quote||Body one.", "quote||Tabbed body."}},
 		{"admonition lookalikes", "!!! not a marker line because of this.\n\n!!!\n\n    code after a bare marker.\n", []string{"paragraph||!!! not a marker line because of this.", "paragraph||!!!", "code||code after a bare marker."}},
 		{"github alert", "> [!NOTE]\n> Updates are checked daily.\n\n> [!warning] Back up first.\n\n> [!NOPE] kept.\n", []string{"quote||Updates are checked daily.", "quote||Back up first.", "quote||[!NOPE] kept."}},
 		{"entity and escape", "a &lt;b&gt; \\_c\\_ &#169;\n", []string{"paragraph||a <b> _c_ ©"}},
