@@ -29,11 +29,10 @@ var markdown = goldmark.New(
 // spans and inline HTML become their text; MkDocs admonitions ("!!! note
 // \"Title\"" and an indented body; "???" and "???+" folded ones) and GitHub
 // alerts ("> [!NOTE]") are quotes without their markers and titles. HTML
-// blocks are read by the HTML
-// reader (so <h1 align="center">Name</h1> is a heading). A word in double
-// underscores that reads as a Python-style name (lower case, digits and
-// underscores: __init__, __main__) keeps its underscores instead of
-// becoming bold.
+// blocks are read by the HTML reader (so <h1 align="center">Name</h1> is a
+// heading). A word in double underscores that reads as a Python-style name
+// (lower case, digits and underscores: __init__, __main__) keeps its
+// underscores instead of becoming bold.
 func ParseMarkdown(name string, src []byte) (d *Document, err error) {
 	defer recoverError(name, &err)
 	src = blankFrontMatter(blankBOM(src))
@@ -124,11 +123,7 @@ func (m *mdReader) blocks(n ast.Node, kind Kind, group, depth int) error {
 			m.b.block(kind, t, m.line(v), 0, group)
 		case *ast.FencedCodeBlock, *ast.CodeBlock:
 			m.b.block(Code, m.rawLines(v), m.line(v), 0, 0)
-		case *ast.Blockquote:
-			if err := m.blocks(v, Quote, m.b.newGroup(), depth+1); err != nil {
-				return err
-			}
-		case *admonitionNode:
+		case *ast.Blockquote, *admonitionNode:
 			if err := m.blocks(v, Quote, m.b.newGroup(), depth+1); err != nil {
 				return err
 			}
