@@ -55,11 +55,7 @@ func manualPDF(t testing.TB) []byte {
 	p.Ln(5)
 	line(11, "until the next run.", 12)
 	footer(2)
-	var b bytes.Buffer
-	if err := p.Output(&b); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return pdfBytes(t, p)
 }
 
 func TestPDFPagesAndHeadings(t *testing.T) {
@@ -178,11 +174,7 @@ func bookPDF(t testing.TB) []byte {
 			at(30, 10, pg.rest)
 		}
 	}
-	var b bytes.Buffer
-	if err := p.Output(&b); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return pdfBytes(t, p)
 }
 
 func TestPDFRunningHeadersAndContents(t *testing.T) {
@@ -208,4 +200,14 @@ func TestPDFRunningHeadersAndContents(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// pdfBytes writes a generated PDF out.
+func pdfBytes(t testing.TB, p *fpdf.Fpdf) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := p.Output(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
