@@ -15,10 +15,15 @@ import (
 
 // ParsePDF reads the text of a PDF with the pure-Go github.com/ledongthuc/pdf:
 // glyphs are put back into lines by their positions (a space where the gap
-// between two glyphs is wider than a fifth of the type size), lines into
-// paragraphs (a new one after a wider vertical gap, a first-line indent or
-// a change of type size), a word hyphenated at a line end is rejoined and
-// the other line ends become spaces. Lines in type clearly larger than the
+// between two glyphs is wider than a fifth of the type size; widths from
+// the font, a composite font's W array included), lines into paragraphs (a
+// new one after a wider vertical gap, a list marker, a first-line indent or
+// a change of type size; a full line that stops mid-sentence goes on in
+// the indented line under it, a hanging indent), a word hyphenated at a
+// line end is rejoined, a URL broken at a line end is put back together
+// and the other line ends become spaces. Footnotes (smaller type at a
+// page's foot) are paragraphs of their own, and the paragraph they
+// interrupt goes on over the page break. Lines in type clearly larger than the
 // body text's and short enough are headings (the largest size is level 1).
 // Lines set in a fixed-pitch font (by the font descriptor's flag or a
 // typewriter face's name) are Code blocks. A line holding only a number (a page number), a table-of-contents line
@@ -53,11 +58,12 @@ func ParsePDF(name string, data []byte) (d *Document, err error) {
 }
 
 type pdfLine struct {
-	page int
-	text string
-	size float64 // type size
-	x, y float64 // start of the line
-	mono bool    // most of its glyphs are in a fixed-pitch font (code)
+	page  int
+	text  string
+	size  float64 // type size
+	x, y  float64 // start of the line
+	right float64 // end of the line's last glyph
+	mono  bool    // most of its glyphs are in a fixed-pitch font (code)
 }
 
 // pageLines returns page p's text lines in content order; more is false
@@ -81,6 +87,7 @@ func pageLines(r *pdf.Reader, p int) (lines []pdfLine, more bool, err error) {
 	end := func() {
 		if cur != nil {
 			cur.mono = 2*mono > glyphs
+			cur.right = lastEnd
 			cur.text = strings.TrimSpace(sb.String())
 			if cur.text != "" {
 				lines = append(lines, *cur)
@@ -162,7 +169,8 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 	flushPara := func() {
 		if para.Len() > 0 {
 			text, kind := para.String(), Paragraph
-			if r, n := utf8.DecodeRuneInString(text); bullets[r] && n < len(text) && text[n] == ' ' {
+			if startsBullet(text) {
+				_, n := utf8.DecodeRuneInString(text)
 				text, kind = text[n+1:], ListItem
 			}
 			b.block(kind, text, 0, paraPage, 0)
@@ -188,10 +196,33 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 	running := runningLines(lines, body)
 	toc := tocPages(lines)
 	compounds := hyphenated(lines)
+	rights := pageRights(lines)
+	notes := footnotes(lines, body, running)
+	// The body paragraph a page's footnotes interrupt, taken up again after
+	// them (it may go on over the page break).
+	var body0 struct {
+		para string
+		page int
+		prev *pdfLine
+		set  bool
+	}
 	for i := range lines {
 		l := lines[i]
 		if isPageNumber(l.text) || running[i] || toc[l.page] || tocEntry.MatchString(l.text) {
 			continue
+		}
+		if notes[i] && !body0.set {
+			flushHead()
+			flushCode()
+			body0.para, body0.page, body0.prev, body0.set = para.String(), paraPage, prev, true
+			para.Reset()
+			prev = nil
+			l.text = noteMark.ReplaceAllString(l.text, "$1")
+		} else if !notes[i] && body0.set {
+			flushCode()
+			flushPara()
+			para.WriteString(body0.para)
+			paraPage, prev, body0.set = body0.page, body0.prev, false
 		}
 		if l.mono && inlineCode(prev, l, para.String()) {
 			// A path or URL wrapped onto its own line in the middle of a
@@ -232,10 +263,12 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 			// A paragraph goes on over a page break when it did not end a
 			// sentence and the text goes on in the same type.
 			last, _ := utf8.DecodeLastRuneInString(para.String())
-			newPara = para.Len() == 0 || strings.ContainsRune(".!?:", last) || round1(prev.size) != round1(l.size)
+			newPara = para.Len() == 0 || strings.ContainsRune(".!?:", last) && !urlBreak(para.String(), l.text) ||
+				round1(prev.size) != round1(l.size) || startsBullet(l.text)
 		} else {
 			newPara = prev == nil || round1(prev.size) != round1(l.size) ||
-				prev.y-l.y > 1.6*l.size || prev.y < l.y || l.x > prev.x+0.8*l.size
+				prev.y-l.y > 1.6*l.size || prev.y < l.y || startsBullet(l.text) ||
+				l.x > prev.x+0.8*l.size && !hanging(*prev, l, para.String(), rights[l.page])
 		}
 		if newPara {
 			flushPara()
@@ -249,6 +282,43 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 	flushHead()
 	flushPara()
 	flushCode()
+	if body0.set {
+		para.WriteString(body0.para)
+		paraPage = body0.page
+		flushPara()
+	}
+}
+
+// noteMark is a footnote's number set before its first word ("1The …").
+var noteMark = regexp.MustCompile(`^[0-9]{1,3}(\pL)`)
+
+// footnotes marks each page's footnotes: the lines at its foot, below the
+// last line in body type (size body), set in smaller type, the first of
+// them not in a fixed-pitch font (small code at a page's foot is code).
+// Running footers and page numbers (running) are not footnotes.
+func footnotes(lines []pdfLine, body float64, running map[int]bool) map[int]bool {
+	out := map[int]bool{}
+	for end := len(lines) - 1; end >= 0; {
+		start := end
+		for start > 0 && lines[start-1].page == lines[end].page {
+			start--
+		}
+		var run []int
+		for i := end; i >= start; i-- {
+			if running[i] || isPageNumber(lines[i].text) {
+				continue
+			}
+			if round1(lines[i].size) >= body {
+				for _, j := range run {
+					out[j] = !lines[run[len(run)-1]].mono
+				}
+				break
+			}
+			run = append(run, i)
+		}
+		end = start - 1
+	}
+	return out
 }
 
 // runningLines marks running headers and footers: a page's first or last
@@ -375,13 +445,18 @@ func tocPages(lines []pdfLine) map[int]bool {
 	return out
 }
 
-// joinLine appends a wrapped line to a paragraph: a word hyphenated at the
+// joinLine appends a wrapped line to a paragraph: a URL broken at a line
+// end goes on without a space (see urlBreak), a word hyphenated at the
 // end of the previous line is rejoined ("configu-" + "ration"), unless the
 // document writes the hyphenated word on one line elsewhere (compounds
 // holds those, lower-cased: "well-known" stays whole); other line ends
 // become a space.
 func joinLine(para *strings.Builder, next string, compounds map[string]bool) {
 	s := para.String()
+	if urlBreak(s, next) {
+		para.WriteString(next)
+		return
+	}
 	last, _ := utf8.DecodeLastRuneInString(s)
 	if last == '\u00ad' {
 		para.Reset()
@@ -410,6 +485,77 @@ func joinLine(para *strings.Builder, next string, compounds map[string]bool) {
 	}
 	para.WriteByte(' ')
 	para.WriteString(next)
+}
+
+// urlBreak reports whether a paragraph ends in a URL broken at a line end
+// that the line next goes on with: the paragraph's last word ends with a
+// scheme ("https:") and next starts with "//"; or it has a scheme
+// ("https://") or starts "www.", and either ends with "/", "-", "_", "#",
+// "?", "=", "&" or "~" and next starts with a letter or digit, or ends with
+// "." and next starts with a lower-case letter or digit ("https://www." +
+// "debian.org/"; a sentence after a URL and a full stop starts with a
+// capital).
+func urlBreak(para, next string) bool {
+	word := strings.ToLower(para[strings.LastIndexFunc(para, unicode.IsSpace)+1:])
+	if strings.HasSuffix(word, "http:") || strings.HasSuffix(word, "https:") || strings.HasSuffix(word, "ftp:") {
+		return strings.HasPrefix(next, "//")
+	}
+	if !strings.Contains(word, "://") && !strings.HasPrefix(word, "www.") {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(word)
+	first, _ := utf8.DecodeRuneInString(next)
+	switch {
+	case strings.ContainsRune("/-_#?=&~", last):
+		return unicode.IsLetter(first) || unicode.IsDigit(first)
+	case last == '.':
+		return unicode.IsLower(first) || unicode.IsDigit(first)
+	}
+	return false
+}
+
+// startsBullet reports whether a line starts with a list marker and a space.
+func startsBullet(s string) bool {
+	r, n := utf8.DecodeRuneInString(s)
+	return bullets[r] && n < len(s) && s[n] == ' '
+}
+
+// pageRights returns each page's right margin: where its lines of text
+// (code aside) end, the 95th percentile, so that a line running into the
+// margin (a long URL) does not move it.
+func pageRights(lines []pdfLine) map[int]float64 {
+	ends := map[int][]float64{}
+	for _, l := range lines {
+		if !l.mono && !isPageNumber(l.text) {
+			ends[l.page] = append(ends[l.page], l.right)
+		}
+	}
+	out := map[int]float64{}
+	for p, e := range ends {
+		sort.Float64s(e)
+		out[p] = e[(len(e)-1)*95/100]
+	}
+	return out
+}
+
+// hanging reports whether line l, indented further than prev, is the next
+// line of prev's paragraph set with a hanging indent (a list item or a
+// definition whose term starts the first line, the lines after it indented)
+// rather than the indented first line of a new paragraph: prev stops
+// mid-sentence (para, the paragraph so far, does not end with ".", "!",
+// "?" or ":") and is full, l's first word would not have fit after it
+// before the page's right margin (right).
+func hanging(prev, l pdfLine, para string, right float64) bool {
+	last, _ := utf8.DecodeLastRuneInString(para)
+	if para == "" || strings.ContainsRune(".!?:", last) {
+		return false
+	}
+	word := l.text
+	if i := strings.IndexByte(word, ' '); i >= 0 {
+		word = word[:i]
+	}
+	// A glyph is about half the type size wide on average; one for the space.
+	return prev.right+0.5*l.size*float64(utf8.RuneCountInString(word)+1) > right
 }
 
 // hyphenated returns the hyphenated words written within lines, lower-cased.
@@ -462,6 +608,54 @@ type pdfFont struct {
 	first  int
 	widths []float64
 	mono   bool // fixed pitch
+	// A composite (Type0) font with an Identity CMap: two bytes a glyph,
+	// widths from its descendant font's W array (dw when not listed).
+	cid  bool
+	cidW map[int]float64
+	dw   float64
+}
+
+// newPDFFont reads what glyph placement needs from a page's font.
+func newPDFFont(pf pdf.Font) *pdfFont {
+	f := &pdfFont{enc: pf.Encoder(), first: pf.FirstChar(), widths: pf.Widths(), mono: monoFont(pf)}
+	if pf.V.Key("Subtype").Name() != "Type0" || !strings.HasPrefix(pf.V.Key("Encoding").Name(), "Identity-") {
+		return f
+	}
+	d := pf.V.Key("DescendantFonts").Index(0)
+	f.cid, f.cidW, f.dw = true, cidWidths(d.Key("W")), 1000
+	if dw := d.Key("DW"); dw.Kind() == pdf.Integer || dw.Kind() == pdf.Real {
+		f.dw = dw.Float64()
+	}
+	if d.Key("FontDescriptor").Key("Flags").Int64()&1 != 0 {
+		f.mono = true
+	}
+	return f
+}
+
+// cidWidths reads a CID font's W array: "c [w1 w2 …]" gives codes c, c+1, …
+// their widths; "first last w" gives every code from first to last width w.
+// At most 1<<16 codes are read.
+func cidWidths(w pdf.Value) map[int]float64 {
+	out := map[int]float64{}
+	for i := 0; i+1 < w.Len() && len(out) < 1<<16; {
+		c := int(w.Index(i).Int64())
+		if ws := w.Index(i + 1); ws.Kind() == pdf.Array {
+			for j := range min(ws.Len(), 1<<16) {
+				out[c+j] = ws.Index(j).Float64()
+			}
+			i += 2
+			continue
+		}
+		if i+2 >= w.Len() {
+			break
+		}
+		last, width := int(w.Index(i+1).Int64()), w.Index(i+2).Float64()
+		for k := c; k <= last && k-c < 1<<16; k++ {
+			out[k] = width
+		}
+		i += 3
+	}
+	return out
 }
 
 // monoFont reports whether a font is fixed-pitch: its descriptor says so
@@ -511,8 +705,7 @@ func pageGlyphs(pg pdf.Page) []glyph {
 		if f, ok := fonts[name]; ok {
 			return f
 		}
-		pf := pg.Font(name)
-		f := &pdfFont{enc: pf.Encoder(), first: pf.FirstChar(), widths: pf.Widths(), mono: monoFont(pf)}
+		f := newPDFFont(pg.Font(name))
 		fonts[name] = f
 		return f
 	}
@@ -526,6 +719,18 @@ func pageGlyphs(pg pdf.Page) []glyph {
 	var out []glyph
 	show := func(raw string) {
 		if g.tf == nil || g.tf.enc == nil {
+			return
+		}
+		if g.tf.cid {
+			for i := 0; i+1 < len(raw); i += 2 {
+				w0, ok := g.tf.cidW[int(raw[i])<<8|int(raw[i+1])]
+				if !ok {
+					w0 = g.tf.dw
+				}
+				trm := matrix{{g.tfs * g.th, 0, 0}, {0, g.tfs, 0}, {0, g.rise, 1}}.mul(g.tm).mul(g.ctm)
+				out = append(out, glyph{x: trm[2][0], y: trm[2][1], w: w0 / 1000 * trm[0][0], size: trm[0][0], s: g.tf.enc.Decode(raw[i : i+2]), mono: g.tf.mono})
+				g.tm = translate((w0/1000*g.tfs+g.tc)*g.th, 0).mul(g.tm)
+			}
 			return
 		}
 		dec := g.tf.enc.Decode(raw)
@@ -645,12 +850,12 @@ func pageGlyphs(pg pdf.Page) []glyph {
 // inlineCode reports whether the fixed-pitch line l goes on the paragraph
 // para (whose last line is prev) instead of starting a code block: the
 // paragraph stops mid-sentence (not after ".", "!", "?" or ":", which
-// introduce a block) and l follows at an ordinary line distance on the
+// introduce a block; a URL broken at the line end is mid-sentence) and l follows at an ordinary line distance on the
 // same page.
 func inlineCode(prev *pdfLine, l pdfLine, para string) bool {
 	if prev == nil || para == "" || prev.page != l.page || prev.y <= l.y || prev.y-l.y > 1.6*prev.size {
 		return false
 	}
 	last, _ := utf8.DecodeLastRuneInString(strings.TrimSpace(para))
-	return !strings.ContainsRune(".!?:", last)
+	return !strings.ContainsRune(".!?:", last) || urlBreak(para, l.text)
 }

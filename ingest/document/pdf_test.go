@@ -3,6 +3,8 @@ package document
 import (
 	"bytes"
 	"errors"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,6 +104,11 @@ func TestPDFJoinLine(t *testing.T) {
 		{"soft\u00ad", "ware", "software"},
 		{"end.", "Next", "end. Next"},
 		{"1990-", "2000", "1990- 2000"},
+		{"see https://www.", "debian.org/doc", "see https://www.debian.org/doc"}, // a URL broken at a line end
+		{"(https:", "//example.org)", "(https://example.org)"},
+		{"at https://example.org/some-", "path", "at https://example.org/some-path"},
+		{"at https://example.org/.", "Next", "at https://example.org/. Next"}, // a capital: a new sentence
+		{"at https://example.org/docs", "next", "at https://example.org/docs next"},
 	} {
 		var sb strings.Builder
 		sb.WriteString(tc.a)
@@ -196,6 +203,78 @@ func TestPDFRunningHeadersAndContents(t *testing.T) {
 		"Each run keeps one backup per file.",
 		"A figure follows this line.",
 		"The figure shows a frobnicated file.",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// handbookPDF generates a two-page handbook set in a TrueType font that
+// fpdf embeds as a composite (Type0, Identity-H) font, two bytes a glyph
+// and widths in its descendant's W array, as most PDFs made today are:
+// definitions with a hanging indent, an indented first line after a line
+// that ends mid-sentence but short, URLs broken at line ends, and a
+// footnote in small type under a paragraph that goes on over the page
+// break.
+func handbookPDF(t testing.TB) []byte {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/go-pdf/fpdf").Output()
+	if err != nil {
+		t.Fatalf("finding fpdf's fonts: %v", err)
+	}
+	p := fpdf.New("P", "pt", "A4", filepath.Join(strings.TrimSpace(string(out)), "font"))
+	p.SetAutoPageBreak(false, 0)
+	p.AddUTF8Font("dejavu", "", "DejaVuSansCondensed.ttf")
+	at := func(x, y, size float64, text string) {
+		p.SetFont("dejavu", "", size)
+		p.Text(x, y, text)
+	}
+	p.AddPage()
+	at(60, 60, 20, "Handbook")
+	lines := []struct {
+		x, gap float64
+		text   string
+	}{
+		{60, 30, "Freedom: every package in the archive is free software, and each part of it can be"},
+		{85, 13, "upgraded in place without reinstalling anything."},
+		{60, 20, "Mirrors: the archive is copied to mirror sites all over the world, which refresh it"},
+		{85, 13, "twice a day from the main site."},
+		{60, 20, "The options are listed below"},
+		{85, 13, "Verbose output is the default."},
+		{60, 20, "The manual is online at https://www."},
+		{60, 13, "example.org/manual/ and the sources at (https:"},
+		{60, 13, "//example.org/src/) for anyone."},
+		{60, 20, "This paragraph goes on over the page break and does not end before"},
+	}
+	y := 60.0
+	for _, l := range lines {
+		y += l.gap
+		at(l.x, y, 11, l.text)
+	}
+	at(60, 780, 8, "1A footnote in small type at the foot of the page.")
+	p.AddPage()
+	at(60, 60, 11, "the footnote that interrupts it.")
+	return pdfBytes(t, p)
+}
+
+func TestPDFLayout(t *testing.T) {
+	d, err := ParsePDF("handbook.pdf", handbookPDF(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			got = append(got, b.Text)
+		}
+	}
+	want := []string{
+		"Freedom: every package in the archive is free software, and each part of it can be upgraded in place without reinstalling anything.",
+		"Mirrors: the archive is copied to mirror sites all over the world, which refresh it twice a day from the main site.",
+		"The options are listed below",
+		"Verbose output is the default.",
+		"The manual is online at https://www.example.org/manual/ and the sources at (https://example.org/src/) for anyone.",
+		"A footnote in small type at the foot of the page.",
+		"This paragraph goes on over the page break and does not end before the footnote that interrupts it.",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
