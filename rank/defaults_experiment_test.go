@@ -39,6 +39,18 @@ type lodoDomain struct {
 	// Inputs names the examples' inputs (a cache of other inputs is
 	// recomputed).
 	Inputs []string
+	// Stamp is the index file's size and modification time when the
+	// examples were scored: a cache of a rebuilt index is recomputed.
+	Stamp string
+}
+
+// indexStamp says which build of an index file is on disk.
+func indexStamp(t *testing.T, index string) string {
+	st, err := os.Stat(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%d@%d", st.Size(), st.ModTime().UnixNano())
 }
 
 // lodoDomains reads REQA_DEFAULTS_DOMAINS ("name=index=dataset;…"; a name
@@ -68,16 +80,17 @@ func lodoDomains(t *testing.T) []*lodoDomain {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if slices.Equal(d.Inputs, lodoInputs) {
+			stamp := indexStamp(t, parts[1])
+			if slices.Equal(d.Inputs, lodoInputs) && d.Stamp == stamp {
 				d.LODO = !only
 				out = append(out, d)
 				continue
 			}
-			t.Logf("%s: cached inputs %v, want %v: recomputing", file, d.Inputs, lodoInputs)
+			t.Logf("%s: cached inputs %v of index %s, want %v of %s: recomputing", file, d.Inputs, d.Stamp, lodoInputs, stamp)
 			*d = lodoDomain{Name: name, LODO: !only}
 		}
 		d.Tune, d.Test = domainExamples(t, parts[1], parts[2])
-		d.Inputs = lodoInputs
+		d.Inputs, d.Stamp = lodoInputs, indexStamp(t, parts[1])
 		if cache != "" {
 			os.MkdirAll(cache, 0o755)
 			f, err := os.Create(file)
