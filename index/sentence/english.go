@@ -15,7 +15,7 @@ var englishAbbreviations = []string{
 	"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
 	// Latin and scholarly.
 	"e.g", "i.e", "etc", "cf", "vs", "viz", "al", "ca", "approx", "ibid", "op", "cit", "seq", "sic",
-	"n.b", "p.s", "a.d", "b.c", "b.c.e", "c.e", "a.m", "p.m",
+	"n.b", "p.s", "a.d", "b.c", "b.c.e", "c.e", "a.m", "p.m", "a.k.a", "w.r.t",
 	// Business and organisations.
 	"inc", "ltd", "co", "corp", "bros", "dept", "univ", "assn", "assoc", "govt", "intl", "natl", "plc", "llc",
 	"est", "div", "mfg",

@@ -78,6 +78,7 @@ var englishCases = []splitCase{
 	{"company", "Apple Inc. is large. Acme Corp. makes anvils.", []string{"Apple Inc. is large.", "Acme Corp. makes anvils."}},
 	{"times", "We met at 10 a.m. and left at 3 p.m. The day was long.", []string{"We met at 10 a.m. and left at 3 p.m.", "The day was long."}},
 	{"et al.", "Smith et al. found it.", []string{"Smith et al. found it."}},
+	{"a.k.a.", "Debian 12, a.k.a. bookworm, is stable. It ships often.", []string{"Debian 12, a.k.a. bookworm, is stable.", "It ships often."}},
 	{"hyphenated abbreviation", "He met ex-Gov. Brown.", []string{"He met ex-Gov. Brown."}},
 	{"initials", "J. R. R. Tolkien wrote it.", []string{"J. R. R. Tolkien wrote it."}},
 	{"initial before a starter", "He rode the Saturn V. The rocket flew.", []string{"He rode the Saturn V.", "The rocket flew."}},
