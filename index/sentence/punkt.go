@@ -2,6 +2,7 @@ package sentence
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -461,7 +462,9 @@ func multiChar(text string, p, end int) int {
 func (sp *splitter) firstPass(text string, t *tok) {
 	s := text[t.s:t.e]
 	switch {
-	case s == "." || s == "?" || s == "!":
+	case s == "?" || s == "!":
+		t.sentbreak = sp.plain || !markInSentence(text, t.s, t.e)
+	case s == ".":
 		t.sentbreak = true
 	case isEllipsis(s):
 		t.ellipsis = true
@@ -472,6 +475,27 @@ func (sp *splitter) firstPass(text string, t *tok) {
 			t.sentbreak = true
 		}
 	}
+}
+
+// markInSentence reports whether the '?' or '!' at text[s:e] is inside a
+// sentence, not at its end (English only): a lower-case word follows it,
+// and either it stands alone between spaces (an operator or a glob: "the
+// word ! precedes", "the pattern ? matches") or a closing bracket follows it
+// at once ("(by definition!) those").
+func markInSentence(text string, s, e int) bool {
+	alone := s > 0 && IsSpace(rune(text[s-1]))
+	bracket := e < len(text) && (text[e] == ')' || text[e] == ']')
+	if bracket {
+		e++
+	}
+	if !alone && !bracket || e >= len(text) || !IsSpace(rune(text[e])) {
+		return false
+	}
+	for e < len(text) && IsSpace(rune(text[e])) {
+		e++
+	}
+	r, _ := utf8.DecodeRuneInString(text[e:])
+	return unicode.IsLower(r)
 }
 
 func isEllipsis(s string) bool {

@@ -46,7 +46,6 @@ var commonCases = []splitCase{
 	{"blank line", "One.\n\nTwo.", []string{"One.", "Two."}},
 	{"no-break space", "One.\u00a0Two.", []string{"One.", "Two."}},
 	{"citation after period", "It is big.[citation needed] It is old.", []string{"It is big.", "[citation needed] It is old."}},
-	{"question in citation", "It is now[when?] four divisions.", []string{"It is now[when?]", "four divisions."}},
 	{"curly quotes are not moved", "He said \u201cHi.\u201d Then he left.", []string{"He said \u201cHi.\u201d Then he left."}},
 	{"accents", "Él llegó. Ça va? Über alles!", []string{"Él llegó.", "Ça va?", "Über alles!"}},
 	{"invalid UTF-8", "Bad \xff\xfe byte. Next \xc3 one.", []string{"Bad \xff\xfe byte.", "Next \xc3 one."}},
@@ -62,6 +61,7 @@ var multiReQACases = []splitCase{
 	{"lower case does not save a word", "It is big. and old.", []string{"It is big.", "and old."}},
 	{"initial before a starter", "He rode the Saturn V. The rocket flew.", []string{"He rode the Saturn V. The rocket flew."}},
 	{"ellipsis before a starter", "Wait... The end.", []string{"Wait... The end."}},
+	{"question in citation", "It is now[when?] four divisions.", []string{"It is now[when?]", "four divisions."}},
 }
 
 // English knows abbreviations and sentence starters.
@@ -79,6 +79,14 @@ var englishCases = []splitCase{
 	{"times", "We met at 10 a.m. and left at 3 p.m. The day was long.", []string{"We met at 10 a.m. and left at 3 p.m.", "The day was long."}},
 	{"et al.", "Smith et al. found it.", []string{"Smith et al. found it."}},
 	{"a.k.a.", "Debian 12, a.k.a. bookworm, is stable. It ships often.", []string{"Debian 12, a.k.a. bookworm, is stable.", "It ships often."}},
+	// A '?' or '!' inside a sentence: before a closing bracket, or alone
+	// between spaces (an operator), when a lower-case word follows.
+	{"question in citation", "It is now[when?] four divisions.", []string{"It is now[when?] four divisions."}},
+	{"exclamation in brackets", "Locals are (by definition!) those assigned. Next.", []string{"Locals are (by definition!) those assigned.", "Next."}},
+	{"operator", "If the reserved word ! precedes a pipeline, it negates. Next.", []string{"If the reserved word ! precedes a pipeline, it negates.", "Next."}},
+	{"glob", "The pattern ? matches one character.", []string{"The pattern ? matches one character."}},
+	{"question before a command", "Is it safe? git gc keeps reachable objects.", []string{"Is it safe?", "git gc keeps reachable objects."}},
+	{"exclamation before a capital", "Careful (really!) The end.", []string{"Careful (really!)", "The end."}},
 	{"hyphenated abbreviation", "He met ex-Gov. Brown.", []string{"He met ex-Gov. Brown."}},
 	{"initials", "J. R. R. Tolkien wrote it.", []string{"J. R. R. Tolkien wrote it."}},
 	{"initial before a starter", "He rode the Saturn V. The rocket flew.", []string{"He rode the Saturn V.", "The rocket flew."}},
