@@ -2,14 +2,15 @@
 //
 // Readers turn files into a [Corpus] of contexts and their sentences:
 //
-//   - documents — Markdown, HTML, PDF and plain text files, or directories
-//     of them — parsed by package ingest/document into sections (a heading
-//     and the blocks under it) whose paragraphs, list items, table rows
-//     (with their header), quotes and definitions are the candidates; code
-//     is never a candidate. A context's title is its heading path
-//     ("H1 › H2 › H3"; a list nested in an HTML definition continues it
-//     with the definition's term, as man pages nest a command's options
-//     under the command), its source the anchor "file:line#slug" (PDF:
+//   - documents — Markdown, HTML, PDF, plain text and roff manual page
+//     files, or directories of them — parsed by package ingest/document
+//     into sections (a heading and the blocks under it) whose paragraphs,
+//     list items, table rows (with their header), quotes and definitions
+//     are the candidates; code is never a candidate. A context's title is
+//     its heading path ("H1 › H2 › H3"; a list nested in an HTML or roff
+//     definition continues it with the definition's term, as man pages
+//     nest a command's options under the command), its source the anchor
+//     "file:line#slug" (PDF:
 //     "file:pPAGE#slug"); every sentence keeps its block kind and line (or
 //     page). What a context is — a section, a paragraph, a paragraph with
 //     its heading path, a window of sentences — is a build option

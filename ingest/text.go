@@ -18,13 +18,17 @@ const (
 	KindHTML     = "html"
 	KindPDF      = "pdf"
 	KindText     = "txt"
+	KindMan      = "man"
 )
 
 // DocumentKind returns the document kind of a file name by its extension
 // (".gz" aside): md for .md/.markdown, html for .html/.htm/.xhtml, pdf for
-// .pdf, txt for .txt/.text; "" for anything else.
+// .pdf, txt for .txt/.text, man for .man and manual page section suffixes
+// (.1–.9, optionally followed by letters or digits: .3pm, .1ssl,
+// .3posix); "" for anything else.
 func DocumentKind(name string) string {
-	switch strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.ToLower(name), ".gz"))) {
+	ext := strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.ToLower(name), ".gz")))
+	switch ext {
 	case ".md", ".markdown":
 		return KindMarkdown
 	case ".html", ".htm", ".xhtml":
@@ -33,12 +37,48 @@ func DocumentKind(name string) string {
 		return KindPDF
 	case ".txt", ".text":
 		return KindText
+	case ".man":
+		return KindMan
+	}
+	if manSection(ext) {
+		return KindMan
 	}
 	return ""
 }
 
+// manSection reports whether ext is a manual page's section suffix: "."
+// and a digit 1–9, then lower-case letters or digits (".1", ".3pm",
+// ".1ssl", ".8").
+func manSection(ext string) bool {
+	if len(ext) < 2 || ext[0] != '.' || ext[1] < '1' || ext[1] > '9' {
+		return false
+	}
+	for _, c := range ext[2:] {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// looksLikeRoff reports whether data reads as roff: a line among its first
+// 100 starts with a control character ("." or "'"). A file named like a
+// manual page that does not (a log rotated to "app.log.1") is plain text.
+func looksLikeRoff(data []byte) bool {
+	for i, l := range strings.SplitN(string(data[:min(len(data), 64<<10)]), "\n", 101) {
+		if i == 100 {
+			break
+		}
+		if strings.HasPrefix(l, ".") || strings.HasPrefix(l, "'") {
+			return true
+		}
+	}
+	return false
+}
+
 // readDocument reads data, the bytes of the file name, as a document of kind
-// (KindMarkdown, KindHTML, KindPDF or KindText) into c: its structure is
+// (KindMarkdown, KindHTML, KindPDF, KindText or KindMan; a manual page that
+// does not look like roff is read as plain text) into c: its structure is
 // kept (see [Corpus.WithContexts]); each group of blocks — a paragraph, a
 // list, a table, a definition list, a quote — becomes a context titled with
 // its heading path, each of its blocks' sentences a candidate (a table row
@@ -55,8 +95,13 @@ func readDocument(c *Corpus, name, kind string, data []byte) error {
 		f = document.PDF
 	case KindText, "text":
 		f = document.Text
+	case KindMan:
+		f = document.Man
+		if !looksLikeRoff(data) {
+			f = document.Text
+		}
 	default:
-		return badInput(name, 0, "", "unsupported document kind %q (want md, html, pdf or txt)", kind)
+		return badInput(name, 0, "", "unsupported document kind %q (want md, html, pdf, txt or man)", kind)
 	}
 	if f == document.Markdown || f == document.Text {
 		if err := checkUTF8(name, data); err != nil {

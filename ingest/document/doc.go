@@ -1,12 +1,12 @@
-// Package document parses Markdown, HTML, PDF and plain text into a
-// structured [Document]: sections that start at headings, each with its
-// heading path (H1 › H2 › H3) and GitHub-style slug, holding blocks
+// Package document parses Markdown, HTML, PDF, roff manual pages and plain
+// text into a structured [Document]: sections that start at headings, each
+// with its heading path (H1 › H2 › H3) and GitHub-style slug, holding blocks
 // (paragraphs, list items, table rows carrying their header, quotes,
 // definitions, and code, which is kept for display but is never an answer
 // candidate), each with the line (or PDF page) it starts on. A definition
 // knows how long its term is (never a sentence of its own), and a block of
-// a list nested in a definition knows the terms above it (an HTML man
-// page's options under their command).
+// a list nested in a definition knows the terms above it (a man page's
+// options under their command).
 //
 // The readers stand on well-kept parsers: Markdown on goldmark (CommonMark
 // with GFM tables and strikethrough, and a block parser of this package's
@@ -17,7 +17,16 @@
 // github.com/ledongthuc/pdf (text rebuilt into lines from glyph positions,
 // hyphenation and hard line wraps rejoined, larger type taken as headings;
 // page numbers, running headers and footers and table-of-contents pages
-// dropped).
+// dropped). Manual pages are read by a roff reader of this package (there
+// is no well-kept Go one): man(7) and most of mdoc(7), the title a level-1
+// heading and .SH/.SS (.Sh/.Ss) the sections; tagged paragraphs (.TP, .IP,
+// .It, and DocBook's, asciidoctor's and help2man's shapes for them) are
+// definitions, bullets list items, .RS blocks and nested lists under a
+// term carry it, tbl tables are rows, and .nf/.EX, .Bd -literal and
+// SYNOPSIS sections code; escapes, glyphs, strings and the page's own
+// macros are expanded and conditions decided as nroff does, while layout
+// requests, unknown macros, comments, .ig blocks and eqn and pic pictures
+// are dropped.
 //
 // Bad input is reported as an [*Error] naming the file and line or page;
 // no input makes a reader panic (a parser's panic is turned into an

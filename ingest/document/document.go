@@ -17,6 +17,7 @@ const (
 	HTML     Format = "html"
 	PDF      Format = "pdf"
 	Text     Format = "txt"
+	Man      Format = "man"
 )
 
 // Kind says what a block is.
@@ -151,6 +152,8 @@ func Parse(name string, f Format, data []byte) (*Document, error) {
 		return ParsePDF(name, data)
 	case Text:
 		return ParseText(name, data)
+	case Man:
+		return ParseMan(name, data)
 	}
 	return nil, fmt.Errorf("%s: unknown document format %q", name, f)
 }

@@ -1,0 +1,85 @@
+package ingest
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/reqa/reqa/store"
+)
+
+// TestDocumentKindMan: manual pages are known by their section suffix
+// (".gz" aside) or ".man".
+func TestDocumentKindMan(t *testing.T) {
+	for name, want := range map[string]string{
+		"ls.1": KindMan, "ls.1.gz": KindMan, "perl.3pm.gz": KindMan, "x.1ssl": KindMan, "mount.8": KindMan,
+		"open.3posix.gz": KindMan, "page.man": KindMan, "LS.1": KindMan, "notes.md": KindMarkdown,
+		"x.0": "", "x.1-old": "", "x.1_": "", "tcl.n": "", "x.": "",
+	} {
+		if got := DocumentKind(name); got != want {
+			t.Errorf("DocumentKind(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// manPage is a small invented man(7) page.
+const manPage = `.TH FROB 1
+.SH NAME
+frob \- frobnicate files
+.SH OPTIONS
+.TP
+.B \-n
+Shows what would change.
+.TP
+.B \-\-mode
+Chooses a mode:
+.RS
+.TP
+.B fast
+Skips the backup.
+.RE
+`
+
+// TestReadManPages reads man pages in a directory walk, gzipped or not:
+// definitions keep their terms, nested ones carry the term above them in
+// their context's title; a file named like a man page that is not roff
+// is read as text.
+func TestReadManPages(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"man1/frob.1.gz":   string(gzipped(t, []byte(manPage))),
+		"man5/frob.conf.5": ".TH FROB.CONF 5\n.SH DESCRIPTION\nThe file holds settings.\n",
+		"logs/app.log.1":   "Rotated log lines are plain text.\n",
+		"man1/skip.png":    "x",
+	})
+	c, err := ReadInputs([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, x := range candidates(c) {
+		got = append(got, x.text+" | "+x.title+" | "+string(x.kind))
+	}
+	want := []string{
+		"Rotated log lines are plain text. | app.log | " + string(store.KindParagraph),
+		"frob - frobnicate files | FROB › NAME | " + string(store.KindParagraph),
+		"-n: Shows what would change. | FROB › OPTIONS | " + string(store.KindDefinition),
+		"--mode: Chooses a mode: | FROB › OPTIONS | " + string(store.KindDefinition),
+		"fast: Skips the backup. | FROB › OPTIONS › --mode | " + string(store.KindDefinition),
+		"The file holds settings. | FROB.CONF › DESCRIPTION | " + string(store.KindParagraph),
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("candidates\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	kinds := map[string]string{}
+	for _, f := range c.Files {
+		kinds[f.Path[len(dir)+1:]] = f.Kind + " " + string(f.Status)
+	}
+	for p, k := range map[string]string{"man1/frob.1.gz": "man read", "man5/frob.conf.5": "man read", "logs/app.log.1": "man read", "man1/skip.png": "other skipped"} {
+		if kinds[p] != k {
+			t.Errorf("%s: %q, want %q", p, kinds[p], k)
+		}
+	}
+	if err := readDocument(&Corpus{}, "empty.1", KindMan, []byte(".TH X 1\n.\\\" nothing\n")); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("a page without text: %v", err)
+	}
+}
