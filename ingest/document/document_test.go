@@ -113,6 +113,19 @@ func checkBlocks(t *testing.T, d *Document, want []string) {
 	}
 }
 
+// checkTexts checks the texts of a document's blocks, in order.
+func checkTexts(t *testing.T, d *Document, want []string) {
+	t.Helper()
+	checkDocument(t, d)
+	var got []string
+	for _, b := range flatten(d) {
+		got = append(got, b.text)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // checkDocument checks what every parsed document must satisfy: valid
 // UTF-8, no empty block, candidate blocks on one line of collapsed text,
 // headings non-empty, slugs unique.
