@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -42,8 +43,8 @@ Skips the backup.
 
 // TestReadManPages reads man pages in a directory walk, gzipped or not:
 // definitions keep their terms, nested ones carry the term above them in
-// their context's title; a file named like a man page that is not roff
-// is read as text.
+// their context's title; a walk skips a file named like a man page that
+// is not roff, which is read as text when named.
 func TestReadManPages(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"man1/frob.1.gz":   string(gzipped(t, []byte(manPage))),
@@ -60,7 +61,6 @@ func TestReadManPages(t *testing.T) {
 		got = append(got, x.text+" | "+x.title+" | "+string(x.kind))
 	}
 	want := []string{
-		"Rotated log lines are plain text. | app.log | " + string(store.KindParagraph),
 		"frob - frobnicate files | FROB › NAME | " + string(store.KindParagraph),
 		"-n: Shows what would change. | FROB › OPTIONS | " + string(store.KindDefinition),
 		"--mode: Chooses a mode: | FROB › OPTIONS | " + string(store.KindDefinition),
@@ -74,10 +74,17 @@ func TestReadManPages(t *testing.T) {
 	for _, f := range c.Files {
 		kinds[f.Path[len(dir)+1:]] = f.Kind + " " + string(f.Status)
 	}
-	for p, k := range map[string]string{"man1/frob.1.gz": "man read", "man5/frob.conf.5": "man read", "logs/app.log.1": "man read", "man1/skip.png": "other skipped"} {
+	for p, k := range map[string]string{"man1/frob.1.gz": "man read", "man5/frob.conf.5": "man read", "logs/app.log.1": "other skipped", "man1/skip.png": "other skipped"} {
 		if kinds[p] != k {
 			t.Errorf("%s: %q, want %q", p, kinds[p], k)
 		}
+	}
+	c, err = ReadInputs([]string{filepath.Join(dir, "logs", "app.log.1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := candidates(c); len(got) != 1 || got[0].text != "Rotated log lines are plain text." || got[0].kind != store.KindParagraph {
+		t.Errorf("app.log.1 named: %+v, want its line as plain text", got)
 	}
 	if err := readDocument(&Corpus{}, "empty.1", KindMan, []byte(".TH X 1\n.\\\" nothing\n")); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("a page without text: %v", err)

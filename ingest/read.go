@@ -131,7 +131,8 @@ func ReadInputs(paths []string) (*Corpus, error) {
 // Directory walks read .md, .markdown, .html, .htm, .txt, .text, .pdf,
 // manual page (.1–.9 and the like, .man) and .jsonl files (each optionally
 // gzipped: /usr/share/man/man1 reads as it is) in sorted path order,
-// skipping hidden directories, files of other kinds, files filtered out by
+// skipping hidden directories, files of other kinds (a file named like a
+// manual page that is not roff among them), files filtered out by
 // opt.Include and opt.Exclude, FIFOs and devices, binary files and symbolic
 // links leading out of the directory (unless opt.FollowSymlinks); a file
 // whose content is refused (malformed JSONL, invalid UTF-8…) does not stop

@@ -1,8 +1,10 @@
 package ingest
 
 import (
+	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -289,12 +291,44 @@ func (w *walker) walk(dir, rel string) error {
 				w.skip(p, kind, "not matched by --include", false)
 				continue
 			}
+			if kind == KindMan && !isManPage(p) {
+				w.skip(p, "other", "named like a manual page (a section number) but not roff", false)
+				continue
+			}
 			w.files = append(w.files, walkFile{path: p, kind: kind})
 		default:
 			w.skip(p, kindOrOther(p), describeMode(mode), true)
 		}
 	}
 	return nil
+}
+
+// isManPage reports whether the file at p, named like a manual page, is
+// one: a ".man" file, or its first 8 KB (decompressed when gzipped) read
+// as roff. A walk does not read what only shares the naming, a log
+// rotated to "app.log.1" or a library "libz.so.1"; named as an input, such
+// a file is read as plain text.
+func isManPage(p string) bool {
+	if strings.EqualFold(filepath.Ext(p), ".man") {
+		return true
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return true // reading it reports the error
+	}
+	defer f.Close()
+	var rd io.Reader = f
+	if strings.EqualFold(filepath.Ext(p), ".gz") {
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			return true // reading it reports the error
+		}
+		defer z.Close()
+		rd = z
+	}
+	head := make([]byte, 8<<10)
+	n, _ := io.ReadFull(rd, head)
+	return looksLikeRoff(head[:n])
 }
 
 // sphinxBuild reports whether dir is the root of a Sphinx HTML build: it
