@@ -328,7 +328,7 @@ func footnotes(lines []pdfLine, body float64, running map[int]bool) map[int]bool
 // first (last) line set apart from the line below (above) it by more than
 // twice its type size, in type no larger than the body's (size body),
 // above (below) every line that is not a page's first (last), at the same
-// height as such a line on at least two other pages.
+// height (within two points) as such a line on at least two other pages.
 func runningLines(lines []pdfLine, body float64) map[int]bool {
 	key := func(s string) string {
 		return strings.Map(func(r rune) rune {
@@ -386,7 +386,7 @@ func runningLines(lines []pdfLine, body float64) map[int]bool {
 			minInner = min(minInner, l.y)
 		}
 	}
-	apart := map[float64]map[int]bool{}
+	apart := map[float64]map[int]bool{} // pages by height, to the point
 	var cands []int
 	for _, i := range edges {
 		l := lines[i]
@@ -413,9 +413,17 @@ func runningLines(lines []pdfLine, body float64) map[int]bool {
 		cands = append(cands, i)
 	}
 	for _, i := range cands {
-		if len(apart[math.Round(lines[i].y)]) >= 3 {
-			out[i] = true
+		// The same height within two points: a header set a point lower
+		// on one page (an accent in it) is still the running header.
+		y, pages := math.Round(lines[i].y), map[int]bool{}
+		for d := -2.0; d <= 2 && len(pages) < 3; d++ {
+			for p := range apart[y+d] {
+				if pages[p] = true; len(pages) >= 3 {
+					break
+				}
+			}
 		}
+		out[i] = len(pages) >= 3
 	}
 	return out
 }
