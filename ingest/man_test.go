@@ -9,20 +9,6 @@ import (
 	"github.com/reqa/reqa/store"
 )
 
-// TestDocumentKindMan: manual pages are known by their section suffix
-// (".gz" aside) or ".man".
-func TestDocumentKindMan(t *testing.T) {
-	for name, want := range map[string]string{
-		"ls.1": KindMan, "ls.1.gz": KindMan, "perl.3pm.gz": KindMan, "x.1ssl": KindMan, "mount.8": KindMan,
-		"open.3posix.gz": KindMan, "page.man": KindMan, "LS.1": KindMan, "notes.md": KindMarkdown,
-		"x.0": "", "x.1-old": "", "x.1_": "", "tcl.n": "", "x.": "",
-	} {
-		if got := DocumentKind(name); got != want {
-			t.Errorf("DocumentKind(%q) = %q, want %q", name, got, want)
-		}
-	}
-}
-
 // manPage is a small invented man(7) page.
 const manPage = `.TH FROB 1
 .SH NAME

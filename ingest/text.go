@@ -19,11 +19,12 @@ const (
 	KindPDF      = "pdf"
 	KindText     = "txt"
 	KindMan      = "man"
+	KindRST      = "rst"
 )
 
 // DocumentKind returns the document kind of a file name by its extension
 // (".gz" aside): md for .md/.markdown, html for .html/.htm/.xhtml, pdf for
-// .pdf, txt for .txt/.text, man for .man and manual page section suffixes
+// .pdf, txt for .txt/.text, rst for .rst/.rest, man for .man and manual page section suffixes
 // (.1–.9, optionally followed by letters or digits: .3pm, .1ssl,
 // .3posix); "" for anything else.
 func DocumentKind(name string) string {
@@ -39,6 +40,8 @@ func DocumentKind(name string) string {
 		return KindText
 	case ".man":
 		return KindMan
+	case ".rst", ".rest":
+		return KindRST
 	}
 	if manSection(ext) {
 		return KindMan
@@ -77,7 +80,7 @@ func looksLikeRoff(data []byte) bool {
 }
 
 // readDocument reads data, the bytes of the file name, as a document of kind
-// (KindMarkdown, KindHTML, KindPDF, KindText or KindMan; a manual page that
+// (KindMarkdown, KindHTML, KindPDF, KindText, KindRST or KindMan; a manual page that
 // does not look like roff is read as plain text) into c: its structure is
 // kept (see [Corpus.WithContexts]); each group of blocks — a paragraph, a
 // list, a table, a definition list, a quote — becomes a context titled with
@@ -100,10 +103,12 @@ func readDocument(c *Corpus, name, kind string, data []byte) error {
 		if !looksLikeRoff(data) {
 			f = document.Text
 		}
+	case KindRST, "rest":
+		f = document.RST
 	default:
-		return badInput(name, 0, "", "unsupported document kind %q (want md, html, pdf, txt or man)", kind)
+		return badInput(name, 0, "", "unsupported document kind %q (want md, html, pdf, txt, rst or man)", kind)
 	}
-	if f == document.Markdown || f == document.Text {
+	if f == document.Markdown || f == document.Text || f == document.RST {
 		if err := checkUTF8(name, data); err != nil {
 			return err
 		}

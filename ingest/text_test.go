@@ -140,10 +140,16 @@ func TestReadDocumentErrors(t *testing.T) {
 	}
 }
 
+// TestDocumentKind: a document's kind is known by its extension, ".gz"
+// aside; manual pages by their section suffix or ".man".
 func TestDocumentKind(t *testing.T) {
 	for name, want := range map[string]string{
 		"a.md": KindMarkdown, "A.MARKDOWN": KindMarkdown, "x.html": KindHTML, "x.htm.gz": KindHTML, "m.pdf": KindPDF,
 		"n.txt": KindText, "n.text": KindText, "n.jsonl": "", "README": "",
+		"guide.rst": KindRST, "guide.rest.gz": KindRST, "INDEX.RST": KindRST,
+		"ls.1": KindMan, "ls.1.gz": KindMan, "perl.3pm.gz": KindMan, "x.1ssl": KindMan, "mount.8": KindMan,
+		"open.3posix.gz": KindMan, "page.man": KindMan, "LS.1": KindMan,
+		"x.0": "", "x.1-old": "", "x.1_": "", "tcl.n": "", "x.": "",
 	} {
 		if got := DocumentKind(name); got != want {
 			t.Errorf("DocumentKind(%q) = %q, want %q", name, got, want)

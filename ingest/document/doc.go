@@ -1,5 +1,5 @@
-// Package document parses Markdown, HTML, PDF, roff manual pages and plain
-// text into a structured [Document]: sections that start at headings, each
+// Package document parses Markdown, HTML, PDF, reStructuredText, roff
+// manual pages and plain text into a structured [Document]: sections that start at headings, each
 // with its heading path (H1 › H2 › H3) and GitHub-style slug, holding blocks
 // (paragraphs, list items, table rows carrying their header, quotes,
 // definitions, and code, which is kept for display but is never an answer
@@ -26,7 +26,17 @@
 // SYNOPSIS sections code; escapes, glyphs, strings and the page's own
 // macros are expanded and conditions decided as nroff does, while layout
 // requests, unknown macros, comments, .ig blocks and eqn and pic pictures
-// are dropped.
+// are dropped. reStructuredText is read by a reader of this package too
+// (no usable Go parser exists): section adornments give the levels in the
+// order they first appear; bullet and enumerated lists, definition, field
+// and option lists, simple and grid tables (rows with their header), block
+// quotes and line blocks are blocks; literal blocks ("::"), doctests and
+// code directives are code; Sphinx object directives (function, class,
+// option, envvar, any domain:directive) are definitions of their signature
+// with their fields and nested objects under it; admonitions are read
+// without their label; comments, targets, toctrees, images and directive
+// options are dropped; inline markup, roles, links and substitutions are
+// resolved to their text by docutils' recognition rules.
 //
 // Bad input is reported as an [*Error] naming the file and line or page;
 // no input makes a reader panic (a parser's panic is turned into an

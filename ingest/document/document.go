@@ -18,6 +18,7 @@ const (
 	PDF      Format = "pdf"
 	Text     Format = "txt"
 	Man      Format = "man"
+	RST      Format = "rst"
 )
 
 // Kind says what a block is.
@@ -154,6 +155,8 @@ func Parse(name string, f Format, data []byte) (*Document, error) {
 		return ParseText(name, data)
 	case Man:
 		return ParseMan(name, data)
+	case RST:
+		return ParseRST(name, data)
 	}
 	return nil, fmt.Errorf("%s: unknown document format %q", name, f)
 }
