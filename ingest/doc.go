@@ -2,8 +2,8 @@
 //
 // Readers turn files into a [Corpus] of contexts and their sentences:
 //
-//   - documents — Markdown, HTML, PDF, plain text, reStructuredText and
-//     roff manual page files, or directories of them — parsed by package ingest/document
+//   - documents — Markdown, HTML, PDF, plain text, reStructuredText, GNU
+//     Info and roff manual page files, or directories of them — parsed by package ingest/document
 //     into sections (a heading and the blocks under it) whose paragraphs,
 //     list items, table rows (with their header), quotes and definitions
 //     are the candidates; code is never a candidate. A context's title is

@@ -20,11 +20,13 @@ const (
 	KindText     = "txt"
 	KindMan      = "man"
 	KindRST      = "rst"
+	KindInfo     = "info"
 )
 
 // DocumentKind returns the document kind of a file name by its extension
 // (".gz" aside): md for .md/.markdown, html for .html/.htm/.xhtml, pdf for
-// .pdf, txt for .txt/.text, rst for .rst/.rest, man for .man and manual page section suffixes
+// .pdf, txt for .txt/.text, rst for .rst/.rest, info for GNU Info files
+// (.info and a split manual's .info-1, .info-2…), man for .man and manual page section suffixes
 // (.1–.9, optionally followed by letters or digits: .3pm, .1ssl,
 // .3posix); "" for anything else.
 func DocumentKind(name string) string {
@@ -42,6 +44,11 @@ func DocumentKind(name string) string {
 		return KindMan
 	case ".rst", ".rest":
 		return KindRST
+	case ".info":
+		return KindInfo
+	}
+	if n, ok := strings.CutPrefix(ext, ".info-"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+		return KindInfo
 	}
 	if manSection(ext) {
 		return KindMan
@@ -80,7 +87,7 @@ func looksLikeRoff(data []byte) bool {
 }
 
 // readDocument reads data, the bytes of the file name, as a document of kind
-// (KindMarkdown, KindHTML, KindPDF, KindText, KindRST or KindMan; a manual page that
+// (KindMarkdown, KindHTML, KindPDF, KindText, KindRST, KindInfo or KindMan; a manual page that
 // does not look like roff is read as plain text) into c: its structure is
 // kept (see [Corpus.WithContexts]); each group of blocks — a paragraph, a
 // list, a table, a definition list, a quote — becomes a context titled with
@@ -105,8 +112,10 @@ func readDocument(c *Corpus, name, kind string, data []byte) error {
 		}
 	case KindRST, "rest":
 		f = document.RST
+	case KindInfo:
+		f = document.Info // its encoding may be Latin-1: the reader decodes it
 	default:
-		return badInput(name, 0, "", "unsupported document kind %q (want md, html, pdf, txt, rst or man)", kind)
+		return badInput(name, 0, "", "unsupported document kind %q (want md, html, pdf, txt, rst, info or man)", kind)
 	}
 	if f == document.Markdown || f == document.Text || f == document.RST {
 		if err := checkUTF8(name, data); err != nil {

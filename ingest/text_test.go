@@ -147,6 +147,7 @@ func TestDocumentKind(t *testing.T) {
 		"a.md": KindMarkdown, "A.MARKDOWN": KindMarkdown, "x.html": KindHTML, "x.htm.gz": KindHTML, "m.pdf": KindPDF,
 		"n.txt": KindText, "n.text": KindText, "n.jsonl": "", "README": "",
 		"guide.rst": KindRST, "guide.rest.gz": KindRST, "INDEX.RST": KindRST,
+		"coreutils.info.gz": KindInfo, "find.info-1.gz": KindInfo, "x.info-12": KindInfo, "x.info-": "", "x.info-a": "", "dir": "",
 		"ls.1": KindMan, "ls.1.gz": KindMan, "perl.3pm.gz": KindMan, "x.1ssl": KindMan, "mount.8": KindMan,
 		"open.3posix.gz": KindMan, "page.man": KindMan, "LS.1": KindMan,
 		"x.0": "", "x.1-old": "", "x.1_": "", "tcl.n": "", "x.": "",

@@ -1,5 +1,5 @@
-// Package document parses Markdown, HTML, PDF, reStructuredText, roff
-// manual pages and plain text into a structured [Document]: sections that start at headings, each
+// Package document parses Markdown, HTML, PDF, reStructuredText, GNU Info,
+// roff manual pages and plain text into a structured [Document]: sections that start at headings, each
 // with its heading path (H1 › H2 › H3) and GitHub-style slug, holding blocks
 // (paragraphs, list items, table rows carrying their header, quotes,
 // definitions, and code, which is kept for display but is never an answer
@@ -36,7 +36,15 @@
 // with their fields and nested objects under it; admonitions are read
 // without their label; comments, targets, toctrees, images and directive
 // options are dropped; inline markup, roles, links and substitutions are
-// resolved to their text by docutils' recognition rules.
+// resolved to their text by docutils' recognition rules. GNU Info files
+// (makeinfo's text output of Texinfo) are read by a reader of this package:
+// each node is a section under its title (the Top node's is the
+// document's), underlined titles are headings, @table items and @deffn
+// lines are definitions, @itemize and @enumerate items list items,
+// @multitable rows table rows, and text indented past the text column that
+// is not filled prose (@example, @display) is code; menus, index nodes,
+// the preamble, tag and indirect tables are dropped; cross references read
+// "see Node" and footnotes lose their markers.
 //
 // Bad input is reported as an [*Error] naming the file and line or page;
 // no input makes a reader panic (a parser's panic is turned into an

@@ -19,6 +19,7 @@ const (
 	Text     Format = "txt"
 	Man      Format = "man"
 	RST      Format = "rst"
+	Info     Format = "info"
 )
 
 // Kind says what a block is.
@@ -157,6 +158,8 @@ func Parse(name string, f Format, data []byte) (*Document, error) {
 		return ParseMan(name, data)
 	case RST:
 		return ParseRST(name, data)
+	case Info:
+		return ParseInfo(name, data)
 	}
 	return nil, fmt.Errorf("%s: unknown document format %q", name, f)
 }

@@ -1,0 +1,55 @@
+package ingest
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/reqa/reqa/store"
+)
+
+// infoManual is a small invented Info manual, split as makeinfo splits
+// large ones: a main file of tables and one part holding the nodes.
+const (
+	infoMain = "This is frob.info, produced by makeinfo.\n\x1f\nIndirect:\nfrob.info-1: 120\n\x1f\nTag Table:\n(Indirect)\nNode: Top\x7f120\n\x1f\nEnd Tag Table\n"
+	infoPart = "This is frob.info, produced by makeinfo.\n\x1f\nFile: frob.info,  Node: Top,  Next: Options,  Up: (dir)\n\n" +
+		"Frob\n****\n\nFrob rewrites files in place.\n\n* Menu:\n\n* Options::     What to pass.\n\n" +
+		"\x1f\nFile: frob.info,  Node: Options,  Prev: Top,  Up: Top\n\n1 Options\n*********\n\n" +
+		"‘-n’\n‘--dry-run’\n     Show what would change; *note Top:: for more.\n\n"
+)
+
+// TestReadInfo reads a split Info manual in a directory walk, gzipped: the
+// nodes give the title path, a table item is a definition with its terms,
+// menus are not text and cross references read as words; the main file,
+// only tables, adds nothing.
+func TestReadInfo(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"info/frob.info.gz":   string(gzipped(t, []byte(infoMain))),
+		"info/frob.info-1.gz": string(gzipped(t, []byte(infoPart))),
+		"info/dir":            "the directory node of all manuals\n",
+	})
+	c, err := ReadInputs([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, x := range candidates(c) {
+		got = append(got, x.text+" | "+x.title+" | "+string(x.kind))
+	}
+	want := []string{
+		"Frob rewrites files in place. | Frob | " + string(store.KindParagraph),
+		"-n, --dry-run: Show what would change; see Top for more. | Frob › 1 Options | " + string(store.KindDefinition),
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("candidates\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	kinds := map[string]string{}
+	for _, f := range c.Files {
+		kinds[f.Path[len(dir)+1:]] = f.Kind + " " + string(f.Status)
+	}
+	for p, k := range map[string]string{"info/frob.info-1.gz": "info read", "info/frob.info.gz": "info skipped", "info/dir": "other skipped"} {
+		if kinds[p] != k {
+			t.Errorf("%s: %q, want %q", p, kinds[p], k)
+		}
+	}
+}
