@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // ErrCorrupt reports an undecodable vector matrix.
@@ -94,7 +95,10 @@ func (v Vectors) EncodeAt(off int64, dst []byte) {
 	}
 }
 
-// Decode parses what Encode wrote.
+// Decode parses what Encode wrote. On a little-endian machine the vectors
+// share b's memory when its rows are 4-byte aligned (a blob read from the
+// index is): loading an index's embeddings costs no second copy of them, so
+// b must not be changed afterwards. A non-finite value is refused.
 func Decode(b []byte) (Vectors, error) {
 	if len(b) < 12 || string(b[:4]) != magic {
 		return Vectors{}, fmt.Errorf("%w: bad header", ErrCorrupt)
@@ -104,16 +108,30 @@ func Decode(b []byte) (Vectors, error) {
 	if dim <= 0 || dim > 1<<16 || int64(len(b)-12) != int64(n)*int64(dim)*4 {
 		return Vectors{}, fmt.Errorf("%w: %d×%d does not match %d bytes", ErrCorrupt, n, dim, len(b)-12)
 	}
-	v := Vectors{Dim: dim, Data: make([]float32, n*dim)}
-	for i := range v.Data {
-		x := math.Float32frombits(binary.LittleEndian.Uint32(b[12+4*i:]))
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+	v := Vectors{Dim: dim}
+	body := b[12:]
+	if p := unsafe.SliceData(body); littleEndian && len(body) > 0 && uintptr(unsafe.Pointer(p))%4 == 0 {
+		v.Data = unsafe.Slice((*float32)(unsafe.Pointer(p)), n*dim)
+	} else {
+		v.Data = make([]float32, n*dim)
+		for i := range v.Data {
+			v.Data[i] = math.Float32frombits(binary.LittleEndian.Uint32(body[4*i:]))
+		}
+	}
+	for i, x := range v.Data {
+		if math.Float32bits(x)&0x7f800000 == 0x7f800000 { // all exponent bits: Inf or NaN
 			return Vectors{}, fmt.Errorf("%w: non-finite value in row %d", ErrCorrupt, i/dim)
 		}
-		v.Data[i] = x
 	}
 	return v, nil
 }
+
+// littleEndian says whether this machine stores a float32 as Encode
+// writes it.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
 
 // Normalize scales x to unit length in place (a zero vector stays zero).
 func Normalize(x []float32) {
@@ -139,17 +157,18 @@ func Combine(sent, ctx Vectors, ctxOf []uint32, lambda float64) (Vectors, error)
 		return Vectors{}, fmt.Errorf("dense: %d context ids for %d sentences", len(ctxOf), sent.Len())
 	}
 	out := Vectors{Dim: sent.Dim, Data: make([]float32, len(sent.Data))}
-	copy(out.Data, sent.Data)
 	l := float32(lambda)
 	for i := 0; i < sent.Len(); i++ {
-		row := out.Row(i)
-		if lambda != 0 {
+		row, s := out.Row(i), sent.Row(i)
+		if lambda == 0 {
+			copy(row, s)
+		} else {
 			if int(ctxOf[i]) >= ctx.Len() {
 				return Vectors{}, fmt.Errorf("dense: sentence %d names context %d of %d", i, ctxOf[i], ctx.Len())
 			}
 			c := ctx.Row(int(ctxOf[i]))
 			for j := range row {
-				row[j] += l * c[j]
+				row[j] = s[j] + l*c[j]
 			}
 		}
 		Normalize(row)

@@ -3,7 +3,9 @@ package dense
 import (
 	"errors"
 	"math"
+	"slices"
 	"testing"
+	"unsafe"
 )
 
 func TestCombine(t *testing.T) {
@@ -45,6 +47,24 @@ func TestEncodeDecode(t *testing.T) {
 	copy(nan[12:], []byte{0, 0, 0xc0, 0x7f})
 	if _, err := Decode(nan); !errors.Is(err, ErrCorrupt) {
 		t.Error("NaN accepted")
+	}
+	inf := v.Encode()
+	copy(inf[16:], []byte{0, 0, 0x80, 0xff})
+	if _, err := Decode(inf); !errors.Is(err, ErrCorrupt) {
+		t.Error("-Inf accepted")
+	}
+	// Rows at an odd address are copied; aligned ones are shared.
+	enc := v.Encode()
+	odd := make([]byte, len(enc)+1)[1:]
+	copy(odd, enc)
+	for _, b := range [][]byte{enc, odd} {
+		got, err := Decode(b)
+		if err != nil || !slices.Equal(got.Data, v.Data) {
+			t.Errorf("decoding at %p: %v %v", b, got.Data, err)
+		}
+	}
+	if got, _ := Decode(enc); littleEndian && &got.Data[0] != (*float32)(unsafe.Pointer(&enc[12])) {
+		t.Error("aligned rows were copied")
 	}
 }
 
