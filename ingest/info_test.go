@@ -1,6 +1,9 @@
 package ingest
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,7 +18,8 @@ const (
 	infoPart = "This is frob.info, produced by makeinfo.\n\x1f\nFile: frob.info,  Node: Top,  Next: Options,  Up: (dir)\n\n" +
 		"Frob\n****\n\nFrob rewrites files in place.\n\n* Menu:\n\n* Options::     What to pass.\n\n" +
 		"\x1f\nFile: frob.info,  Node: Options,  Prev: Top,  Up: Top\n\n1 Options\n*********\n\n" +
-		"‘-n’\n‘--dry-run’\n     Show what would change; *note Top:: for more.\n\n"
+		"‘-n’\n‘--dry-run’\n     Show what would change; *note Top:: for more.\n\n" +
+		"\x1f\nFile: frob.info,  Node: Index,  Prev: Options,  Up: Top\n\nIndex\n*****\n\n\x00\x08[index\x00\x08]\n* Menu:\n\n* dry run:     Options.     (line 6)\n\n"
 )
 
 // TestReadInfo reads a split Info manual in a directory walk, gzipped: the
@@ -50,6 +54,40 @@ func TestReadInfo(t *testing.T) {
 	for p, k := range map[string]string{"info/frob.info-1.gz": "info read", "info/frob.info.gz": "info skipped", "info/dir": "other skipped"} {
 		if kinds[p] != k {
 			t.Errorf("%s: %q, want %q", p, kinds[p], k)
+		}
+	}
+}
+
+// TestInfoMarks: Info's index and image marks ("\x00\x08[") are text in an
+// Info file, also when a read ends between the NUL and its backspace; any
+// other NUL, and the marks in another kind of file, are binary.
+func TestInfoMarks(t *testing.T) {
+	node := "\x1f\nFile: f.info,  Node: Top,  Up: (dir)\n\nF\n*\n\nText stays.\n"
+	long := strings.Repeat("A line of plain text for the reader.\n", 300) // past the first 8 KB
+	for _, tc := range []struct {
+		name, data string
+		binary     bool
+	}{
+		{"f.info", node + "\x00\x08[index\x00\x08]\n", false},
+		{"f.info", node + long + "\x00\x08[image src=\"a.png\"\x00\x08]\n", false},
+		{"f.info", node + "\x00\x01\n", true},
+		{"f.info", node + long + "\x00x\n", true},
+		{"f.info", node + "\x00", true},
+		{"f.txt", "Text.\n\x00\x08[index\x00\x08]\n", true},
+	} {
+		for _, gz := range []bool{false, true} {
+			name, data := tc.name, []byte(tc.data)
+			if gz {
+				name, data = name+".gz", gzipped(t, data)
+			}
+			p := filepath.Join(t.TempDir(), name)
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := ReadInputs([]string{p})
+			if errors.Is(err, ErrBinary) != tc.binary {
+				t.Errorf("%s %q: %v, want binary %v", name, tc.data[max(0, len(tc.data)-30):], err, tc.binary)
+			}
 		}
 	}
 }

@@ -532,7 +532,7 @@ func (r *reader) stream(in *input, src io.Reader) error {
 		if in.info != nil && !in.gz {
 			hint = in.info.Size()
 		}
-		if rd, err = textStream(in.name, rd, hint); err != nil {
+		if rd, err = textStream(in.name, rd, hint, in.kind == KindInfo); err != nil {
 			return err
 		}
 	}

@@ -24,8 +24,9 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // the line.
 //
 // sizeHint, when positive, is the size of the data: a small file gets a
-// small buffer.
-func textStream(name string, src io.Reader, sizeHint int64) (io.Reader, error) {
+// small buffer. With infoMarks, a NUL followed by a backspace is text: GNU
+// Info marks its index and image entries with "\x00\x08[".
+func textStream(name string, src io.Reader, sizeHint int64, infoMarks bool) (io.Reader, error) {
 	n := sniffBytes
 	if sizeHint > 0 && sizeHint < sniffBytes {
 		n = max(16, int(sizeHint)+1)
@@ -38,15 +39,15 @@ func textStream(name string, src io.Reader, sizeHint int64) (io.Reader, error) {
 	switch {
 	case bytes.HasPrefix(head, utf8BOM):
 		br.Discard(len(utf8BOM))
-		return &nulGuard{name: name, r: br}, nil
+		return &nulGuard{name: name, r: br, marks: infoMarks}, nil
 	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}):
 		return utf16Stream(name, br, xunicode.LittleEndian, xunicode.UseBOM), nil
 	case bytes.HasPrefix(head, []byte{0xFE, 0xFF}):
 		return utf16Stream(name, br, xunicode.BigEndian, xunicode.UseBOM), nil
 	}
-	i := bytes.IndexByte(head, 0)
+	i := nulAt(head, infoMarks)
 	if i < 0 {
-		return &nulGuard{name: name, r: br}, nil
+		return &nulGuard{name: name, r: br, marks: infoMarks}, nil
 	}
 	if order, ok := utf16Order(head); ok {
 		return utf16Stream(name, br, order, xunicode.IgnoreBOM), nil
@@ -112,17 +113,49 @@ func printable(b []byte) bool {
 	return all > 0 && good*100 >= all*95
 }
 
-// nulGuard refuses a NUL byte anywhere in the stream.
+// nulAt returns the offset of the first NUL byte in b that is not text,
+// or -1: with marks, a NUL before a backspace (or at b's end, where the
+// next byte is not known yet) is an Info mark.
+func nulAt(b []byte, marks bool) int {
+	for off := 0; ; {
+		i := bytes.IndexByte(b[off:], 0)
+		if i < 0 {
+			return -1
+		}
+		off += i
+		if !marks || off+1 < len(b) && b[off+1] != '\b' {
+			return off
+		}
+		off++
+	}
+}
+
+// nulGuard refuses a NUL byte anywhere in the stream (marks: but for
+// Info's, see nulAt).
 type nulGuard struct {
-	name string
-	r    io.Reader
-	line int
-	off  int64
+	name  string
+	r     io.Reader
+	marks bool
+	line  int
+	off   int64
+	// endNUL: the last byte read was a NUL, which the next must follow
+	// with a backspace.
+	endNUL bool
 }
 
 func (g *nulGuard) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
-	if i := bytes.IndexByte(p[:n], 0); i >= 0 {
+	i := nulAt(p[:n], g.marks)
+	if g.endNUL && n > 0 && p[0] != '\b' {
+		return 0, badInputOf(ErrBinary, g.name, g.line+1, "", "binary data, not text (a NUL byte at byte %d)", g.off-1)
+	}
+	if n > 0 {
+		g.endNUL = g.marks && p[n-1] == 0
+	}
+	if g.endNUL && errors.Is(err, io.EOF) {
+		return 0, badInputOf(ErrBinary, g.name, g.line+1+bytes.Count(p[:n], []byte("\n")), "", "binary data, not text (a NUL byte at byte %d)", g.off+int64(n)-1)
+	}
+	if i >= 0 {
 		return 0, badInputOf(ErrBinary, g.name, g.line+1+bytes.Count(p[:i], []byte("\n")), "",
 			"binary data, not text (a NUL byte at byte %d)", g.off+int64(i))
 	}
