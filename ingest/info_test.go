@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -32,25 +31,10 @@ func TestReadInfo(t *testing.T) {
 		"info/frob.info-1.gz": string(gzipped(t, []byte(infoPart))),
 		"info/dir":            "the directory node of all manuals\n",
 	})
-	c, err := ReadInputs([]string{dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, x := range candidates(c) {
-		got = append(got, x.text+" | "+x.title+" | "+string(x.kind))
-	}
-	want := []string{
+	_, kinds := readWalk(t, dir, []string{
 		"Frob rewrites files in place. | Frob | " + string(store.KindParagraph),
 		"-n, --dry-run: Show what would change; see Top for more. | Frob › 1 Options | " + string(store.KindDefinition),
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("candidates\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	kinds := map[string]string{}
-	for _, f := range c.Files {
-		kinds[f.Path[len(dir)+1:]] = f.Kind + " " + string(f.Status)
-	}
+	})
 	for p, k := range map[string]string{"info/frob.info-1.gz": "info read", "info/frob.info.gz": "info skipped", "info/dir": "other skipped"} {
 		if kinds[p] != k {
 			t.Errorf("%s: %q, want %q", p, kinds[p], k)

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -38,34 +37,19 @@ func TestReadManPages(t *testing.T) {
 		"logs/app.log.1":   "Rotated log lines are plain text.\n",
 		"man1/skip.png":    "x",
 	})
-	c, err := ReadInputs([]string{dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, x := range candidates(c) {
-		got = append(got, x.text+" | "+x.title+" | "+string(x.kind))
-	}
-	want := []string{
+	c, kinds := readWalk(t, dir, []string{
 		"frob - frobnicate files | FROB › NAME | " + string(store.KindParagraph),
 		"-n: Shows what would change. | FROB › OPTIONS | " + string(store.KindDefinition),
 		"--mode: Chooses a mode: | FROB › OPTIONS | " + string(store.KindDefinition),
 		"fast: Skips the backup. | FROB › OPTIONS › --mode | " + string(store.KindDefinition),
 		"The file holds settings. | FROB.CONF › DESCRIPTION | " + string(store.KindParagraph),
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("candidates\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	kinds := map[string]string{}
-	for _, f := range c.Files {
-		kinds[f.Path[len(dir)+1:]] = f.Kind + " " + string(f.Status)
-	}
+	})
 	for p, k := range map[string]string{"man1/frob.1.gz": "man read", "man5/frob.conf.5": "man read", "logs/app.log.1": "other skipped", "man1/skip.png": "other skipped"} {
 		if kinds[p] != k {
 			t.Errorf("%s: %q, want %q", p, kinds[p], k)
 		}
 	}
-	c, err = ReadInputs([]string{filepath.Join(dir, "logs", "app.log.1")})
+	c, err := ReadInputs([]string{filepath.Join(dir, "logs", "app.log.1")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,6 +26,29 @@ func candidates(c *Corpus) []candidate {
 		out = append(out, candidate{s.Text(ctx), ctx.Title, ctx.Source, s.Anchor(ctx), s.Kind})
 	}
 	return out
+}
+
+// readWalk reads dir and checks its candidates, each "text | title |
+// kind", against want; it returns the corpus and each file's kind and
+// status ("man read"), by its path under dir.
+func readWalk(t *testing.T, dir string, want []string) (*Corpus, map[string]string) {
+	t.Helper()
+	c, err := ReadInputs([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, x := range candidates(c) {
+		got = append(got, x.text+" | "+x.title+" | "+string(x.kind))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("candidates\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	kinds := map[string]string{}
+	for _, f := range c.Files {
+		kinds[f.Path[len(dir)+1:]] = f.Kind + " " + string(f.Status)
+	}
+	return c, kinds
 }
 
 func readDocs(t *testing.T, names ...string) *Corpus {
