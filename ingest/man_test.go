@@ -37,7 +37,7 @@ func TestReadManPages(t *testing.T) {
 		"logs/app.log.1":   "Rotated log lines are plain text.\n",
 		"man1/skip.png":    "x",
 	})
-	c, kinds := readWalk(t, dir, []string{
+	_, kinds := readWalk(t, dir, []string{
 		"frob - frobnicate files | FROB › NAME | " + string(store.KindParagraph),
 		"-n: Shows what would change. | FROB › OPTIONS | " + string(store.KindDefinition),
 		"--mode: Chooses a mode: | FROB › OPTIONS | " + string(store.KindDefinition),
