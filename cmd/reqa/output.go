@@ -22,12 +22,19 @@ func isTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// progressPrinter returns a progress callback that redraws one line on a
-// terminal stderr and prints nothing otherwise.
+// progressPrinter returns a progress callback for stderr: on a terminal it
+// redraws one line; written to a file or a pipe (a log), it prints a line
+// every 30 seconds of a stage that runs that long, and the stage's last
+// line then. It prints nothing with --quiet, or when stderr is not a file.
 func progressPrinter(c *cli.Context) func(stage string, done, total int) {
 	f, ok := c.App.ErrWriter.(*os.File)
-	if !ok || !isTerminal(f) || c.Bool("quiet") {
+	if !ok || c.Bool("quiet") {
 		return nil
+	}
+	term := isTerminal(f)
+	every := 100 * time.Millisecond
+	if !term {
+		every = logProgressEvery
 	}
 	start := time.Now()
 	last := time.Time{}
@@ -39,8 +46,12 @@ func progressPrinter(c *cli.Context) func(stage string, done, total int) {
 		now := time.Now()
 		if stage != lastStage {
 			start, lastStage = now, stage
+			last = now
+			if term {
+				last = time.Time{}
+			}
 		}
-		if now.Sub(last) < 100*time.Millisecond && done < total {
+		if done < total && now.Sub(last) < every || !term && done >= total && last.Equal(start) {
 			return
 		}
 		last = now
@@ -54,12 +65,20 @@ func progressPrinter(c *cli.Context) func(stage string, done, total int) {
 				speed += fmt.Sprintf(" ETA %s", (time.Duration(float64(total-done)/rate) * time.Second).Round(time.Second))
 			}
 		}
+		if !term {
+			fmt.Fprintf(f, "%s %d/%d%s\n", stage, done, total, speed)
+			return
+		}
 		fmt.Fprintf(f, "\r\033[K%s %d/%d%s", stage, done, total, speed)
 		if done >= total {
 			fmt.Fprintln(f)
 		}
 	}
 }
+
+// logProgressEvery is how often progress goes to a log (a stderr that is
+// not a terminal).
+var logProgressEvery = 30 * time.Second
 
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
