@@ -17,6 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 	"unsafe"
 )
 
@@ -118,12 +120,40 @@ func Decode(b []byte) (Vectors, error) {
 			v.Data[i] = math.Float32frombits(binary.LittleEndian.Uint32(body[4*i:]))
 		}
 	}
-	for i, x := range v.Data {
-		if math.Float32bits(x)&0x7f800000 == 0x7f800000 { // all exponent bits: Inf or NaN
-			return Vectors{}, fmt.Errorf("%w: non-finite value in row %d", ErrCorrupt, i/dim)
+	bad := make([]int, runtime.GOMAXPROCS(0)) // per part: the first non-finite row + 1
+	inParallel(n, func(part, from, to int) {
+		for i, x := range v.Data[from*dim : to*dim] {
+			if math.Float32bits(x)&0x7f800000 == 0x7f800000 { // all exponent bits: Inf or NaN
+				bad[part] = from + i/dim + 1
+				return
+			}
+		}
+	})
+	for _, r := range bad {
+		if r > 0 {
+			return Vectors{}, fmt.Errorf("%w: non-finite value in row %d", ErrCorrupt, r-1)
 		}
 	}
 	return v, nil
+}
+
+// inParallel calls f on n rows split into one contiguous part per core,
+// in row order (one call, part 0, when n is small), and waits.
+func inParallel(n int, f func(part, from, to int)) {
+	parts := runtime.GOMAXPROCS(0)
+	if n < 4096 || parts < 2 {
+		f(0, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(p, n*p/parts, n*(p+1)/parts)
+		}()
+	}
+	wg.Wait()
 }
 
 // littleEndian says whether this machine stores a float32 as Encode
@@ -156,23 +186,31 @@ func Combine(sent, ctx Vectors, ctxOf []uint32, lambda float64) (Vectors, error)
 	if len(ctxOf) != sent.Len() {
 		return Vectors{}, fmt.Errorf("dense: %d context ids for %d sentences", len(ctxOf), sent.Len())
 	}
-	out := Vectors{Dim: sent.Dim, Data: make([]float32, len(sent.Data))}
-	l := float32(lambda)
-	for i := 0; i < sent.Len(); i++ {
-		row, s := out.Row(i), sent.Row(i)
-		if lambda == 0 {
-			copy(row, s)
-		} else {
-			if int(ctxOf[i]) >= ctx.Len() {
-				return Vectors{}, fmt.Errorf("dense: sentence %d names context %d of %d", i, ctxOf[i], ctx.Len())
-			}
-			c := ctx.Row(int(ctxOf[i]))
-			for j := range row {
-				row[j] = s[j] + l*c[j]
+	if lambda != 0 {
+		for i, c := range ctxOf {
+			if int(c) >= ctx.Len() {
+				return Vectors{}, fmt.Errorf("dense: sentence %d names context %d of %d", i, c, ctx.Len())
 			}
 		}
-		Normalize(row)
 	}
+	out := Vectors{Dim: sent.Dim, Data: make([]float32, len(sent.Data))}
+	l := float32(lambda)
+	// Rows are independent: the cores share them (an index of 661,408
+	// sentences mixes 1.35 GB of vectors each time it is opened).
+	inParallel(sent.Len(), func(_, from, to int) {
+		for i := from; i < to; i++ {
+			row, s := out.Row(i), sent.Row(i)
+			if lambda == 0 {
+				copy(row, s)
+			} else {
+				c := ctx.Row(int(ctxOf[i]))
+				for j := range row {
+					row[j] = s[j] + l*c[j]
+				}
+			}
+			Normalize(row)
+		}
+	})
 	return out, nil
 }
 

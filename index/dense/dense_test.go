@@ -1,9 +1,11 @@
 package dense
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -29,6 +31,29 @@ func TestCombine(t *testing.T) {
 	if same.Data[0] != 1 || same.Data[3] != 1 {
 		t.Fatalf("λ=0 must keep sentences: %v", same.Data)
 	}
+	// Enough rows to be shared among the cores: every row as one alone.
+	const n = 10007
+	rows, ctxOf := make([][]float32, n), make([]uint32, n)
+	for i := range rows {
+		rows[i], ctxOf[i] = []float32{float32(i%7) + 1, float32(i % 5)}, 0
+	}
+	many, _ := FromRows(rows, 2)
+	all, err := Combine(many, ctx, ctxOf, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, 1, n / 2, n - 2, n - 1} {
+		one, _ := FromRows([][]float32{rows[i]}, 2)
+		want, _ := Combine(one, ctx, []uint32{0}, 0.5)
+		if !slices.Equal(all.Row(i), want.Row(0)) {
+			t.Errorf("row %d: %v, want %v", i, all.Row(i), want.Row(0))
+		}
+	}
+	bad := make([]uint32, n)
+	bad[n-1] = 9
+	if _, err := Combine(many, ctx, bad, 0.5); err == nil || !strings.Contains(err.Error(), "sentence 10006") {
+		t.Errorf("bad context id of the last row: %v", err)
+	}
 }
 
 func TestEncodeDecode(t *testing.T) {
@@ -52,6 +77,21 @@ func TestEncodeDecode(t *testing.T) {
 	copy(inf[16:], []byte{0, 0, 0x80, 0xff})
 	if _, err := Decode(inf); !errors.Is(err, ErrCorrupt) {
 		t.Error("-Inf accepted")
+	}
+	// A non-finite value deep in many rows (checked by the cores in
+	// parts) is found, and the first one reported.
+	const n = 9001
+	rows := make([][]float32, n)
+	for i := range rows {
+		rows[i] = []float32{1, 0}
+	}
+	many, _ := FromRows(rows, 2)
+	enc9 := many.Encode()
+	for _, r := range []int{8000, 4500} {
+		binary.LittleEndian.PutUint32(enc9[12+8*r:], math.Float32bits(float32(math.Inf(1))))
+	}
+	if _, err := Decode(enc9); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "row 4500") {
+		t.Errorf("Inf in rows 4500 and 8000: %v", err)
 	}
 	// Rows at an odd address are copied; aligned ones are shared.
 	enc := v.Encode()
