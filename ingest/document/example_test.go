@@ -25,3 +25,79 @@ func ExampleParse() {
 	// README.md:8#install [Widget › Install] code: "$ widget --init"
 	// README.md:14#install [Widget › Install] table-row: "Option: -q; Meaning: Quiet."
 }
+
+// A manual page's options are definitions: the term stays with its text,
+// and a nested option knows whose it is.
+func ExampleParseMan() {
+	page := []byte(`.TH FROB 1
+.SH OPTIONS
+.TP
+.B \-n
+Show what would change.
+.TP
+.BI \-\-mode " mode"
+Choose a mode:
+.RS
+.TP
+.B fast
+Skip the backup.
+.RE
+`)
+	d, err := document.ParseMan("frob.1", page)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			fmt.Printf("[%s] %s %q term %q parents %q\n", s.Heading(), b.Kind, b.Text, b.Text[:b.Term], b.Parents)
+		}
+	}
+	// Output:
+	// [FROB › OPTIONS] definition "-n: Show what would change." term "-n" parents []
+	// [FROB › OPTIONS] definition "--mode mode: Choose a mode:" term "--mode mode" parents []
+	// [FROB › OPTIONS] definition "fast: Skip the backup." term "fast" parents ["--mode mode"]
+}
+
+// A Sphinx object directive is a definition of its signature; an
+// admonition's label is not text; inline markup and roles are resolved.
+func ExampleParseRST() {
+	src := []byte("Widget\n======\n\n.. function:: connect(host, port=80)\n\n" +
+		"   Open a connection to *host* on :data:`port`.\n\n.. note::\n\n" +
+		"   Connections are closed after ``60`` seconds.\n")
+	d, err := document.ParseRST("widget.rst", src)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			fmt.Printf("[%s] %s %q\n", s.Heading(), b.Kind, b.Text)
+		}
+	}
+	// Output:
+	// [Widget] definition "connect(host, port=80): Open a connection to host on port."
+	// [Widget] paragraph "Connections are closed after 60 seconds."
+}
+
+// An Info node is a section; a @table item is a definition of its terms;
+// menus are navigation, not text.
+func ExampleParseInfo() {
+	src := []byte("\x1f\nFile: frob.info,  Node: Top,  Next: Options,  Up: (dir)\n\nFrob\n****\n\n" +
+		"Frob rewrites files in place.\n\n* Menu:\n\n* Options::     What to pass.\n\n" +
+		"\x1f\nFile: frob.info,  Node: Options,  Prev: Top,  Up: Top\n\n1 Options\n*********\n\n" +
+		"‘-n’\n‘--dry-run’\n     Show what would change.\n")
+	d, err := document.ParseInfo("frob.info", src)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			fmt.Printf("[%s] %s %q\n", s.Heading(), b.Kind, b.Text)
+		}
+	}
+	// Output:
+	// [Frob] paragraph "Frob rewrites files in place."
+	// [Frob › 1 Options] definition "-n, --dry-run: Show what would change."
+}
