@@ -309,6 +309,9 @@ func matchRealign(s string) (closers, total int) {
 
 // isBreak decides whether candidate b is a sentence boundary.
 func (sp *splitter) isBreak(text string, b boundary) bool {
+	if !sp.plain && quotedDots(text, b.wordStart, b.end) {
+		return false
+	}
 	// Fast path for the most common case: a period after a word of two or
 	// more ASCII letters and digits, at least one of them a letter. The
 	// context's first token is then that word with its period, which is
@@ -330,6 +333,21 @@ func (sp *splitter) isBreak(text string, b boundary) bool {
 		}
 	}
 	return sp.containsBreak(text, b.wordStart, b.after)
+}
+
+// quotedDots reports whether the end mark at text[end] is part of a quoted
+// name or pattern made of dots (English only): documentation quotes the
+// file names "." and "..", and patterns like ".*" or ".?", as ``.'', '..'
+// or ".*" — the word holds nothing but opening quotes and ".", "?" or "*"
+// before the mark, and a closing quote after it (past more of them).
+func quotedDots(text string, wordStart, end int) bool {
+	const marks = ".?*"
+	pre := strings.TrimRight(text[wordStart:end], marks)
+	if pre == "" || strings.Trim(pre, "`'\"“‘") != "" || !strings.Contains(text[wordStart:end+1], ".") {
+		return false
+	}
+	post := strings.TrimLeft(text[end+1:], marks)
+	return strings.HasPrefix(post, "'") || strings.HasPrefix(post, "\"") || strings.HasPrefix(post, "”") || strings.HasPrefix(post, "’")
 }
 
 // containsBreak reports whether the context text[lo:hi] holds a sentence

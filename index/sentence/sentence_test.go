@@ -87,6 +87,11 @@ var englishCases = []splitCase{
 	{"glob", "The pattern ? matches one character.", []string{"The pattern ? matches one character."}},
 	{"question before a command", "Is it safe? git gc keeps reachable objects.", []string{"Is it safe?", "git gc keeps reachable objects."}},
 	{"exclamation before a capital", "Careful (really!) The end.", []string{"Careful (really!)", "The end."}},
+	// A quoted name made of dots is not an end: "." and "..", ".*".
+	{"quoted dot names", "The filenames ``.'' and ``..'' are ignored. Next.", []string{"The filenames ``.'' and ``..'' are ignored.", "Next."}},
+	{"quoted dot pattern", "Make '.*' or \".?\" a pattern. Next.", []string{"Make '.*' or \".?\" a pattern.", "Next."}},
+	{"period after a quoted dot", "The separator is \".\". Next.", []string{"The separator is \".\".", "Next."}},
+	{"period inside a quoted word", "He said \"Stop.\" Then he left.", []string{"He said \"Stop.\"", "Then he left."}},
 	{"hyphenated abbreviation", "He met ex-Gov. Brown.", []string{"He met ex-Gov. Brown."}},
 	{"initials", "J. R. R. Tolkien wrote it.", []string{"J. R. R. Tolkien wrote it."}},
 	{"initial before a starter", "He rode the Saturn V. The rocket flew.", []string{"He rode the Saturn V.", "The rocket flew."}},
