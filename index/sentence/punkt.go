@@ -337,9 +337,10 @@ func (sp *splitter) isBreak(text string, b boundary) bool {
 
 // quotedDots reports whether the end mark at text[end] is part of a quoted
 // name or pattern made of dots (English only): documentation quotes the
-// file names "." and "..", and patterns like ".*" or ".?", as “.”, '..'
-// or ".*" — the word holds nothing but opening quotes and ".", "?" or "*"
-// before the mark, and a closing quote after it (past more of them).
+// file names "." and "..", and patterns like ".*" or ".?", in double,
+// single or TeX quotes (two backquotes, two apostrophes: man2html's way)
+// — the word holds nothing but opening quotes and ".", "?" or "*" before
+// the mark, and a closing quote after it (past more of them).
 func quotedDots(text string, wordStart, end int) bool {
 	const marks = ".?*"
 	pre := strings.TrimRight(text[wordStart:end], marks)
