@@ -70,11 +70,7 @@ func ExampleParseRST() {
 		fmt.Println(err)
 		return
 	}
-	for _, s := range d.Sections {
-		for _, b := range s.Blocks {
-			fmt.Printf("[%s] %s %q\n", s.Heading(), b.Kind, b.Text)
-		}
-	}
+	printBlocks(d)
 	// Output:
 	// [Widget] definition "connect(host, port=80): Open a connection to host on port."
 	// [Widget] paragraph "Connections are closed after 60 seconds."
@@ -92,12 +88,17 @@ func ExampleParseInfo() {
 		fmt.Println(err)
 		return
 	}
+	printBlocks(d)
+	// Output:
+	// [Frob] paragraph "Frob rewrites files in place."
+	// [Frob › 1 Options] definition "-n, --dry-run: Show what would change."
+}
+
+// printBlocks prints each block of d with its heading path and kind.
+func printBlocks(d *document.Document) {
 	for _, s := range d.Sections {
 		for _, b := range s.Blocks {
 			fmt.Printf("[%s] %s %q\n", s.Heading(), b.Kind, b.Text)
 		}
 	}
-	// Output:
-	// [Frob] paragraph "Frob rewrites files in place."
-	// [Frob › 1 Options] definition "-n, --dry-run: Show what would change."
 }
