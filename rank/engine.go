@@ -130,11 +130,11 @@ func (b *BM25Ranker) Name() string { return b.name }
 func (b *BM25Ranker) Docs() int { return b.field.Docs() }
 
 // Tokens returns the question's tokens as the ranker sees them.
-func (b *BM25Ranker) Tokens(question string) []string { return b.tok.Tokenize(question) }
+func (b *BM25Ranker) Tokens(question string) []string { return b.tok.Query(question) }
 
 // Score implements Ranker.
 func (b *BM25Ranker) Score(question string, acc *bm25.Accumulator) error {
-	return b.field.Score(b.tok.Tokenize(question), acc)
+	return b.field.Score(b.tok.Query(question), acc)
 }
 
 // bm25 builds the BM25 ranker s names.

@@ -73,11 +73,12 @@ func TestStemRanker(t *testing.T) {
 
 // TestStemMatchesInflections checks what the stem field is for: a question
 // and a sentence that share only inflected forms of words meet under
-// bm25-stem and not under bm25-word; and an identifier's parts meet.
+// bm25-stem and not under bm25-word; an identifier's parts meet; and two
+// words of a question meet the one word a document writes for them.
 func TestStemMatchesInflections(t *testing.T) {
 	dir := t.TempDir()
 	text := filepath.Join(dir, "notes.txt")
-	if err := os.WriteFile(text, []byte("The configuration of packages happens here.\n\nSet it with git-config and user.name.\n\nNothing else is said in this file.\n"), 0o644); err != nil {
+	if err := os.WriteFile(text, []byte("The configuration of packages happens here.\n\nSet it with git-config and user.name.\n\nA failed step calls rollback.\n\nNothing else is said in this file.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "x.reqa")
@@ -92,6 +93,7 @@ func TestStemMatchesInflections(t *testing.T) {
 	}{
 		{"Configuring a package", "The configuration of packages happens here."},
 		{"Which config sets the name?", "Set it with git-config and user.name."},
+		{"How do I roll back?", "A failed step calls rollback."},
 	} {
 		for _, name := range []string{"bm25-word", "bm25-stem"} {
 			r, err := e.Ranker(name)

@@ -214,7 +214,7 @@ type remoteBM25 struct {
 func (b *remoteBM25) Name() string { return b.name }
 func (b *remoteBM25) Docs() int    { return b.n }
 func (b *remoteBM25) prepare(_ context.Context, q string) (remoteQuery, error) {
-	return remoteQuery{tokens: weaviate.Tokens(b.tok.Tokenize(q))}, nil
+	return remoteQuery{tokens: weaviate.Tokens(b.tok.Query(q))}, nil
 }
 func (b *remoteBM25) top(ctx context.Context, q remoteQuery, k int) ([]weaviate.Hit, error) {
 	return b.col.BM25In(ctx, b.tokenizer, q.tokens, k, nil)

@@ -5,7 +5,8 @@
 //   - "wpm": BERT-uncased WordPiece (package index/tokenize/wordpiece);
 //   - "stem": the word tokens lower-cased and Snowball English stemmed,
 //     identifiers also split into their parts (package
-//     index/tokenize/stem), so inflections of a word meet.
+//     index/tokenize/stem), so inflections of a word meet; a question's
+//     two adjacent words also search as one ("roll back", "rollback").
 //
 // New indexes hold a BM25 field pair for every tokenizer in [Names];
 // indexes built before "stem" existed lack its fields: they do not offer
@@ -28,8 +29,12 @@ import (
 type Tokenizer interface {
 	// Name is the tokenizer's registered name.
 	Name() string
-	// Tokenize returns the tokens of text.
+	// Tokenize returns the tokens of a document's text.
 	Tokenize(text string) []string
+	// Query returns the tokens a question is searched with: Tokenize's,
+	// and for "stem" also two adjacent words written as one (see
+	// [stem.Query]).
+	Query(text string) []string
 }
 
 // Names lists the registered tokenizers in their canonical order.
@@ -39,16 +44,19 @@ type wordTok struct{}
 
 func (wordTok) Name() string                  { return "word" }
 func (wordTok) Tokenize(text string) []string { return word.Tokenize(text) }
+func (wordTok) Query(text string) []string    { return word.Tokenize(text) }
 
 type wpmTok struct{ t *wordpiece.Tokenizer }
 
 func (w wpmTok) Name() string                  { return "wpm" }
 func (w wpmTok) Tokenize(text string) []string { return w.t.Tokenize(text) }
+func (w wpmTok) Query(text string) []string    { return w.t.Tokenize(text) }
 
 type stemTok struct{}
 
 func (stemTok) Name() string                  { return "stem" }
 func (stemTok) Tokenize(text string) []string { return stem.Tokenize(text) }
+func (stemTok) Query(text string) []string    { return stem.Query(text) }
 
 var (
 	wpmOnce sync.Once

@@ -1,6 +1,7 @@
 package stem
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -13,7 +14,8 @@ import (
 // panics, that every word token's stem comes out in order, followed by the
 // stems of its parts when it has inner punctuation, that tokens are
 // non-empty and free of white space, that valid text gives valid tokens,
-// and that Stem never grows a token beyond its lower-cased form.
+// that Stem never grows a token beyond its lower-cased form, and that Query
+// adds at most one joined token per adjacent pair after Tokenize's tokens.
 func FuzzTokenize(f *testing.F) {
 	for _, s := range []string{
 		"How do I configure the Configuration?",
@@ -26,6 +28,18 @@ func FuzzTokenize(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		toks := Tokenize(s)
+		q := Query(s)
+		if len(q) < len(toks) || !slices.Equal(q[:len(toks)], toks) {
+			t.Fatalf("Query(%q) = %q: does not start with Tokenize's %q", s, q, toks)
+		}
+		if n := len(word.Tokenize(s)); len(q)-len(toks) > max(n-1, 0) {
+			t.Fatalf("Query(%q) = %q: %d joined words from %d words", s, q, len(q)-len(toks), n)
+		}
+		for _, j := range q[len(toks):] {
+			if j == "" || strings.ContainsFunc(j, unicode.IsSpace) {
+				t.Fatalf("Query(%q): joined token %q", s, j)
+			}
+		}
 		k := 0
 		for _, wt := range word.Tokenize(s) {
 			if k >= len(toks) || toks[k] != Stem(wt) {

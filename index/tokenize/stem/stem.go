@@ -32,6 +32,45 @@ func Tokenize(text string) []string {
 	return out
 }
 
+// Query returns the tokens a question is searched with: [Tokenize]'s,
+// then, for every two adjacent words of letters, the [Stem] of the two
+// written as one ("roll back" gives "rollback", "log out" "logout", "bug
+// fixes" "bugfix"), so a question meets a document that writes as one word
+// what the asker wrote as two. The first word must not be a stop word (no
+// "init" from "in it", no "alive" from "a live"); the second may ("out",
+// "up", "in": the particles of phrasal verbs). A joined form that no
+// document holds matches nothing and changes no score. Documents are
+// tokenized without the joined forms: every adjacent pair of a corpus
+// would double its postings.
+func Query(text string) []string {
+	toks := word.Tokenize(text)
+	out := Tokenize(text)
+	for i := 0; i+1 < len(toks); i++ {
+		a, b := toks[i], toks[i+1]
+		if !isWord(a) || !isWord(b) {
+			continue
+		}
+		a, b = strings.ToLower(a), strings.ToLower(b)
+		if english.IsStopWord(a) {
+			continue
+		}
+		out = append(out, Stem(a+b))
+	}
+	return out
+}
+
+// isWord reports whether token is at least two letters and nothing else.
+func isWord(token string) bool {
+	n := 0
+	for _, r := range token {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+		n++
+	}
+	return n >= 2
+}
+
 // Parts splits a token at every run of characters that are neither
 // letters, digits nor apostrophes ("n't" and "o'clock" stay whole). A
 // token that is all punctuation has no parts.

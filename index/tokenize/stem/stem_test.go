@@ -67,6 +67,35 @@ func TestTokenize(t *testing.T) {
 	}
 }
 
+func TestQuery(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string // beyond Tokenize's tokens
+	}{
+		{"", nil},
+		{"How do I roll back an update?", []string{"rollback", "backan"}},
+		// The second word may be a stop word: a phrasal verb's particle.
+		{"What does bash run when I log out?", []string{"bashrun", "runwhen", "logout"}},
+		{"Who checks Bug Fixes?", []string{"checksbug", "bugfix"}},
+		// Never from a first stop word, a one-letter word, punctuation,
+		// numbers or an identifier.
+		{"Is it in it?", nil},
+		{"a live x y", nil},
+		{"ia 64 apt-get update user.name", nil},
+		// Words apart by punctuation are not adjacent.
+		{"read, only", nil},
+	} {
+		got := Query(tc.in)
+		base := Tokenize(tc.in)
+		if len(got) < len(base) || !reflect.DeepEqual(got[:len(base)], base) {
+			t.Fatalf("Query(%q) = %q: does not start with Tokenize's %q", tc.in, got, base)
+		}
+		if extra := got[len(base):]; !reflect.DeepEqual(extra, tc.want) && (len(extra) != 0 || len(tc.want) != 0) {
+			t.Errorf("Query(%q) adds %q, want %q", tc.in, extra, tc.want)
+		}
+	}
+}
+
 func TestParts(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
