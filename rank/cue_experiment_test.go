@@ -1,0 +1,225 @@
+//go:build experiment
+
+package rank
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/reqa/reqa/index/metric"
+	"github.com/reqa/reqa/rank/fuse"
+)
+
+// Answer-type cues: a question's type (its wh-word) and what an answer of
+// that type tends to hold (a year for "when", a number for "how many", a
+// reason word for "why"), the classic answer-type match of factoid QA.
+var (
+	cueMonths = `january|february|march|april|may|june|july|august|september|october|november|december`
+	cueTypes  = []struct {
+		name string
+		q    *regexp.Regexp // the question's type, on its lower-cased text
+		a    *regexp.Regexp // the cue, on the candidate's lower-cased text
+	}{
+		{"count", regexp.MustCompile(`^(how (many|much|long|big|large|old|far|often|fast))\b|\bwhat (percentage|proportion|number|amount)\b`),
+			regexp.MustCompile(`\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|hundred|thousand|million|billion|dozen|several|single|half|percent)\b`)},
+		{"when", regexp.MustCompile(`^when\b|\b(what|which) (year|century|decade|date|time|month|day)\b`),
+			regexp.MustCompile(`\b(1[0-9]{3}|20[0-9]{2}|` + cueMonths + `|century|centuries|decade|year|years|era|period|after|before|during|until|since|once|when)\b`)},
+		{"why", regexp.MustCompile(`^why\b`),
+			regexp.MustCompile(`\b(because|purpose|reason|so that|in order to|due to|caus\w*|since|therefore|thus|result\w*)\b`)},
+		{"where", regexp.MustCompile(`^where\b`),
+			regexp.MustCompile(`\b(in|at|near|north|south|east|west|located|city|country|region|directory|file|folder)\b|/`)},
+	}
+)
+
+// cueType returns the index of q's answer type in cueTypes, or −1.
+func cueType(q string) int {
+	q = strings.ToLower(strings.TrimSpace(q))
+	for i, c := range cueTypes {
+		if c.q.MatchString(q) {
+			return i
+		}
+	}
+	return -1
+}
+
+// cueDomain is one LODO domain's examples with every pool candidate's cue.
+type cueDomain struct {
+	name       string
+	lodo       bool
+	tune, test []fuse.Example
+	tuneCue    [][]bool // nil row: the question has no type
+	testCue    [][]bool
+}
+
+// TestAnswerTypeCue measures the built-in default plus γ × an answer-type
+// cue (in z-score units) on the LODO domains' pools, every γ on every
+// domain, and γ chosen leave-one-domain-out (best worst gain over γ = 0 on
+// the training domains' tune halves).
+//
+//	REQA_DEFAULTS_DOMAINS=… REQA_DEFAULTS_CACHE=… go test -tags experiment -run TestAnswerTypeCue -v ./rank/
+func TestAnswerTypeCue(t *testing.T) {
+	ds := lodoDomains(t)
+	specs := map[string][2]string{}
+	for _, item := range strings.Split(os.Getenv("REQA_DEFAULTS_DOMAINS"), ";") {
+		if p := strings.Split(strings.TrimSpace(item), "="); len(p) == 3 {
+			specs[strings.TrimPrefix(p[0], "+")] = [2]string{p[1], p[2]}
+		}
+	}
+	var cds []*cueDomain
+	typed := map[string][2]int{}
+	for _, d := range ds {
+		sp := specs[d.Name]
+		data, e := openDomain(t, sp[0], sp[1])
+		cd := &cueDomain{name: d.Name, lodo: d.LODO, tune: d.Tune, test: d.Test}
+		for _, half := range []string{"tune", "test"} {
+			qs := splitQuestions(t, e, data, half)
+			exs := d.Tune
+			if half == "test" {
+				exs = d.Test
+			}
+			if len(qs) != len(exs) {
+				t.Fatalf("%s %s: %d questions, %d examples", d.Name, half, len(qs), len(exs))
+			}
+			cues := make([][]bool, len(qs))
+			n := 0
+			for i, q := range qs {
+				ty := cueType(q.Text)
+				if ty < 0 {
+					continue
+				}
+				n++
+				cues[i] = make([]bool, len(exs[i].Pool))
+				for j, id := range exs[i].Pool {
+					s, err := e.SentenceText(id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					cues[i][j] = cueTypes[ty].a.MatchString(strings.ToLower(s))
+				}
+			}
+			if half == "tune" {
+				cd.tuneCue = cues
+			} else {
+				cd.testCue = cues
+			}
+			c := typed[d.Name]
+			if half == "tune" {
+				c[0] = n
+			} else {
+				c[1] = n
+			}
+			typed[d.Name] = c
+		}
+		cds = append(cds, cd)
+	}
+	p := shippedDefault()
+	idx := inputIdx(p.Inputs)
+	for _, cd := range cds {
+		cd.tune, cd.test = project(cd.tune, idx), project(cd.test, idx)
+		t.Logf("%s: typed questions tune %d/%d, test %d/%d", cd.name, typed[cd.name][0], len(cd.tune), typed[cd.name][1], len(cd.test))
+	}
+	gammas := []float64{0, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nthe default + γ·cue, P@1 tune | test\n%-8s", "γ")
+	for _, cd := range cds {
+		fmt.Fprintf(&b, " %-15s", cd.name)
+	}
+	b.WriteString("\n")
+	res := map[string][]float64{} // name → tune P@1 per γ
+	for gi, g := range gammas {
+		fmt.Fprintf(&b, "%-8g", g)
+		for _, cd := range cds {
+			tu := cueP1(p, cd.tune, cd.tuneCue, g)
+			te := cueP1(p, cd.test, cd.testCue, g)
+			res[cd.name] = append(res[cd.name], tu)
+			if gi == 0 {
+				if want, _, _ := fuse.Evaluate(p, cd.tune); math.Abs(want-tu) > 1e-9 {
+					t.Fatalf("%s: γ = 0 gives %.2f, fuse.Evaluate %.2f", cd.name, tu, want)
+				}
+			}
+			fmt.Fprintf(&b, " %6.2f|%6.2f  ", tu, te)
+		}
+		b.WriteString("\n")
+	}
+	// Leave one domain out: γ with the best worst tune gain over γ = 0 on
+	// the other LODO domains (ties: the smaller γ).
+	b.WriteString("\nLODO: γ chosen without the held-out domain → its tune | test gain over γ = 0\n")
+	for _, held := range cds {
+		if !held.lodo {
+			continue
+		}
+		best, bestV := 0, math.Inf(-1)
+		for gi := range gammas {
+			worst := math.Inf(1)
+			for _, cd := range cds {
+				if cd == held || !cd.lodo {
+					continue
+				}
+				worst = math.Min(worst, res[cd.name][gi]-res[cd.name][0])
+			}
+			if worst > bestV+1e-9 {
+				best, bestV = gi, worst
+			}
+		}
+		g := gammas[best]
+		fmt.Fprintf(&b, "%-8s γ %-5g tune %+6.2f test %+6.2f\n", held.name, g,
+			cueP1(p, held.tune, held.tuneCue, g)-cueP1(p, held.tune, held.tuneCue, 0),
+			cueP1(p, held.test, held.testCue, g)-cueP1(p, held.test, held.testCue, 0))
+	}
+	t.Log(b.String())
+}
+
+// shippedDefault is the built-in default of an index with the stem field.
+func shippedDefault() fuse.Params {
+	return fuse.Params{Name: "fusion-zscore", Method: "zscore",
+		Inputs:  []string{"bm25-wpm", "bm25-word", "bm25-stem", "dense"},
+		Weights: []float64{0, 0.1, 0.5, 0.4}, DemoteQuestions: true}
+}
+
+// cueP1 is P@1 of z-score fusion p plus g per cue, questions demoted as p
+// says, within each example's pool.
+func cueP1(p fuse.Params, exs []fuse.Example, cues [][]bool, g float64) float64 {
+	ranks := make([]int, len(exs))
+	for i, ex := range exs {
+		buf := make([]float64, len(ex.Pool))
+		for r, s := range ex.Scores {
+			if p.Weights[r] == 0 {
+				continue
+			}
+			for j, x := range s {
+				buf[j] += p.Weights[r] * ex.Stats[r].Z(x)
+			}
+		}
+		if cues[i] != nil {
+			for j, c := range cues[i] {
+				if c {
+					buf[j] += g
+				}
+			}
+		}
+		if p.DemoteQuestions && len(ex.Question) == len(buf) {
+			fuse.Demote(buf, ex.Question)
+		}
+		best := -1
+		for j := range buf {
+			if ex.Gold[j] && (best < 0 || buf[j] > buf[best]) {
+				best = j
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		rk := 1
+		for j, x := range buf {
+			if x > buf[best] || (x == buf[best] && j < best) {
+				rk++
+			}
+		}
+		ranks[i] = rk
+	}
+	return metric.PAt(ranks, 1)
+}
