@@ -292,6 +292,18 @@ func TestDamagedParts(t *testing.T) {
 		{"sentence vectors, resealed one vector short", []string{"blobs"}, chunkKey(store.BlobDenseSent, 0), func(v []byte) []byte {
 			return sealed(v[:len(v)-4-4*uselite.Dim])
 		}, true, allBut("bm25-word", "bm25-wpm"), store.BlobDenseSent},
+		// Checksums valid, values not numbers: every dense ranker refuses
+		// them before scoring (they are checked as the norms are taken).
+		{"sentence vectors, resealed with a NaN", []string{"blobs"}, chunkKey(store.BlobDenseSent, 0), func(v []byte) []byte {
+			p := v[:len(v)-4]
+			binary.LittleEndian.PutUint32(p[12+4*(uselite.Dim+7):], 0x7fc00000) // sentence 1
+			return sealed(p)
+		}, true, allBut("bm25-word", "bm25-wpm"), store.BlobDenseSent},
+		{"context vectors, resealed with an infinity", []string{"blobs"}, chunkKey(store.BlobDenseCtx, 0), func(v []byte) []byte {
+			p := v[:len(v)-4]
+			binary.LittleEndian.PutUint32(p[12+4*3:], 0xff800000) // context 0
+			return sealed(p)
+		}, true, allBut("bm25-word", "bm25-wpm"), store.BlobDenseCtx},
 	}
 	for _, tc := range cases {
 		if tc.dense && !dense {

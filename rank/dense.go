@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 
 	"github.com/reqa/reqa/index/adapter"
@@ -39,13 +38,16 @@ type DenseOptions struct {
 // DenseRanker ranks by the dot product of the question's embedding with
 // every answer vector (exact search).
 type DenseRanker struct {
-	name    string
-	enc     *encoder.Encoder
-	answers dense.Vectors
-	lambda  float64
+	name   string
+	enc    *encoder.Encoder
+	lambda float64
 
-	graph *ann.Graph
-	k, ef int
+	// graph, when set, is searched over the combined answer vectors
+	// (held in answers); exact scoring mixes sentence and context scores
+	// (dense.Mix) and never builds them.
+	graph   *ann.Graph
+	answers dense.Vectors
+	k, ef   int
 
 	// adapter, when set, maps every question embedding before scoring.
 	adapter *adapter.Adapter
@@ -117,7 +119,9 @@ func (e *Engine) loadDense(threads int) (*denseState, error) {
 				if err != nil {
 					return err
 				}
-				if *b.dst, err = dense.Decode(raw); err != nil {
+				// Checked for non-finite values in invNorm, which every
+				// ranker calls before it scores (one pass, not two).
+				if *b.dst, err = dense.DecodeUnchecked(raw); err != nil {
 					return fmt.Errorf("blob %s: %w: %w", b.name, store.ErrCorrupt, err)
 				}
 				if b.dst.Dim != m.Dim {
@@ -172,6 +176,9 @@ func (e *Engine) loadAdapter(st *denseState) (*adapter.Adapter, error) {
 }
 
 func (st *denseState) answers(lambda float64) (dense.Vectors, error) {
+	if _, err := st.invNorm(lambda); err != nil {
+		return dense.Vectors{}, err // the vectors' check
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if v, ok := st.combined[lambda]; ok {
@@ -204,20 +211,22 @@ func (e *Engine) DenseRanker(s Spec) (*DenseRanker, error) {
 	if s.SentenceOnly {
 		lambda = 0
 	}
-	v, err := st.answers(lambda)
-	if err != nil {
-		return nil, err
-	}
-	d := &DenseRanker{name: s.Name, enc: st.enc, answers: v, lambda: lambda, st: st, k: opt.K, ef: opt.Ef}
+	d := &DenseRanker{name: s.Name, enc: st.enc, lambda: lambda, st: st, k: opt.K, ef: opt.Ef}
 	if !opt.NoAdapter {
 		if d.adapter, err = e.loadAdapter(st); err != nil {
 			return nil, fmt.Errorf("dense ranker: %w", err)
 		}
 	}
 	if m := e.r.Meta().Dense; opt.ANN && m.Graph && m.GraphLambda == lambda {
-		if d.graph, err = e.loadGraph(st, v); err != nil {
+		if d.answers, err = st.answers(lambda); err != nil {
 			return nil, err
 		}
+		if d.graph, err = e.loadGraph(st, d.answers); err != nil {
+			return nil, err
+		}
+	} else if _, err := st.invNorm(lambda); err != nil {
+		// Exact scoring: the norms now, so that a damaged index fails here.
+		return nil, err
 	}
 	return d, nil
 }
@@ -251,7 +260,7 @@ func (d *DenseRanker) UsesANN() bool { return d.graph != nil }
 func (d *DenseRanker) Name() string { return d.name }
 
 // Docs implements Ranker.
-func (d *DenseRanker) Docs() int { return d.answers.Len() }
+func (d *DenseRanker) Docs() int { return d.st.sent.Len() }
 
 // Lambda returns the context weight in use.
 func (d *DenseRanker) Lambda() float64 { return d.lambda }
@@ -375,14 +384,47 @@ func (d *DenseRanker) Score(question string, acc *bm25.Accumulator) error {
 		}
 		return nil
 	}
-	dense.ScoreAll(d.answers, q, acc.Scores)
+	var ctx []float64
+	if d.lambda != 0 {
+		ctx = make([]float64, d.st.ctx.Len())
+	}
+	if err := d.scoreExact([][]float32{q}, [][]float64{acc.Scores}, [][]float64{ctx}); err != nil {
+		return err
+	}
 	acc.TouchAll()
 	return nil
 }
 
-// AnswerVectors returns the answer-tower vectors the ranker scores against
-// (shared storage; do not modify).
-func (d *DenseRanker) AnswerVectors() dense.Vectors { return d.answers }
+// scoreExact scores questions qs against every answer into outs, without
+// the combined vectors: the question's dot products with every sentence
+// vector and every (fewer) context vector, mixed by dense.Mix (ctx: one
+// scratch row of the contexts' length per question, unused when λ is 0).
+func (d *DenseRanker) scoreExact(qs [][]float32, outs, ctx [][]float64) error {
+	inv, err := d.st.invNorm(d.lambda)
+	if err != nil {
+		return err
+	}
+	if len(qs) == 1 {
+		dense.ScoreAll(d.st.sent, qs[0], outs[0])
+		if d.lambda != 0 {
+			dense.ScoreAll(d.st.ctx, qs[0], ctx[0])
+		}
+	} else {
+		dense.ScoreBlock(d.st.sent, qs, outs)
+		if d.lambda != 0 {
+			dense.ScoreBlock(d.st.ctx, qs, ctx)
+		}
+	}
+	for j := range qs {
+		dense.Mix(outs[j], ctx[j], d.st.ctxOf, inv, d.lambda)
+	}
+	return nil
+}
+
+// AnswerVectors returns the answer-tower vectors the ranker scores against,
+// normalize(sent_i + λ·ctx_c(i)), built on the first call (shared storage;
+// do not modify).
+func (d *DenseRanker) AnswerVectors() (dense.Vectors, error) { return d.st.answers(d.lambda) }
 
 // ScoreBatch implements BatchScorer: it scores a block of questions at once
 // (exact search only).
@@ -397,6 +439,7 @@ func (d *DenseRanker) ScoreBatch(questions []string, accs []*bm25.Accumulator) e
 	}
 	qs := make([][]float32, len(questions))
 	outs := make([][]float64, len(questions))
+	ctx := make([][]float64, len(questions))
 	for i, q := range questions {
 		v, err := d.QuestionVector(context.Background(), q)
 		if err != nil {
@@ -405,8 +448,13 @@ func (d *DenseRanker) ScoreBatch(questions []string, accs []*bm25.Accumulator) e
 		qs[i] = v
 		accs[i].Reset()
 		outs[i] = accs[i].Scores
+		if d.lambda != 0 {
+			ctx[i] = make([]float64, d.st.ctx.Len())
+		}
 	}
-	dense.ScoreBlock(d.answers, qs, outs)
+	if err := d.scoreExact(qs, outs, ctx); err != nil {
+		return err
+	}
 	for _, a := range accs[:len(questions)] {
 		a.TouchAll()
 	}
@@ -476,24 +524,13 @@ func scoreShared(rs []*DenseRanker, question string, outs [][]float64, scratch *
 		if err != nil {
 			return err
 		}
-		out := outs[j]
-		if d.lambda == 0 {
-			for i, x := range scratch.sent {
-				out[i] = x * inv[i]
-			}
-			continue
-		}
-		l := float64(float32(d.lambda)) // Combine mixes in float32
-		for i, x := range scratch.sent {
-			out[i] = (x + l*scratch.ctx[st.ctxOf[i]]) * inv[i]
-		}
+		copy(outs[j], scratch.sent)
+		dense.Mix(outs[j], scratch.ctx, st.ctxOf, inv, d.lambda)
 	}
 	return nil
 }
 
-// invNorm returns 1/‖sent_i + λ·ctx[ctxOf[i]]‖ for every candidate, the
-// sum made in float32 as dense.Combine makes it (0 for a zero vector,
-// which Combine leaves zero); computed once per λ.
+// invNorm returns dense.InvNorms for λ, computed once per λ.
 func (st *denseState) invNorm(lambda float64) ([]float64, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -503,28 +540,9 @@ func (st *denseState) invNorm(lambda float64) ([]float64, error) {
 	if st.invNorms == nil {
 		st.invNorms = map[float64][]float64{}
 	}
-	n := st.sent.Len()
-	inv := make([]float64, n)
-	row := make([]float32, st.sent.Dim)
-	l := float32(lambda)
-	for i := range n {
-		copy(row, st.sent.Row(i))
-		if lambda != 0 {
-			c := int(st.ctxOf[i])
-			if c >= st.ctx.Len() {
-				return nil, fmt.Errorf("dense: sentence %d names context %d of %d: %w", i, c, st.ctx.Len(), store.ErrCorrupt)
-			}
-			for j, x := range st.ctx.Row(c) {
-				row[j] += l * x
-			}
-		}
-		var s float64
-		for _, a := range row {
-			s += float64(a) * float64(a)
-		}
-		if s != 0 {
-			inv[i] = 1 / math.Sqrt(s)
-		}
+	inv, err := dense.InvNorms(st.sent, st.ctx, st.ctxOf, lambda)
+	if err != nil {
+		return nil, fmt.Errorf("blobs %s, %s: %w: %w", store.BlobDenseSent, store.BlobDenseCtx, store.ErrCorrupt, err)
 	}
 	st.invNorms[lambda] = inv
 	return inv, nil

@@ -170,7 +170,10 @@ func TestANNSQuAD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vecs := dr.AnswerVectors()
+	vecs, err := dr.AnswerVectors()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var qs [][]float32
 	for _, q := range splits["all"] {
 		v, _ := dr.QuestionVector(context.Background(), q.Text)

@@ -39,7 +39,10 @@ func TestWriteSQuADVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := dr.AnswerVectors()
+	v, err := dr.AnswerVectors()
+	if err != nil {
+		t.Fatal(err)
+	}
 	n := min(2000, len(d.Questions))
 	qs := make([]float32, 0, n*v.Dim)
 	for _, q := range d.Questions[:n] {

@@ -63,7 +63,10 @@ func TestDensePRF(t *testing.T) {
 				dj, dr = j, x
 			}
 		}
-		av := dr.AnswerVectors()
+		av, err := dr.AnswerVectors()
+		if err != nil {
+			t.Fatal(err)
+		}
 		n := av.Len()
 		base := 0
 		right := map[[2]int]int{}

@@ -217,7 +217,10 @@ func crossFit(t *testing.T, e *rank.Engine, splits map[string][]rank.EvalQuestio
 	if err != nil || !full.Adapted() {
 		t.Fatalf("crossfit needs an index with an adapter (%v)", err)
 	}
-	answers := raw.AnswerVectors()
+	answers, err := raw.AnswerVectors()
+	if err != nil {
+		t.Fatal(err)
+	}
 	ss := e.Sentences()
 	ctxOf := make([]uint32, len(ss))
 	for i, s := range ss {

@@ -180,3 +180,84 @@ func TestEncodeAt(t *testing.T) {
 		}
 	}
 }
+
+// TestMixMatchesCombine: scores mixed from sentence and context scores with
+// InvNorms equal the scores against Combine's vectors (to float32
+// rounding), for λ 0 and not, a zero vector, and enough rows for InvNorms
+// and ScoreAll to share them among the cores; a bad context id is refused.
+func TestMixMatchesCombine(t *testing.T) {
+	const n, dim, nctx = 9001, 8, 37
+	rows, ctxOf := make([][]float32, n), make([]uint32, n)
+	for i := range rows {
+		rows[i] = make([]float32, dim)
+		for j := range rows[i] {
+			rows[i][j] = float32((i*7+j*3)%11) - 5
+		}
+		ctxOf[i] = uint32(i % nctx)
+	}
+	clear(rows[n/2]) // a zero sentence vector
+	crows := make([][]float32, nctx)
+	for c := range crows {
+		crows[c] = make([]float32, dim)
+		for j := range crows[c] {
+			crows[c][j] = float32((c+j)%5) - 2
+		}
+	}
+	sent, _ := FromRows(rows, dim)
+	ctx, _ := FromRows(crows, dim)
+	q := []float32{0.3, -0.1, 0.7, 0.2, -0.5, 0.1, 0.05, -0.3}
+	for _, lambda := range []float64{0, 0.25, 1} {
+		comb, err := Combine(sent, ctx, ctxOf, lambda)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float64, n)
+		ScoreAll(comb, q, want)
+		inv, err := InvNorms(sent, ctx, ctxOf, lambda)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, cs := make([]float64, n), make([]float64, nctx)
+		ScoreAll(sent, q, got)
+		ScoreAll(ctx, q, cs)
+		Mix(got, cs, ctxOf, inv, lambda)
+		for i := range want {
+			if math.Abs(got[i]-want[i]) > 1e-6 {
+				t.Fatalf("λ %g row %d: mixed %v, combined %v", lambda, i, got[i], want[i])
+			}
+		}
+		if lambda == 0 && (inv[n/2] != 0 || got[n/2] != 0) {
+			t.Errorf("zero vector: inv %v, score %v", inv[n/2], got[n/2])
+		}
+	}
+	bad := slices.Clone(ctxOf)
+	bad[n-1] = nctx
+	if _, err := InvNorms(sent, ctx, bad, 0.25); err == nil || !strings.Contains(err.Error(), "sentence 9000") {
+		t.Errorf("bad context id of the last row: %v", err)
+	}
+	if _, err := InvNorms(sent, ctx, bad, 0); err != nil {
+		t.Errorf("λ 0 reads no context: %v", err)
+	}
+	// Non-finite values: refused where they are used, by sentence.
+	nan := Vectors{Dim: dim, Data: slices.Clone(sent.Data)}
+	nan.Row(4321)[3] = float32(math.NaN())
+	if _, err := InvNorms(nan, ctx, ctxOf, 0); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "sentence 4321") {
+		t.Errorf("NaN in sentence 4321: %v", err)
+	}
+	inf := Vectors{Dim: dim, Data: slices.Clone(ctx.Data)}
+	inf.Row(5)[0] = float32(math.Inf(-1))
+	if _, err := InvNorms(sent, inf, ctxOf, 0.25); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "sentence 5") {
+		t.Errorf("infinity in context 5 (first of sentence 5): %v", err)
+	}
+	if _, err := InvNorms(sent, inf, ctxOf, 0); err != nil {
+		t.Errorf("λ 0 reads no context: %v", err)
+	}
+	// DecodeUnchecked keeps them; Decode refuses them.
+	enc := nan.Encode()
+	if _, err := Decode(enc); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Decode of a NaN: %v", err)
+	}
+	if v, err := DecodeUnchecked(enc); err != nil || !math.IsNaN(float64(v.Row(4321)[3])) {
+		t.Errorf("DecodeUnchecked of a NaN: %v", err)
+	}
+}
