@@ -52,8 +52,9 @@ type ReadOptions struct {
 	// Corpus.Deduped and a warning) instead of refusing the repeat.
 	Dedupe bool
 	// Stdin is read for the input "-" (nil: os.Stdin), as StdinKind ("md",
-	// "html", "pdf", "txt", "rst", "info", "man", "jsonl" or "squad"; "": sniffed from its
-	// first bytes). Gzipped data is recognised by its magic number.
+	// "html", "pdf", "txt", "rst", "info", "epub", "docx", "man", "jsonl" or
+	// "squad"; "": sniffed from its first bytes). Gzipped data is
+	// recognised by its magic number.
 	Stdin     io.Reader
 	StdinKind string
 	// Out, if set, is the index file about to be written: an input that
@@ -113,7 +114,8 @@ func ReadInputs(paths []string) (*Corpus, error) {
 //   - other directories are walked (see below);
 //   - a file is read by its name: .jsonl is JSONL, .json SQuAD JSON, .md and
 //     .markdown Markdown, .html and .htm HTML, .pdf PDF, .rst and .rest
-//     reStructuredText, .info and .info-N GNU Info, .man and manual
+//     reStructuredText, .info and .info-N GNU Info, .epub EPUB, .docx
+//     Word, .man and manual
 //     page section suffixes (.1–.9, .3pm, .1ssl…) roff manual pages (plain
 //     text when they do not look like roff), anything else plain text; a
 //     ".gz" suffix is decompressed.
@@ -130,7 +132,7 @@ func ReadInputs(paths []string) (*Corpus, error) {
 // it had when opened, is refused with ErrChangedWhileRead.
 //
 // Directory walks read .md, .markdown, .html, .htm, .txt, .text, .pdf,
-// .rst, .rest, .info (.info-N), manual page (.1–.9 and the like, .man) and .jsonl files (each optionally
+// .rst, .rest, .info (.info-N), .epub, .docx, manual page (.1–.9 and the like, .man) and .jsonl files (each optionally
 // gzipped: /usr/share/man/man1 reads as it is) in sorted path order,
 // skipping hidden directories, files of other kinds (a file named like a
 // manual page that is not roff among them), files filtered out by
@@ -214,7 +216,7 @@ func ReadInputsContext(ctx context.Context, paths []string, opt ReadOptions) (*C
 }
 
 // kindOfName returns the kind a file name says ("md", "html", "pdf",
-// "txt", "rst", "info", "man", "jsonl", "squad"), ignoring a ".gz" suffix, or "" with the
+// "txt", "rst", "info", "epub", "docx", "man", "jsonl", "squad"), ignoring a ".gz" suffix, or "" with the
 // extension when it says none of these.
 func kindOfName(path string) (kind, ext string) {
 	base := strings.ToLower(path)
@@ -295,9 +297,9 @@ func newReader(ctx context.Context, opt ReadOptions) (*reader, error) {
 		}
 	}
 	switch opt.StdinKind {
-	case "", "md", "html", "pdf", "txt", "rst", "info", "man", "jsonl", "squad":
+	case "", "md", "html", "pdf", "txt", "rst", "info", "epub", "docx", "man", "jsonl", "squad":
 	default:
-		return nil, fmt.Errorf("standard input kind %q: want md, html, pdf, txt, rst, info, man, jsonl or squad", opt.StdinKind)
+		return nil, fmt.Errorf("standard input kind %q: want md, html, pdf, txt, rst, info, epub, docx, man, jsonl or squad", opt.StdinKind)
 	}
 	r := &reader{ctx: ctx, opt: opt, c: &Corpus{}, ids: map[string]idSeen{}}
 	if opt.Out != "" {
@@ -492,7 +494,8 @@ func (r *reader) readStdin() error {
 
 // stream builds in's decoding pipeline over src: byte count,
 // decompression with its guard, kind sniffing (when in.kind is ""), the
-// text check and decoding (not for PDF) and the memory budget.
+// text check and decoding (not for PDF, EPUB and DOCX, which are binary:
+// their readers check what they hold) and the memory budget.
 func (r *reader) stream(in *input, src io.Reader) error {
 	r.file = in.name
 	in.raw = &countReader{r: src}
@@ -524,7 +527,7 @@ func (r *reader) stream(in *input, src io.Reader) error {
 		rd = br
 	}
 	r.pendingFactor = memPerTextByte
-	if in.kind == "pdf" {
+	if binaryKind(in.kind) {
 		r.pendingFactor = 2
 	} else {
 		var err error
@@ -593,8 +596,25 @@ func (r *reader) readInput(in *input) error {
 	return r.settle()
 }
 
-// sniffKind guesses the kind of data from its first bytes.
+// binaryKind reports whether files of kind are binary, read without the
+// text check: PDF and the zip containers EPUB and DOCX.
+func binaryKind(kind string) bool {
+	return kind == KindPDF || kind == KindEPUB || kind == KindDOCX
+}
+
+// sniffKind guesses the kind of data from its first bytes: a zip is an
+// EPUB when its first entry is the "mimetype" file saying so (as EPUB
+// requires), a DOCX when its first bytes name a part under "word/" or the
+// package's content types (Word writes "[Content_Types].xml" first).
 func sniffKind(head []byte) string {
+	if bytes.HasPrefix(head, []byte("PK\x03\x04")) {
+		switch {
+		case len(head) > 38 && bytes.HasPrefix(head[30:], []byte("mimetypeapplication/epub+zip")):
+			return KindEPUB
+		case bytes.Contains(head, []byte("word/")) || bytes.Contains(head, []byte("[Content_Types].xml")):
+			return KindDOCX
+		}
+	}
 	t := bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
 	lower := bytes.ToLower(t[:min(len(t), 64)])
 	switch {

@@ -21,12 +21,15 @@ const (
 	KindMan      = "man"
 	KindRST      = "rst"
 	KindInfo     = "info"
+	KindEPUB     = "epub"
+	KindDOCX     = "docx"
 )
 
 // DocumentKind returns the document kind of a file name by its extension
 // (".gz" aside): md for .md/.markdown, html for .html/.htm/.xhtml, pdf for
 // .pdf, txt for .txt/.text, rst for .rst/.rest, info for GNU Info files
-// (.info and a split manual's .info-1, .info-2…), man for .man and manual page section suffixes
+// (.info and a split manual's .info-1, .info-2…), epub for .epub, docx for
+// .docx, man for .man and manual page section suffixes
 // (.1–.9, optionally followed by letters or digits: .3pm, .1ssl,
 // .3posix); "" for anything else.
 func DocumentKind(name string) string {
@@ -46,6 +49,10 @@ func DocumentKind(name string) string {
 		return KindRST
 	case ".info":
 		return KindInfo
+	case ".epub":
+		return KindEPUB
+	case ".docx":
+		return KindDOCX
 	}
 	if n, ok := strings.CutPrefix(ext, ".info-"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
 		return KindInfo
@@ -87,7 +94,7 @@ func looksLikeRoff(data []byte) bool {
 }
 
 // readDocument reads data, the bytes of the file name, as a document of kind
-// (KindMarkdown, KindHTML, KindPDF, KindText, KindRST, KindInfo or KindMan; a manual page that
+// (KindMarkdown, KindHTML, KindPDF, KindText, KindRST, KindInfo, KindEPUB, KindDOCX or KindMan; a manual page that
 // does not look like roff is read as plain text) into c: its structure is
 // kept (see [Corpus.WithContexts]); each group of blocks — a paragraph, a
 // list, a table, a definition list, a quote — becomes a context titled with
@@ -114,8 +121,12 @@ func readDocument(c *Corpus, name, kind string, data []byte) error {
 		f = document.RST
 	case KindInfo:
 		f = document.Info // its encoding may be Latin-1: the reader decodes it
+	case KindEPUB:
+		f = document.EPUB
+	case KindDOCX:
+		f = document.DOCX
 	default:
-		return badInput(name, 0, "", "unsupported document kind %q (want md, html, pdf, txt, rst, info or man)", kind)
+		return badInput(name, 0, "", "unsupported document kind %q (want md, html, pdf, txt, rst, info, epub, docx or man)", kind)
 	}
 	if f == document.Markdown || f == document.Text || f == document.RST {
 		if err := checkUTF8(name, data); err != nil {
@@ -213,6 +224,10 @@ func (c *Corpus) addDocument(d *document.Document) {
 				j++
 			}
 			tmpl := store.Context{Title: title, Doc: d.Name, Slug: s.Slug, Paged: d.Format == document.PDF}
+			if s.Part != "" {
+				// An EPUB's lines are those of the content document.
+				tmpl.Doc += ":" + s.Part
+			}
 			under := strings.Join(b.Parents, document.PathSep)
 			if under != "" {
 				tmpl.Title += document.PathSep + under

@@ -175,6 +175,8 @@ func TestDocumentKind(t *testing.T) {
 		"ls.1": KindMan, "ls.1.gz": KindMan, "perl.3pm.gz": KindMan, "x.1ssl": KindMan, "mount.8": KindMan,
 		"open.3posix.gz": KindMan, "page.man": KindMan, "LS.1": KindMan,
 		"x.0": "", "x.1-old": "", "x.1_": "", "tcl.n": "", "x.": "",
+		"book.epub": KindEPUB, "BOOK.EPUB.gz": KindEPUB, "report.docx": KindDOCX, "Report.DOCX": KindDOCX,
+		"report.doc": "", "report.docm": "", "book.epub.zip": "",
 	} {
 		if got := DocumentKind(name); got != want {
 			t.Errorf("DocumentKind(%q) = %q, want %q", name, got, want)

@@ -154,10 +154,12 @@ type Context struct {
 	// "file:pPAGE#slug".
 	Source string
 	// Doc, Slug and Paged are set on contexts read from structured documents
-	// (Markdown, HTML, PDF, text) and empty otherwise (datasets, JSONL,
+	// (Markdown, HTML, PDF, text…) and empty otherwise (datasets, JSONL,
 	// SQuAD, and indexes built before them): Doc is the document's file
-	// name, Slug the GitHub-style anchor of the heading the context sits
-	// under (Title then holds the heading path, "H1 › H2 › H3"), and Paged
+	// name (an EPUB's followed by the content document the context is in,
+	// "book.epub:OEBPS/ch1.xhtml", whose lines Line counts), Slug the
+	// GitHub-style anchor of the heading the context sits under (Title
+	// then holds the heading path, "H1 › H2 › H3"), and Paged
 	// says that its sentences' Line fields count PDF pages, not lines.
 	Doc   string
 	Slug  string

@@ -20,6 +20,8 @@ const (
 	Man      Format = "man"
 	RST      Format = "rst"
 	Info     Format = "info"
+	EPUB     Format = "epub"
+	DOCX     Format = "docx"
 )
 
 // Kind says what a block is.
@@ -46,7 +48,10 @@ type Block struct {
 	// collapsed (Code keeps its lines). A table row reads
 	// "Header1: cell1; Header2: cell2", a definition "term: definition".
 	Text string
-	// Line is the 1-based line the block starts on, 0 when unknown (PDF).
+	// Line is the 1-based line the block starts on, 0 when unknown (PDF);
+	// in an EPUB the line of its content document (Section.Part), in a
+	// DOCX the 1-based number of the paragraph it starts at (DOCX has no
+	// lines).
 	Line int
 	// Page is the 1-based PDF page the block starts on, 0 for other formats.
 	Page int
@@ -80,7 +85,13 @@ type Section struct {
 	Level int
 	// Line and Page locate the heading, as in Block.
 	Line, Page int
-	Blocks     []Block
+	// Part is the path, in the book, of the EPUB content document the
+	// section is in ("OEBPS/ch1.xhtml"), "" for other formats. A section
+	// never spans two parts: a content document that does not start with
+	// a heading starts a section of its own, with the path of the one
+	// before it, no slug and Line 0.
+	Part   string
+	Blocks []Block
 }
 
 // Heading returns the heading path joined with " › ".
@@ -94,19 +105,25 @@ type Document struct {
 	// Name is the file name given to the parser, used in anchors and errors.
 	Name   string
 	Format Format
-	// Title is the document's title: the HTML <title>, else the first H1,
-	// else "".
+	// Title is the document's title: the HTML <title>, an EPUB's dc:title
+	// or a DOCX's core property title, else the first H1, else "".
 	Title string
 	// Sections in document order; sections without blocks are kept (their
 	// headings belong to the paths of the sections under them).
 	Sections []Section
 }
 
-// Anchor names where a block is: "name:line#slug" (Markdown, HTML, text)
-// or "name:pPAGE#slug" (PDF); the slug is left out when empty.
+// Anchor names where a block is: "name:line#slug" (Markdown, HTML, text;
+// DOCX: the paragraph number for the line), "name:pPAGE#slug" (PDF) or
+// "name:part:line#slug" (EPUB: "book.epub:OEBPS/ch1.xhtml:12#setup"); the
+// slug is left out when empty.
 func (d *Document) Anchor(s Section, b Block) string {
 	var a string
 	switch {
+	case s.Part != "" && b.Line > 0:
+		a = d.Name + ":" + s.Part + ":" + strconv.Itoa(b.Line)
+	case s.Part != "":
+		a = d.Name + ":" + s.Part
 	case b.Page > 0:
 		a = d.Name + ":p" + strconv.Itoa(b.Page)
 	case b.Line > 0:
@@ -160,6 +177,10 @@ func Parse(name string, f Format, data []byte) (*Document, error) {
 		return ParseRST(name, data)
 	case Info:
 		return ParseInfo(name, data)
+	case EPUB:
+		return ParseEPUB(name, data)
+	case DOCX:
+		return ParseDOCX(name, data)
 	}
 	return nil, fmt.Errorf("%s: unknown document format %q", name, f)
 }
@@ -187,6 +208,7 @@ type builder struct {
 	stack []string // heading texts by level-1; "" for a skipped level
 	slugs map[string]int
 	group int
+	part  string // the EPUB content document being read (Section.Part)
 }
 
 func newBuilder(name string, f Format) *builder {
@@ -220,7 +242,7 @@ func (b *builder) heading(level int, text, id string, line, page int) {
 	if slug == "" {
 		slug = b.slug(text)
 	}
-	b.doc.Sections = append(b.doc.Sections, Section{Path: path, Slug: slug, Level: level, Line: line, Page: page})
+	b.doc.Sections = append(b.doc.Sections, Section{Path: path, Slug: slug, Level: level, Line: line, Page: page, Part: b.part})
 }
 
 // slug returns GitHub's anchor for a heading: lower case, punctuation
@@ -278,8 +300,12 @@ func (b *builder) termBlock(kind Kind, text string, term int, parents []string, 
 	if group == 0 {
 		group = b.newGroup()
 	}
-	if len(b.doc.Sections) == 0 {
-		b.doc.Sections = append(b.doc.Sections, Section{})
+	if n := len(b.doc.Sections); n == 0 {
+		b.doc.Sections = append(b.doc.Sections, Section{Part: b.part})
+	} else if last := b.doc.Sections[n-1]; last.Part != b.part {
+		// A content document that does not start with a heading goes on
+		// with the section before it, in a section of its own.
+		b.doc.Sections = append(b.doc.Sections, Section{Path: last.Path, Level: last.Level, Part: b.part})
 	}
 	s := &b.doc.Sections[len(b.doc.Sections)-1]
 	if term > len(text) {

@@ -28,18 +28,26 @@ import (
 // by its BOM or <meta charset> (windows-1252 when it names none).
 func ParseHTML(name string, data []byte) (d *Document, err error) {
 	defer recoverError(name, &err)
-	if !utf8.Valid(data) {
-		if e, _, _ := charset.DetermineEncoding(data, "text/html"); e != nil {
-			if u, err := e.NewDecoder().Bytes(data); err == nil {
-				data = u
-			}
-		}
-	}
+	data = htmlUTF8(data)
 	b := newBuilder(name, HTML)
 	if err := readHTML(b, name, blankCGIHeader(blankBOM(data)), 1, true); err != nil {
 		return nil, err
 	}
 	return b.doc, nil
+}
+
+// htmlUTF8 returns an HTML page in UTF-8: a page that is not valid UTF-8
+// is decoded by its BOM or <meta charset> (windows-1252 when it names
+// none).
+func htmlUTF8(data []byte) []byte {
+	if !utf8.Valid(data) {
+		if e, _, _ := charset.DetermineEncoding(data, "text/html"); e != nil {
+			if u, err := e.NewDecoder().Bytes(data); err == nil {
+				return u
+			}
+		}
+	}
+	return data
 }
 
 // blankCGIHeader blanks a CGI response header that precedes the markup

@@ -1,0 +1,904 @@
+package document
+
+import (
+	"encoding/xml"
+	"errors"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// ParseDOCX reads a Word document (Office Open XML, .docx): the main part
+// (word/document.xml, or the part the package's relationships name) is read
+// with encoding/xml, its paragraph styles resolved through word/styles.xml.
+//
+// Kept: a paragraph's text from its runs (w:t, with xml:space honoured; a
+// tab reads as a tab, a line break inside a paragraph as a line break
+// (white space but in code), a non-breaking hyphen as "-"), inside
+// hyperlinks, content controls, simple fields and tracked insertions; a
+// field's displayed result (its instructions are dropped). Headings are the
+// paragraphs in a style named "Title" or "heading 1"–"heading 9" (Word
+// writes these names whatever the language of its interface), or with an
+// outline level (the paragraph's own w:outlineLvl, else its style's), a
+// style based on a heading style being a heading of its level. A Title
+// paragraph is a level-1 heading, and in a document with one the heading
+// levels are one below it. List items are paragraphs with numbering
+// (w:numPr, the paragraph's or its style's) or in a "List…" style, but for
+// those whose numbering is turned off (w:numId 0); the items that follow
+// each other make one list (Block.Group), whatever their levels (w:ilvl),
+// as nested Markdown lists do. Quotes are paragraphs in a
+// style whose name holds "quot" ("Quote", "Intense Quote", LibreOffice's
+// "Quotations"); code is the paragraphs in a style whose name holds "code"
+// or "preformatted" ("HTML Preformatted") or is LibreOffice's "Source Text"
+// or Word's "Macro Text", those that follow each other one code block with
+// their lines. A table's rows are table rows
+// "Header: cell; …" when its first row is a header (marked as a repeated
+// header row, or the table's look applies first-row formatting) and it has
+// another, else "cell; …"; a cell's paragraphs are joined, and a table
+// nested in a cell is read as the cell's text, its rows joined with "; ".
+// The title is docProps/core.xml's dc:title, else the first Title or
+// level-1 heading.
+//
+// DOCX has no lines: a block's Line is the 1-based number of the paragraph
+// it starts at, counting the body's paragraphs in order, those in table
+// cells included.
+//
+// Dropped: tracked deletions and moves away (w:del, w:moveFrom), hidden
+// text (w:vanish), tables of contents (paragraphs in the "TOC N", "TOC
+// Heading" and "Table of Figures" styles), drawings and text boxes, equations, symbols (w:sym),
+// soft hyphens, section properties, and the parts that are not the main
+// document: headers, footers, footnotes, endnotes and comments.
+//
+// Bad input (not a zip, no main document, a part that is not well-formed
+// XML) is an *Error naming the file and the part: "report.docx:
+// word/document.xml: line 3: xml: …". Parts are decompressed within the
+// bounds ParseEPUB keeps: a zip bomb is refused.
+func ParseDOCX(name string, data []byte) (d *Document, err error) {
+	defer recoverError(name, &err)
+	zp, err := openZip(name, data)
+	if err != nil {
+		return nil, err
+	}
+	main := "word/document.xml"
+	if p, err := docxRelTarget(zp, "_rels/.rels", "", "officeDocument"); err != nil {
+		return nil, err
+	} else if p != "" {
+		main = p
+	}
+	r := &docxReader{zp: zp, styles: map[string]*docxStyle{}}
+	stylesPart := path.Join(path.Dir(main), "styles.xml")
+	if p, err := docxRelTarget(zp, path.Join(path.Dir(main), "_rels", path.Base(main)+".rels"), path.Dir(main), "styles"); err != nil {
+		return nil, err
+	} else if p != "" {
+		stylesPart = p
+	}
+	if zp.has(stylesPart) {
+		if err := r.readStyles(stylesPart); err != nil {
+			return nil, err
+		}
+	}
+	title, err := docxTitle(zp)
+	if err != nil {
+		return nil, err
+	}
+	src, err := zp.part(main)
+	if err != nil {
+		return nil, err
+	}
+	r.d = newXMLDecoder(src, true)
+	if err := r.document(); err != nil {
+		return nil, zp.partError(main, "%s", xmlError(err))
+	}
+	r.b = newBuilder(name, DOCX)
+	r.b.doc.Title = title
+	r.emit()
+	return r.b.doc, nil
+}
+
+// docxRelTarget returns the target of the first relationship in the
+// relationships part rels whose type ends in "/"+kind, resolved against
+// dir; "" when there is none (or no such part).
+func docxRelTarget(zp *zipParts, rels, dir, kind string) (string, error) {
+	if !zp.has(rels) {
+		return "", nil
+	}
+	data, err := zp.part(rels)
+	if err != nil {
+		return "", err
+	}
+	d := newXMLDecoder(data, false)
+	for {
+		t, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return "", nil
+		}
+		if err != nil {
+			return "", zp.partError(rels, "%s", xmlError(err))
+		}
+		e, ok := t.(xml.StartElement)
+		if !ok || e.Name.Local != "Relationship" || !strings.HasSuffix(attr(e, "Type"), "/"+kind) || strings.EqualFold(attr(e, "TargetMode"), "External") {
+			continue
+		}
+		target := attr(e, "Target")
+		if target == "" {
+			continue
+		}
+		if strings.HasPrefix(target, "/") {
+			return path.Clean(strings.TrimPrefix(target, "/")), nil
+		}
+		return path.Join(dir, target), nil
+	}
+}
+
+// docxTitle returns the dc:title of docProps/core.xml, "" without one.
+func docxTitle(zp *zipParts) (string, error) {
+	const core = "docProps/core.xml"
+	if !zp.has(core) {
+		return "", nil
+	}
+	data, err := zp.part(core)
+	if err != nil {
+		return "", err
+	}
+	d := newXMLDecoder(data, false)
+	for {
+		t, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return "", nil
+		}
+		if err != nil {
+			return "", zp.partError(core, "%s", xmlError(err))
+		}
+		if e, ok := t.(xml.StartElement); ok && e.Name.Local == "title" && e.Name.Space == dcNamespace {
+			title, err := elementText(d)
+			if err != nil {
+				return "", zp.partError(core, "%s", xmlError(err))
+			}
+			if title != "" {
+				return title, nil
+			}
+		}
+	}
+}
+
+// WordprocessingML's namespaces: transitional and strict.
+const (
+	wNamespace       = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+	wStrictNamespace = "http://purl.oclc.org/ooxml/wordprocessingml/main"
+	mcNamespace      = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+)
+
+// docxStyle is a paragraph style of styles.xml.
+type docxStyle struct {
+	name, basedOn string
+	outline       int  // w:outlineLvl + 1, 0 without one
+	numbered      int  // 1: w:numPr with a list, -1: w:numId 0, 0: none
+	resolved      bool // info below is set
+	resolving     bool
+	info          docxStyleInfo
+}
+
+// docxStyleInfo is what a paragraph style makes of its paragraphs.
+type docxStyleInfo struct {
+	level             int  // heading level, 0 for none
+	title             bool // the Title style
+	toc               bool // a table of contents' style
+	code, quote, list bool
+	numbered          int // as docxStyle.numbered, inherited
+}
+
+// docxPara is a paragraph read.
+type docxPara struct {
+	line     int
+	style    string
+	outline  int // w:outlineLvl + 1, 0 without one
+	numbered int // as docxStyle.numbered
+	text     strings.Builder
+}
+
+// docxRow is a table row read: its cells' texts.
+type docxRow struct {
+	cells  []string
+	header bool // a repeated header row (w:tblHeader)
+	line   int
+}
+
+type docxTable struct {
+	rows     []docxRow
+	firstRow bool // the table's look applies first-row formatting
+}
+
+type docxItem struct {
+	para  *docxPara
+	table *docxTable
+}
+
+type docxReader struct {
+	zp     *zipParts
+	d      *xml.Decoder
+	b      *builder
+	styles map[string]*docxStyle // paragraph styles by id
+	paras  int                   // paragraphs read
+	items  []docxItem
+}
+
+// isW reports whether n is in WordprocessingML's namespace.
+func isW(n xml.Name) bool { return n.Space == wNamespace || n.Space == wStrictNamespace }
+
+// wBool reads a WordprocessingML on/off attribute: absent is on.
+func wBool(e xml.StartElement) bool {
+	for _, a := range e.Attr {
+		if a.Name.Local == "val" {
+			switch strings.ToLower(a.Value) {
+			case "0", "false", "off", "none":
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// readStyles reads the paragraph styles of the part p.
+func (r *docxReader) readStyles(p string) error {
+	data, err := r.zp.part(p)
+	if err != nil {
+		return err
+	}
+	d := newXMLDecoder(data, true)
+	var cur *docxStyle
+	for {
+		t, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return r.zp.partError(p, "%s", xmlError(err))
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			if !isW(t.Name) {
+				continue
+			}
+			switch t.Name.Local {
+			case "style":
+				cur = nil
+				if typ := attr(t, "type"); typ == "paragraph" || typ == "" {
+					id := attr(t, "styleId")
+					if _, dup := r.styles[id]; !dup {
+						cur = &docxStyle{}
+						r.styles[id] = cur
+					}
+				}
+			case "name":
+				if cur != nil {
+					cur.name = attr(t, "val")
+				}
+			case "basedOn":
+				if cur != nil {
+					cur.basedOn = attr(t, "val")
+				}
+			case "outlineLvl":
+				if cur != nil {
+					cur.outline = outlineLevel(attr(t, "val"))
+				}
+			case "numId":
+				if cur != nil {
+					cur.numbered = 1
+					if strings.TrimSpace(attr(t, "val")) == "0" {
+						cur.numbered = -1
+					}
+				}
+			}
+		case xml.EndElement:
+			if isW(t.Name) && t.Name.Local == "style" {
+				cur = nil
+			}
+		}
+	}
+}
+
+// outlineLevel returns an outline level's heading level: "0"–"8" are 1–9;
+// "9" (body text) and anything else 0.
+func outlineLevel(v string) int {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 || n > 8 {
+		return 0
+	}
+	return n + 1
+}
+
+// style returns what the paragraph style id makes of its paragraphs. A
+// style styles.xml does not define is judged by its id ("Heading1",
+// "Title", "ListBullet").
+func (r *docxReader) style(id string) docxStyleInfo {
+	s, ok := r.styles[id]
+	if !ok {
+		s = &docxStyle{name: id}
+		r.styles[id] = s
+	}
+	if s.resolved {
+		return s.info
+	}
+	if s.resolving {
+		return docxStyleInfo{} // a basedOn loop
+	}
+	s.resolving = true
+	var parent docxStyleInfo
+	if s.basedOn != "" && s.basedOn != id {
+		parent = r.style(s.basedOn)
+	}
+	name := strings.ToLower(strings.Join(strings.Fields(s.name), ""))
+	info := docxStyleInfo{
+		code:     parent.code || strings.Contains(name, "code") || strings.Contains(name, "preformatted") || name == "sourcetext" || name == "macrotext",
+		quote:    parent.quote || strings.Contains(name, "quot"),
+		list:     parent.list || strings.HasPrefix(name, "list"),
+		numbered: s.numbered,
+	}
+	if info.numbered == 0 {
+		info.numbered = parent.numbered
+	}
+	if info.numbered < 0 {
+		info.list = false // numbering turned off: not a list
+	}
+	switch {
+	case name == "title":
+		info.title, info.level = true, 1
+	case name == "tocheading" || name == "tableoffigures" || strings.HasPrefix(name, "toc") && len(name) == 4 && name[3] >= '1' && name[3] <= '9':
+		info.toc = true
+	case strings.HasPrefix(name, "heading") && len(name) == 8 && name[7] >= '1' && name[7] <= '9':
+		info.level = int(name[7] - '0')
+	case s.outline > 0:
+		info.level = s.outline
+	case parent.level > 0 && !parent.title:
+		info.level = parent.level
+	}
+	s.info, s.resolved, s.resolving = info, true, false
+	return info
+}
+
+// document reads the main part up to the end of its body.
+func (r *docxReader) document() error {
+	for {
+		t, err := r.d.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if e, ok := t.(xml.StartElement); ok && isW(e.Name) && e.Name.Local == "body" {
+			return r.content(0, func(p *docxPara) { r.items = append(r.items, docxItem{para: p}) },
+				func(t *docxTable) { r.items = append(r.items, docxItem{table: t}) })
+		}
+	}
+}
+
+// content reads block-level content (a body, a cell, a content control)
+// up to the end of the element just started, handing its paragraphs and
+// tables on.
+func (r *docxReader) content(depth int, para func(*docxPara), table func(*docxTable)) error {
+	for {
+		t, err := r.d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.EndElement:
+			return nil
+		case xml.StartElement:
+			if err := r.contentOf(t, depth, para, table); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// docxContainer reports whether the element n holds content read as if it
+// stood in its place: content controls, custom XML, tracked insertions and
+// moves to, smart tags, hyperlinks, simple fields and the first choice of
+// alternate content.
+func docxContainer(n xml.Name) bool {
+	if n.Space == mcNamespace {
+		return n.Local == "AlternateContent" || n.Local == "Choice"
+	}
+	if !isW(n) {
+		return false
+	}
+	switch n.Local {
+	case "sdt", "sdtContent", "customXml", "ins", "moveTo", "smartTag", "hyperlink", "fldSimple", "dir", "bdo":
+		return true
+	}
+	return false
+}
+
+// paragraph reads a w:p whose start was just read.
+func (r *docxReader) paragraph() (*docxPara, error) {
+	r.paras++
+	p := &docxPara{line: r.paras}
+	return p, r.inline(p, 0)
+}
+
+// inline reads a paragraph's content up to the end of the element just
+// started.
+func (r *docxReader) inline(p *docxPara, depth int) error {
+	for {
+		t, err := r.d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.EndElement:
+			return nil
+		case xml.StartElement:
+			switch {
+			case depth >= maxNesting:
+				err = skipElement(r.d)
+			case isW(t.Name) && t.Name.Local == "pPr":
+				err = r.paraProps(p)
+			case isW(t.Name) && t.Name.Local == "r":
+				err = r.run(p)
+			case docxContainer(t.Name):
+				err = r.inline(p, depth+1)
+			default:
+				err = skipElement(r.d)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// paraProps reads a paragraph's properties: its style, numbering and
+// outline level (the change history of w:pPrChange aside).
+func (r *docxReader) paraProps(p *docxPara) error {
+	for depth := 1; depth > 0; {
+		t, err := r.d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.EndElement:
+			depth--
+		case xml.StartElement:
+			depth++
+			if !isW(t.Name) {
+				continue
+			}
+			switch t.Name.Local {
+			case "pPrChange", "rPr", "sectPr", "tabs":
+				if err := skipElement(r.d); err != nil {
+					return err
+				}
+				depth--
+			case "pStyle":
+				p.style = attr(t, "val")
+			case "outlineLvl":
+				p.outline = outlineLevel(attr(t, "val"))
+			case "numId":
+				p.numbered = 1
+				if strings.TrimSpace(attr(t, "val")) == "0" {
+					p.numbered = -1
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// run reads a w:r whose start was just read into p's text.
+func (r *docxReader) run(p *docxPara) error {
+	hidden := false
+	for {
+		t, err := r.d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.EndElement:
+			return nil
+		case xml.StartElement:
+			if !isW(t.Name) {
+				if err := skipElement(r.d); err != nil {
+					return err
+				}
+				continue
+			}
+			switch t.Name.Local {
+			case "rPr":
+				hidden, err = runHidden(r.d)
+			case "t":
+				var s string
+				if s, err = rawText(r.d); err == nil && !hidden {
+					if attr(t, "space") != "preserve" {
+						s = strings.Trim(s, " \t\r\n")
+					}
+					p.text.WriteString(s)
+				}
+			default:
+				if !hidden {
+					switch t.Name.Local {
+					case "tab", "ptab":
+						p.text.WriteByte('\t')
+					case "br", "cr":
+						p.text.WriteByte('\n')
+					case "noBreakHyphen":
+						p.text.WriteByte('-')
+					}
+				}
+				// delText, instrText, sym, drawings, objects and
+				// references hold no text of the paragraph.
+				err = skipElement(r.d)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// runHidden reads a run's properties and reports whether they hide it
+// (w:vanish).
+func runHidden(d *xml.Decoder) (bool, error) {
+	hidden := false
+	for depth := 1; depth > 0; {
+		t, err := d.Token()
+		if err != nil {
+			return false, err
+		}
+		switch t := t.(type) {
+		case xml.EndElement:
+			depth--
+		case xml.StartElement:
+			if depth == 1 && isW(t.Name) && t.Name.Local == "vanish" {
+				hidden = wBool(t)
+			}
+			depth++
+		}
+	}
+	return hidden, nil
+}
+
+// rawText returns the character data of the element just started.
+func rawText(d *xml.Decoder) (string, error) {
+	var sb strings.Builder
+	for depth := 1; depth > 0; {
+		t, err := d.Token()
+		if err != nil {
+			return "", err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			depth++
+		case xml.EndElement:
+			depth--
+		case xml.CharData:
+			sb.Write(t)
+		}
+	}
+	return sb.String(), nil
+}
+
+// table reads a w:tbl whose start was just read.
+func (r *docxReader) table(depth int) (*docxTable, error) {
+	tb := &docxTable{}
+	for {
+		t, err := r.d.Token()
+		if err != nil {
+			return nil, err
+		}
+		switch t := t.(type) {
+		case xml.EndElement:
+			return tb, nil
+		case xml.StartElement:
+			switch {
+			case depth >= maxNesting:
+				err = skipElement(r.d)
+			case isW(t.Name) && t.Name.Local == "tblPr":
+				tb.firstRow, err = tableLook(r.d)
+			case isW(t.Name) && t.Name.Local == "tr":
+				var row docxRow
+				if row, err = r.row(depth + 1); err == nil {
+					tb.rows = append(tb.rows, row)
+				}
+			case docxContainer(t.Name):
+				// Rows in a content control: read as the table's.
+				var inner *docxTable
+				if inner, err = r.table(depth + 1); err == nil {
+					tb.rows = append(tb.rows, inner.rows...)
+				}
+			default:
+				err = skipElement(r.d)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// tableLook reads a table's properties and reports whether its look
+// applies first-row (header) formatting.
+func tableLook(d *xml.Decoder) (bool, error) {
+	first := false
+	for depth := 1; depth > 0; {
+		t, err := d.Token()
+		if err != nil {
+			return false, err
+		}
+		switch t := t.(type) {
+		case xml.EndElement:
+			depth--
+		case xml.StartElement:
+			depth++
+			if isW(t.Name) && t.Name.Local == "tblLook" {
+				if v := attr(t, "firstRow"); v != "" {
+					first = v == "1" || v == "true" || v == "on"
+				} else if v, err := strconv.ParseUint(attr(t, "val"), 16, 32); err == nil {
+					first = v&0x20 != 0
+				}
+			}
+		}
+	}
+	return first, nil
+}
+
+// row reads a w:tr whose start was just read: each cell's paragraphs
+// joined, a cell spanning n grid columns followed by n-1 empty ones.
+func (r *docxReader) row(depth int) (docxRow, error) {
+	row := docxRow{line: r.paras + 1}
+	for {
+		t, err := r.d.Token()
+		if err != nil {
+			return row, err
+		}
+		switch t := t.(type) {
+		case xml.EndElement:
+			return row, nil
+		case xml.StartElement:
+			switch {
+			case depth >= maxNesting:
+				err = skipElement(r.d)
+			case isW(t.Name) && t.Name.Local == "trPr":
+				row.header, err = rowHeader(r.d)
+			case isW(t.Name) && t.Name.Local == "tc":
+				var text string
+				var span int
+				if text, span, err = r.cell(depth + 1); err == nil {
+					row.cells = append(row.cells, text)
+					for i := 1; i < span && len(row.cells) < 64; i++ {
+						row.cells = append(row.cells, "")
+					}
+				}
+			case docxContainer(t.Name):
+				var inner docxRow
+				if inner, err = r.row(depth + 1); err == nil {
+					row.cells = append(row.cells, inner.cells...)
+				}
+			default:
+				err = skipElement(r.d)
+			}
+			if err != nil {
+				return row, err
+			}
+		}
+	}
+}
+
+// rowHeader reads a row's properties and reports whether it is a header
+// row repeated on every page (w:tblHeader).
+func rowHeader(d *xml.Decoder) (bool, error) {
+	header := false
+	for depth := 1; depth > 0; {
+		t, err := d.Token()
+		if err != nil {
+			return false, err
+		}
+		switch t := t.(type) {
+		case xml.EndElement:
+			depth--
+		case xml.StartElement:
+			depth++
+			if isW(t.Name) && t.Name.Local == "tblHeader" {
+				header = wBool(t)
+			}
+		}
+	}
+	return header, nil
+}
+
+// cell reads a w:tc whose start was just read: its text (paragraphs joined
+// by a space, nested tables' rows by "; ") and how many grid columns it
+// spans.
+func (r *docxReader) cell(depth int) (string, int, error) {
+	var parts []string
+	span := 1
+	for {
+		t, err := r.d.Token()
+		if err != nil {
+			return "", 0, err
+		}
+		switch t := t.(type) {
+		case xml.EndElement:
+			return strings.Join(parts, " "), span, nil
+		case xml.StartElement:
+			if isW(t.Name) && t.Name.Local == "tcPr" {
+				span, err = cellSpan(r.d)
+			} else {
+				// The cell's content, read as a body's is.
+				err = r.contentOf(t, depth, func(p *docxPara) {
+					if s := collapse(p.text.String()); s != "" {
+						parts = append(parts, s)
+					}
+				}, func(tb *docxTable) {
+					var rows []string
+					for _, row := range tb.rows {
+						if s := tableRow(nil, row.cells); s != "" {
+							rows = append(rows, s)
+						}
+					}
+					if len(rows) > 0 {
+						parts = append(parts, strings.Join(rows, "; "))
+					}
+				})
+			}
+			if err != nil {
+				return "", 0, err
+			}
+		}
+	}
+}
+
+// contentOf reads the element e, just started, as one element of block
+// content (see content).
+func (r *docxReader) contentOf(e xml.StartElement, depth int, para func(*docxPara), table func(*docxTable)) error {
+	switch {
+	case depth >= maxNesting:
+		return skipElement(r.d)
+	case isW(e.Name) && e.Name.Local == "p":
+		p, err := r.paragraph()
+		if err == nil {
+			para(p)
+		}
+		return err
+	case isW(e.Name) && e.Name.Local == "tbl":
+		tb, err := r.table(depth + 1)
+		if err == nil {
+			table(tb)
+		}
+		return err
+	case docxContainer(e.Name):
+		return r.content(depth+1, para, table)
+	}
+	return skipElement(r.d)
+}
+
+// cellSpan reads a cell's properties and returns how many grid columns it
+// spans (w:gridSpan).
+func cellSpan(d *xml.Decoder) (int, error) {
+	span := 1
+	for depth := 1; depth > 0; {
+		t, err := d.Token()
+		if err != nil {
+			return 0, err
+		}
+		switch t := t.(type) {
+		case xml.EndElement:
+			depth--
+		case xml.StartElement:
+			depth++
+			if isW(t.Name) && t.Name.Local == "gridSpan" {
+				if n, err := strconv.Atoi(attr(t, "val")); err == nil && n > 1 {
+					span = min(n, 64)
+				}
+			}
+		}
+	}
+	return span, nil
+}
+
+// emit turns the paragraphs and tables read into blocks.
+func (r *docxReader) emit() {
+	shift := 0
+	for _, it := range r.items {
+		if it.para != nil && r.paraInfo(it.para).title {
+			shift = 1
+			break
+		}
+	}
+	var code strings.Builder
+	codeLine, list, quote := 0, 0, 0
+	endCode := func() {
+		if code.Len() > 0 {
+			r.b.block(Code, code.String(), codeLine, 0, 0)
+		}
+		code.Reset()
+	}
+	for _, it := range r.items {
+		if it.table != nil {
+			endCode()
+			list, quote = 0, 0
+			r.emitTable(it.table)
+			continue
+		}
+		p := it.para
+		info := r.paraInfo(p)
+		if info.toc {
+			continue
+		}
+		text := p.text.String()
+		if info.code && info.level == 0 {
+			if code.Len() == 0 {
+				codeLine = p.line
+			} else {
+				code.WriteByte('\n')
+			}
+			code.WriteString(strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n"))
+			continue
+		}
+		endCode()
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		switch {
+		case info.level > 0:
+			level := info.level
+			if !info.title {
+				level += shift
+			}
+			r.b.heading(level, text, "", p.line, 0)
+			list, quote = 0, 0
+		case info.list:
+			if list == 0 {
+				list = r.b.newGroup()
+			}
+			quote = 0
+			r.b.block(ListItem, text, p.line, 0, list)
+		case info.quote:
+			if quote == 0 {
+				quote = r.b.newGroup()
+			}
+			list = 0
+			r.b.block(Quote, text, p.line, 0, quote)
+		default:
+			list, quote = 0, 0
+			r.b.block(Paragraph, text, p.line, 0, 0)
+		}
+	}
+	endCode()
+}
+
+// paraInfo returns what a paragraph is: its style's info with its own
+// outline level and numbering applied.
+func (r *docxReader) paraInfo(p *docxPara) docxStyleInfo {
+	info := r.style(p.style)
+	if p.outline > 0 && !info.title {
+		info.level = p.outline
+	}
+	numbered := p.numbered
+	if numbered == 0 {
+		numbered = info.numbered
+	}
+	if numbered != 0 {
+		info.list = numbered > 0
+	}
+	return info
+}
+
+// emitTable adds a table's rows, with its header when it has one.
+func (r *docxReader) emitTable(tb *docxTable) {
+	rows := tb.rows
+	var header []string
+	if len(rows) >= 2 && (rows[0].header || tb.firstRow) {
+		header = make([]string, len(rows[0].cells))
+		for i, c := range rows[0].cells {
+			header[i] = collapse(c)
+		}
+		rows = rows[1:]
+	}
+	group := r.b.newGroup()
+	for _, row := range rows {
+		r.b.block(TableRow, tableRow(header, row.cells), row.line, 0, group)
+	}
+}
