@@ -24,8 +24,9 @@ import (
 // document, so a block's anchor reads "book.epub:OEBPS/ch3.xhtml:12#slug".
 //
 // Skipped: the EPUB 3 navigation document (the manifest item with the
-// property "nav"), the EPUB 2 NCX (the spine's toc) and the table of
-// contents page the EPUB 2 guide names, spine items that are not XHTML or
+// property "nav"), the EPUB 2 NCX (the spine's toc), the table of
+// contents page the EPUB 2 guide names unless it holds a paragraph of
+// text (Sphinx names the book's root page, text and toctree), spine items that are not XHTML or
 // HTML (images, SVG), a spine item listed twice (read once), and what the
 // HTML reader skips in a page. Items outside the spine (footnotes only
 // linked to, covers) are not read.
@@ -77,6 +78,9 @@ func ParseEPUB(name string, data []byte) (d *Document, err error) {
 		if i := bytes.IndexByte(src, 0); i >= 0 {
 			return nil, zp.partError(it.path, "line %d: binary data, not XHTML (a NUL byte)", 1+bytes.Count(src[:i], []byte("\n")))
 		}
+		if it.contents && !epubHasParagraph(name, it.path, src) {
+			continue
+		}
 		b.part = it.path
 		if err := readHTML(b, it.path, src, 1, false); err != nil {
 			var e *Error
@@ -87,6 +91,25 @@ func ParseEPUB(name string, data []byte) (d *Document, err error) {
 		}
 	}
 	return b.doc, nil
+}
+
+// epubHasParagraph reports whether the content document src holds a
+// paragraph, as the HTML reader reads it (a contents page is list items
+// of links; the HTML reader already drops nav elements and toctrees).
+func epubHasParagraph(name, part string, src []byte) bool {
+	tb := newBuilder(name, EPUB)
+	tb.part = part
+	if readHTML(tb, part, src, 1, false) != nil {
+		return true // read it for real, and report the error there
+	}
+	for _, sec := range tb.doc.Sections {
+		for _, bl := range sec.Blocks {
+			if bl.Kind == Paragraph {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // epubRootfile returns the path of the package document that
@@ -169,7 +192,11 @@ type epubPackage struct {
 
 type epubItem struct {
 	path, mediaType string
-	nav             bool // navigation: EPUB 3's nav document, EPUB 2's NCX or guide TOC
+	nav             bool // navigation: EPUB 3's nav document or EPUB 2's NCX
+	// contents: the page the guide names as the table of contents, read
+	// only when it holds a paragraph (Sphinx names its root page, which
+	// has the book's first text under its toctree).
+	contents bool
 }
 
 // dcNamespace is the Dublin Core namespace of a package's metadata.
@@ -230,7 +257,7 @@ func readEPUBPackage(zp *zipParts, opf string) (*epubPackage, error) {
 	}
 	for id, it := range pkg.items {
 		if id == toc || guideTOC[it.path] {
-			it.nav = true
+			it.nav, it.contents = id == toc, guideTOC[it.path]
 			pkg.items[id] = it
 		}
 	}

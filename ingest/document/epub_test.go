@@ -48,12 +48,16 @@ func TestEPUB(t *testing.T) {
 
 // TestEPUBVariants: a book without dc:title takes its first level-1
 // heading; a package document at the root of the zip, in another encoding
-// than UTF-8, and a content document in windows-1252 are read.
+// than UTF-8, and a content document in windows-1252 are read, and a page
+// the guide names as the contents is read when it holds text.
 func TestEPUBVariants(t *testing.T) {
+	// The guide names a as the contents, as Sphinx names its root page:
+	// read, because it holds a paragraph.
 	opf := `<?xml version="1.0" encoding="ISO-8859-1"?>
 <package xmlns="http://www.idpf.org/2007/opf" version="2.0"><metadata/>
 <manifest><item id="a" href="a.html" media-type="text/html"/><item id="b" href="b.xhtml"/></manifest>
-<spine><itemref idref="a"/><itemref idref="b" linear="no"/></spine></package>`
+<spine><itemref idref="a"/><itemref idref="b" linear="no"/></spine>
+<guide><reference type="toc" title="Table of Contents" href="a.html"/></guide></package>`
 	book := zipOf(t,
 		"META-INF/container.xml", epubContainer("/root.opf"),
 		"root.opf", opf,

@@ -104,7 +104,8 @@ func newXMLDecoder(data []byte, strict bool) *xml.Decoder {
 	d := xml.NewDecoder(bytes.NewReader(data))
 	d.Strict = strict
 	if !strict {
-		d.AutoClose = xml.HTMLAutoClose
+		// Not xml.HTMLAutoClose: these parts are XML, where an EPUB
+		// package's <meta property="…">…</meta> has content.
 		d.Entity = xml.HTMLEntity
 	}
 	d.CharsetReader = charset.NewReaderLabel

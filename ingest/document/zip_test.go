@@ -106,6 +106,8 @@ const epubPackageDoc = `<?xml version="1.0" encoding="UTF-8"?>
     <dc:identifier id="id">urn:uuid:00000000-0000-0000-0000-000000000000</dc:identifier>
     <dc:title>The Frob Handbook</dc:title>
     <dc:language>en</dc:language>
+    <meta property="dcterms:modified">2026-12-01T00:00:00Z</meta>
+    <meta name="cover" content="cover-image"/>
   </metadata>
   <manifest>
     <item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>
@@ -142,7 +144,7 @@ func epubBook(t testing.TB, files ...string) []byte {
 		"OEBPS/nav.xhtml", xhtml("Navigation", `<nav epub:type="toc"><ol><li><a href="Text/chapter%201.xhtml">Installing Frob</a></li></ol></nav>
 <p>Navigation page text.</p>`),
 		"OEBPS/toc.ncx", `<?xml version="1.0"?><ncx xmlns="http://www.daisy.org/z3986/2005/ncx/"><navMap><navPoint><navLabel><text>NCX text.</text></navLabel></navPoint></navMap></ncx>`,
-		"OEBPS/Text/contents.xhtml", xhtml("Contents", `<p id="top">Contents page text.</p>`),
+		"OEBPS/Text/contents.xhtml", xhtml("Contents", `<h1 id="top">Contents</h1><ul><li><a href="chapter%201.xhtml">Installing Frob</a></li><li><a href="ch2.xhtml#backups">Backups</a></li></ul>`),
 		"OEBPS/cover.jpg", "\xff\xd8\xff\xe0 not text",
 		"OEBPS/Text/chapter 1.xhtml", xhtml("Chapter 1", `<h1 id="install">Installing Frob</h1>
 <p>Frob installs from
