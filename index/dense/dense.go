@@ -8,7 +8,11 @@
 // ([Combine]); λ = 0 is the sentence alone. Scores are dot products with the
 // question's unit vector: [Dot] is reqa's one dot product (exact search here,
 // the HNSW graph of index/ann and the question adapter all use it, so they
-// agree to the bit; [Kernel] names the kernel in use). [Vectors.Encode] is
+// agree to the bit; [Kernel] names the kernel in use). Exact search over
+// every candidate need not build the a vectors: q·a is the question's dot
+// products with the sentence and context vectors mixed by λ and scaled by
+// 1/‖e_sentence + λ·e_context‖ ([InvNorms], [Mix]), equal to within float32
+// rounding; the HNSW graph is built and searched over the a vectors. [Vectors.Encode] is
 // the stored form: a small header and little-endian float32 rows.
 package dense
 
