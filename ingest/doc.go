@@ -3,17 +3,17 @@
 // Readers turn files into a [Corpus] of contexts and their sentences:
 //
 //   - documents — Markdown, HTML, PDF, plain text, reStructuredText, GNU
-//     Info, EPUB, Word (.docx) and roff manual page files, or directories
-//     of them — parsed by package ingest/document
-//     into sections (a heading and the blocks under it) whose paragraphs,
+//     Info, EPUB, Word (.docx), OpenDocument text (.odt) and roff manual
+//     page files, or directories of them — parsed by package
+//     ingest/document into sections (a heading and the blocks under it) whose paragraphs,
 //     list items, table rows (with their header), quotes and definitions
 //     are the candidates; code is never a candidate. A context's title is
 //     its heading path ("H1 › H2 › H3"; a list nested in an HTML or roff
 //     definition continues it with the definition's term, as man pages
 //     nest a command's options under the command), its source the anchor
 //     "file:line#slug" (PDF: "file:pPAGE#slug"; EPUB:
-//     "book.epub:OEBPS/ch1.xhtml:LINE#slug"; DOCX: the paragraph number
-//     for the line); every sentence keeps its block kind and line (or
+//     "book.epub:OEBPS/ch1.xhtml:LINE#slug"; DOCX and ODT: the paragraph
+//     number for the line); every sentence keeps its block kind and line (or
 //     page). What a context is — a section, a paragraph, a paragraph with
 //     its heading path, a window of sentences — is a build option
 //     ([Options].Context, [Corpus.WithContexts]);
@@ -29,7 +29,7 @@
 // that a refusal comes before the memory is spent; gzip has a ratio and
 // size guard; FIFOs and devices are refused when named and skipped in
 // directories; text must be text (a NUL byte means binary; UTF-16 is
-// decoded; PDF, EPUB and DOCX are binary formats their readers check); a file that changes while read is refused; JSONL ids must not
+// decoded; PDF, EPUB, DOCX and ODT are binary formats their readers check); a file that changes while read is refused; JSONL ids must not
 // repeat. Directory walks follow symbolic links only within the tree
 // given, filter files with [MatchGlob] patterns and list every file met,
 // read, skipped or refused, in Corpus.Files. [CheckOut] says whether an

@@ -71,16 +71,41 @@ func wordDoc(t testing.TB) []byte {
 	)
 }
 
-// TestReadOffice reads an EPUB and a Word document (gzipped too) in a
-// directory walk: they are not refused as binary, their headings give the
-// titles, EPUB anchors name the chapter's file and DOCX ones the
-// paragraph; a broken one is refused naming its part, and the walk goes
-// on.
+// odfNS declares the OpenDocument namespaces odtDoc uses.
+const odfNS = `xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" ` +
+	`xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" ` +
+	`xmlns:dc="http://purl.org/dc/elements/1.1/"`
+
+// odtDoc is a small invented OpenDocument text: a title in meta.xml,
+// headings, a paragraph with a footnote, a list and a table with a header
+// row; mimetype is its media type.
+func odtDoc(t testing.TB, mimetype string) []byte {
+	cell := func(text string) string { return `<table:table-cell><text:p>` + text + `</text:p></table:table-cell>` }
+	body := `<text:h text:outline-level="1">High Water</text:h>` +
+		`<text:p>Spring tides peak two days after the full moon.<text:note text:note-class="footnote"><text:note-body><text:p>Roughly.</text:p></text:note-body></text:note></text:p>` +
+		`<text:list><text:list-item><text:p>Moor the dinghy above the wrack line.</text:p></text:list-item></text:list>` +
+		`<text:h text:outline-level="2">Heights</text:h>` +
+		`<table:table><table:table-header-rows><table:table-row>` + cell("Port") + cell("Range") + `</table:table-row></table:table-header-rows>` +
+		`<table:table-row>` + cell("Avonmouth") + cell("Fourteen metres") + `</table:table-row></table:table>`
+	return zipFiles(t,
+		"mimetype", mimetype,
+		"content.xml", `<?xml version="1.0" encoding="UTF-8"?><office:document-content `+odfNS+`><office:body><office:text>`+body+`</office:text></office:body></office:document-content>`,
+		"meta.xml", `<?xml version="1.0" encoding="UTF-8"?><office:document-meta `+odfNS+`><office:meta><dc:title>Tide Notes</dc:title></office:meta></office:document-meta>`,
+	)
+}
+
+// TestReadOffice reads an EPUB, a Word document and an OpenDocument text
+// (gzipped too) in a directory walk: they are not refused as binary, their
+// headings give the titles, EPUB anchors name the chapter's file and DOCX
+// and ODT ones the paragraph; a broken one is refused naming its part, and
+// the walk goes on.
 func TestReadOffice(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"books/keeper.epub":     string(epubBook(t)),
 		"office/ferry.docx.gz":  string(gzipped(t, wordDoc(t))),
 		"office/broken.docx":    string(zipFiles(t, "word/styles.xml", "<w:styles/>")),
+		"office/tides.odt.gz":   string(gzipped(t, odtDoc(t, "application/vnd.oasis.opendocument.text"))),
+		"office/sheet.odt":      string(odtDoc(t, "application/vnd.oasis.opendocument.spreadsheet")),
 		"office/old-format.doc": "\xd0\xcf\x11\xe0 not read",
 	})
 	c, kinds := readWalk(t, dir, []string{
@@ -88,8 +113,12 @@ func TestReadOffice(t *testing.T) {
 		"The foghorn sounds twice a minute in fog. | The Fog Signal › Foghorns | " + string(store.KindListItem),
 		"The ferry leaves the harbour at nine. | Ferry Timetable › Crossings | " + string(store.KindParagraph),
 		"Ticket: Child; Price: Free on weekdays | Ferry Timetable › Crossings › Fares | " + string(store.KindTableRow),
+		"Spring tides peak two days after the full moon. | High Water | " + string(store.KindParagraph),
+		"Moor the dinghy above the wrack line. | High Water | " + string(store.KindListItem),
+		"Port: Avonmouth; Range: Fourteen metres | High Water › Heights | " + string(store.KindTableRow),
 	})
-	for p, k := range map[string]string{"books/keeper.epub": "epub read", "office/ferry.docx.gz": "docx read", "office/broken.docx": "docx refused", "office/old-format.doc": "other skipped"} {
+	for p, k := range map[string]string{"books/keeper.epub": "epub read", "office/ferry.docx.gz": "docx read", "office/broken.docx": "docx refused", "office/old-format.doc": "other skipped",
+		"office/tides.odt.gz": "odt read", "office/sheet.odt": "odt refused"} {
 		if kinds[p] != k {
 			t.Errorf("%s: %q, want %q", p, kinds[p], k)
 		}
@@ -98,19 +127,23 @@ func TestReadOffice(t *testing.T) {
 		if strings.HasSuffix(f.Path, "broken.docx") && !strings.Contains(f.Reason, "word/document.xml: missing from the archive") {
 			t.Errorf("broken.docx: reason %q, want the part named", f.Reason)
 		}
+		if strings.HasSuffix(f.Path, "sheet.odt") && !strings.Contains(f.Reason, `mimetype: "application/vnd.oasis.opendocument.spreadsheet" is not an OpenDocument text document`) {
+			t.Errorf("sheet.odt: reason %q, want the mimetype named", f.Reason)
+		}
 	}
 	var anchors []string
 	for _, x := range candidates(c) {
 		anchors = append(anchors, strings.TrimPrefix(x.anchor, dir+string(filepath.Separator)))
 	}
-	want := []string{"books/keeper.epub:OEBPS/ch1.xhtml:4#the-lamp", "books/keeper.epub:OEBPS/ch2.xhtml:5#foghorns", "office/ferry.docx.gz:3#crossings", "office/ferry.docx.gz:7#fares"}
+	want := []string{"books/keeper.epub:OEBPS/ch1.xhtml:4#the-lamp", "books/keeper.epub:OEBPS/ch2.xhtml:5#foghorns", "office/ferry.docx.gz:3#crossings", "office/ferry.docx.gz:7#fares",
+		"office/tides.odt.gz:2#high-water", "office/tides.odt.gz:3#high-water", "office/tides.odt.gz:7#heights"}
 	if strings.Join(anchors, " ") != strings.Join(want, " ") {
 		t.Errorf("anchors %q, want %q", anchors, want)
 	}
 }
 
-// TestReadOfficeStdin: standard input is sniffed as EPUB (its mimetype
-// entry) or DOCX, or read as the kind given.
+// TestReadOfficeStdin: standard input is sniffed as EPUB or ODT (their
+// mimetype entries) or DOCX, or read as the kind given.
 func TestReadOfficeStdin(t *testing.T) {
 	for _, tc := range []struct {
 		kind string
@@ -120,6 +153,9 @@ func TestReadOfficeStdin(t *testing.T) {
 		{"", epubBook(t), "epub"},
 		{"", wordDoc(t), "docx"},
 		{"docx", wordDoc(t), "docx"},
+		{"", odtDoc(t, "application/vnd.oasis.opendocument.text"), "odt"},
+		{"", odtDoc(t, "application/vnd.oasis.opendocument.text-template"), "odt"},
+		{"odt", odtDoc(t, "application/vnd.oasis.opendocument.text"), "odt"},
 	} {
 		c, err := ReadInputsContext(context.Background(), []string{"-"}, ReadOptions{Stdin: bytes.NewReader(tc.data), StdinKind: tc.kind})
 		if err != nil {
@@ -134,13 +170,24 @@ func TestReadOfficeStdin(t *testing.T) {
 	if !errors.As(err, &ie) || !strings.Contains(ie.Msg, "META-INF/container.xml: missing from the archive") {
 		t.Errorf("a DOCX read as EPUB: %v, want the container named missing", err)
 	}
+	_, err = ReadInputsContext(context.Background(), []string{"-"}, ReadOptions{Stdin: bytes.NewReader(wordDoc(t)), StdinKind: "odt"})
+	if !errors.As(err, &ie) || !strings.Contains(ie.Msg, "content.xml: missing from the archive") {
+		t.Errorf("a DOCX read as ODT: %v, want content.xml named missing", err)
+	}
+	// A spreadsheet is not sniffed as ODT: a zip of no kind known is
+	// binary.
+	_, err = ReadInputsContext(context.Background(), []string{"-"}, ReadOptions{Stdin: bytes.NewReader(odtDoc(t, "application/vnd.oasis.opendocument.spreadsheet"))})
+	if !errors.Is(err, ErrBinary) {
+		t.Errorf("a spreadsheet on standard input: %v, want it refused as binary", err)
+	}
 }
 
-// TestAskOffice builds an index of an EPUB and a Word document and asks
+// TestAskOffice builds an index of an EPUB, a Word document and an
+// OpenDocument text and asks
 // it: the answers come with their heading paths as titles and their
 // anchors.
 func TestAskOffice(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"keeper.epub": string(epubBook(t)), "ferry.docx": string(wordDoc(t))})
+	dir := writeFiles(t, map[string]string{"keeper.epub": string(epubBook(t)), "ferry.docx": string(wordDoc(t)), "tides.odt": string(odtDoc(t, "application/vnd.oasis.opendocument.text"))})
 	c, err := ReadInputs([]string{dir})
 	if err != nil {
 		t.Fatal(err)
@@ -161,6 +208,8 @@ func TestAskOffice(t *testing.T) {
 	for _, tc := range []struct{ q, sentence, title, source string }{
 		{"how often does the foghorn sound", "The foghorn sounds twice a minute in fog.", "The Fog Signal › Foghorns", "keeper.epub:OEBPS/ch2.xhtml:5#foghorns"},
 		{"when does the ferry leave the harbour", "The ferry leaves the harbour at nine.", "Ferry Timetable › Crossings", "ferry.docx:3#crossings"},
+		{"when do spring tides peak", "Spring tides peak two days after the full moon.", "High Water", "tides.odt:2#high-water"},
+		{"what is the range at Avonmouth", "Port: Avonmouth; Range: Fourteen metres", "High Water › Heights", "tides.odt:7#heights"},
 	} {
 		a, err := e.Ask(r, tc.q, 3)
 		if err != nil {
@@ -168,6 +217,52 @@ func TestAskOffice(t *testing.T) {
 		}
 		if len(a) == 0 || a[0].Sentence != tc.sentence || a[0].Title != tc.title || !strings.HasSuffix(a[0].Source, string(filepath.Separator)+tc.source) {
 			t.Errorf("%q: %+v, want %q under %q at %s", tc.q, a, tc.sentence, tc.title, tc.source)
+		}
+	}
+}
+
+// TestSniffODT: an ODT is known by its first entry, a stored "mimetype"
+// naming OpenDocument text, whatever extra field the entry has and
+// whatever its other parts say ("word/" in the text does not make it a
+// DOCX); a compressed mimetype is not ODF's.
+func TestSniffODT(t *testing.T) {
+	zipWith := func(method uint16, extra []byte, files ...string) []byte {
+		var buf bytes.Buffer
+		w := zip.NewWriter(&buf)
+		for i := 0; i+1 < len(files); i += 2 {
+			h := &zip.FileHeader{Name: files[i], Method: zip.Store}
+			if i == 0 {
+				h.Method, h.Extra = method, extra
+			}
+			f, err := w.CreateHeader(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Write([]byte(files[i+1])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	const mt = "application/vnd.oasis.opendocument.text"
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"plain", zipWith(zip.Store, nil, "mimetype", mt), KindODT},
+		{"extra field", zipWith(zip.Store, []byte{0xfe, 0xca, 0, 0}, "mimetype", mt), KindODT},
+		{"word/ in the text", zipWith(zip.Store, nil, "mimetype", mt, "content.xml", "<text:p>the password/key pair</text:p>"), KindODT},
+		{"compressed mimetype", zipWith(zip.Deflate, nil, "mimetype", mt), "txt"},
+		{"a spreadsheet", zipWith(zip.Store, nil, "mimetype", "application/vnd.oasis.opendocument.spreadsheet"), "txt"},
+		{"mimetype not first", zipWith(zip.Store, nil, "content.xml", "x", "mimetype", mt), "txt"},
+		{"cut short", zipWith(zip.Store, nil, "mimetype", mt)[:34], "txt"},
+	} {
+		if got := sniffKind(tc.data); got != tc.want {
+			t.Errorf("%s: sniffed %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -52,8 +53,8 @@ type ReadOptions struct {
 	// Corpus.Deduped and a warning) instead of refusing the repeat.
 	Dedupe bool
 	// Stdin is read for the input "-" (nil: os.Stdin), as StdinKind ("md",
-	// "html", "pdf", "txt", "rst", "info", "epub", "docx", "man", "jsonl" or
-	// "squad"; "": sniffed from its first bytes). Gzipped data is
+	// "html", "pdf", "txt", "rst", "info", "epub", "docx", "odt", "man",
+	// "jsonl" or "squad"; "": sniffed from its first bytes). Gzipped data is
 	// recognised by its magic number.
 	Stdin     io.Reader
 	StdinKind string
@@ -115,7 +116,7 @@ func ReadInputs(paths []string) (*Corpus, error) {
 //   - a file is read by its name: .jsonl is JSONL, .json SQuAD JSON, .md and
 //     .markdown Markdown, .html and .htm HTML, .pdf PDF, .rst and .rest
 //     reStructuredText, .info and .info-N GNU Info, .epub EPUB, .docx
-//     Word, .man and manual
+//     Word, .odt OpenDocument text, .man and manual
 //     page section suffixes (.1–.9, .3pm, .1ssl…) roff manual pages (plain
 //     text when they do not look like roff), anything else plain text; a
 //     ".gz" suffix is decompressed.
@@ -132,7 +133,7 @@ func ReadInputs(paths []string) (*Corpus, error) {
 // it had when opened, is refused with ErrChangedWhileRead.
 //
 // Directory walks read .md, .markdown, .html, .htm, .txt, .text, .pdf,
-// .rst, .rest, .info (.info-N), .epub, .docx, manual page (.1–.9 and the like, .man) and .jsonl files (each optionally
+// .rst, .rest, .info (.info-N), .epub, .docx, .odt, manual page (.1–.9 and the like, .man) and .jsonl files (each optionally
 // gzipped: /usr/share/man/man1 reads as it is) in sorted path order,
 // skipping hidden directories, files of other kinds (a file named like a
 // manual page that is not roff among them), files filtered out by
@@ -216,7 +217,7 @@ func ReadInputsContext(ctx context.Context, paths []string, opt ReadOptions) (*C
 }
 
 // kindOfName returns the kind a file name says ("md", "html", "pdf",
-// "txt", "rst", "info", "epub", "docx", "man", "jsonl", "squad"), ignoring a ".gz" suffix, or "" with the
+// "txt", "rst", "info", "epub", "docx", "odt", "man", "jsonl", "squad"), ignoring a ".gz" suffix, or "" with the
 // extension when it says none of these.
 func kindOfName(path string) (kind, ext string) {
 	base := strings.ToLower(path)
@@ -297,9 +298,9 @@ func newReader(ctx context.Context, opt ReadOptions) (*reader, error) {
 		}
 	}
 	switch opt.StdinKind {
-	case "", "md", "html", "pdf", "txt", "rst", "info", "epub", "docx", "man", "jsonl", "squad":
+	case "", "md", "html", "pdf", "txt", "rst", "info", "epub", "docx", "odt", "man", "jsonl", "squad":
 	default:
-		return nil, fmt.Errorf("standard input kind %q: want md, html, pdf, txt, rst, info, epub, docx, man, jsonl or squad", opt.StdinKind)
+		return nil, fmt.Errorf("standard input kind %q: want md, html, pdf, txt, rst, info, epub, docx, odt, man, jsonl or squad", opt.StdinKind)
 	}
 	r := &reader{ctx: ctx, opt: opt, c: &Corpus{}, ids: map[string]idSeen{}}
 	if opt.Out != "" {
@@ -494,7 +495,7 @@ func (r *reader) readStdin() error {
 
 // stream builds in's decoding pipeline over src: byte count,
 // decompression with its guard, kind sniffing (when in.kind is ""), the
-// text check and decoding (not for PDF, EPUB and DOCX, which are binary:
+// text check and decoding (not for PDF, EPUB, DOCX and ODT, which are binary:
 // their readers check what they hold) and the memory budget.
 func (r *reader) stream(in *input, src io.Reader) error {
 	r.file = in.name
@@ -597,20 +598,24 @@ func (r *reader) readInput(in *input) error {
 }
 
 // binaryKind reports whether files of kind are binary, read without the
-// text check: PDF and the zip containers EPUB and DOCX.
+// text check: PDF and the zip containers EPUB, DOCX and ODT.
 func binaryKind(kind string) bool {
-	return kind == KindPDF || kind == KindEPUB || kind == KindDOCX
+	return kind == KindPDF || kind == KindEPUB || kind == KindDOCX || kind == KindODT
 }
 
 // sniffKind guesses the kind of data from its first bytes: a zip is an
 // EPUB when its first entry is the "mimetype" file saying so (as EPUB
-// requires), a DOCX when its first bytes name a part under "word/" or the
-// package's content types (Word writes "[Content_Types].xml" first).
+// requires), an ODT when its first entry is a stored "mimetype" file
+// naming OpenDocument text (as ODF requires), a DOCX when its first bytes
+// name a part under "word/" or the package's content types (Word writes
+// "[Content_Types].xml" first).
 func sniffKind(head []byte) string {
 	if bytes.HasPrefix(head, []byte("PK\x03\x04")) {
 		switch {
 		case len(head) > 38 && bytes.HasPrefix(head[30:], []byte("mimetypeapplication/epub+zip")):
 			return KindEPUB
+		case odtMimetype(head):
+			return KindODT
 		case bytes.Contains(head, []byte("word/")) || bytes.Contains(head, []byte("[Content_Types].xml")):
 			return KindDOCX
 		}
@@ -633,6 +638,20 @@ func sniffKind(head []byte) string {
 		return "squad"
 	}
 	return "txt"
+}
+
+// odtMimetype reports whether the zip data head starts with a stored
+// "mimetype" entry whose content is OpenDocument text's media type (or
+// one starting with it: a template, a master document).
+func odtMimetype(head []byte) bool {
+	if len(head) < 30 || binary.LittleEndian.Uint16(head[8:]) != 0 {
+		return false // not stored
+	}
+	nameLen, extraLen := int(binary.LittleEndian.Uint16(head[26:])), int(binary.LittleEndian.Uint16(head[28:]))
+	if len(head) < 30+nameLen+extraLen || string(head[30:30+nameLen]) != "mimetype" {
+		return false
+	}
+	return bytes.HasPrefix(head[30+nameLen+extraLen:], []byte("application/vnd.oasis.opendocument.text"))
 }
 
 // isStop reports whether err stops a read for a reason outside the data

@@ -23,13 +23,14 @@ const (
 	KindInfo     = "info"
 	KindEPUB     = "epub"
 	KindDOCX     = "docx"
+	KindODT      = "odt"
 )
 
 // DocumentKind returns the document kind of a file name by its extension
 // (".gz" aside): md for .md/.markdown, html for .html/.htm/.xhtml, pdf for
 // .pdf, txt for .txt/.text, rst for .rst/.rest, info for GNU Info files
 // (.info and a split manual's .info-1, .info-2…), epub for .epub, docx for
-// .docx, man for .man and manual page section suffixes
+// .docx, odt for .odt, man for .man and manual page section suffixes
 // (.1–.9, optionally followed by letters or digits: .3pm, .1ssl,
 // .3posix); "" for anything else.
 func DocumentKind(name string) string {
@@ -53,6 +54,8 @@ func DocumentKind(name string) string {
 		return KindEPUB
 	case ".docx":
 		return KindDOCX
+	case ".odt":
+		return KindODT
 	}
 	if n, ok := strings.CutPrefix(ext, ".info-"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
 		return KindInfo
@@ -94,7 +97,7 @@ func looksLikeRoff(data []byte) bool {
 }
 
 // readDocument reads data, the bytes of the file name, as a document of kind
-// (KindMarkdown, KindHTML, KindPDF, KindText, KindRST, KindInfo, KindEPUB, KindDOCX or KindMan; a manual page that
+// (KindMarkdown, KindHTML, KindPDF, KindText, KindRST, KindInfo, KindEPUB, KindDOCX, KindODT or KindMan; a manual page that
 // does not look like roff is read as plain text) into c: its structure is
 // kept (see [Corpus.WithContexts]); each group of blocks — a paragraph, a
 // list, a table, a definition list, a quote — becomes a context titled with
@@ -125,8 +128,10 @@ func readDocument(c *Corpus, name, kind string, data []byte) error {
 		f = document.EPUB
 	case KindDOCX:
 		f = document.DOCX
+	case KindODT:
+		f = document.ODT
 	default:
-		return badInput(name, 0, "", "unsupported document kind %q (want md, html, pdf, txt, rst, info, epub, docx or man)", kind)
+		return badInput(name, 0, "", "unsupported document kind %q (want md, html, pdf, txt, rst, info, epub, docx, odt or man)", kind)
 	}
 	if f == document.Markdown || f == document.Text || f == document.RST {
 		if err := checkUTF8(name, data); err != nil {

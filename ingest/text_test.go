@@ -176,7 +176,8 @@ func TestDocumentKind(t *testing.T) {
 		"open.3posix.gz": KindMan, "page.man": KindMan, "LS.1": KindMan,
 		"x.0": "", "x.1-old": "", "x.1_": "", "tcl.n": "", "x.": "",
 		"book.epub": KindEPUB, "BOOK.EPUB.gz": KindEPUB, "report.docx": KindDOCX, "Report.DOCX": KindDOCX,
-		"report.doc": "", "report.docm": "", "book.epub.zip": "",
+		"notes.odt": KindODT, "Notes.ODT.gz": KindODT,
+		"report.doc": "", "report.docm": "", "book.epub.zip": "", "sheet.ods": "", "notes.fodt": "",
 	} {
 		if got := DocumentKind(name); got != want {
 			t.Errorf("DocumentKind(%q) = %q, want %q", name, got, want)

@@ -1,6 +1,6 @@
 // Package document parses Markdown, HTML, PDF, reStructuredText, GNU Info,
-// roff manual pages, EPUB books, Word documents (.docx) and plain text into
-// a structured [Document]: sections that start at headings, each
+// roff manual pages, EPUB books, Word documents (.docx), OpenDocument text
+// (.odt) and plain text into a structured [Document]: sections that start at headings, each
 // with its heading path (H1 › H2 › H3) and GitHub-style slug, holding blocks
 // (paragraphs, list items, table rows carrying their header, quotes,
 // definitions, and code, which is kept for display but is never an answer
@@ -47,10 +47,11 @@
 // the preamble, tag and indirect tables are dropped; cross references read
 // "see Node" and footnotes lose their markers.
 //
-// EPUB books and Word documents are zip containers read with archive/zip
-// and encoding/xml. An EPUB's spine gives its XHTML content documents in
-// reading order, each read by the HTML reader into one document (the
-// package's dc:title its title; the navigation document and NCX skipped).
+// EPUB books, Word documents and OpenDocument texts are zip containers
+// read with archive/zip and encoding/xml. An EPUB's spine gives its XHTML
+// content documents in reading order, each read by the HTML reader into
+// one document (the package's dc:title its title; the navigation document
+// and NCX skipped).
 // A block's line is the line of its content document, which the section
 // names (Section.Part): anchors read "book.epub:OEBPS/ch3.xhtml:12#slug",
 // so that a line points into a file one can open, and a content document
@@ -61,8 +62,16 @@
 // and outline levels, tables are rows with their header, tracked
 // deletions, hidden text, field instructions and tables of contents are
 // dropped; DOCX has no lines, so a block's Line is the number of the
-// paragraph it starts at. Both bound what they decompress (64 MiB a part,
-// 256 MiB a document): a zip bomb is refused, never expanded.
+// paragraph it starts at. An ODT's content.xml is read the same way: its
+// text:h elements and paragraphs in heading styles are headings, list
+// paragraphs are those in text:list, quote and code paragraphs are known
+// by their styles (automatic styles resolved through the named styles
+// they inherit from in styles.xml), tables are rows with their header
+// rows, and notes, comments, tracked deletions, frames, tables of contents
+// and indexes are dropped; its Line is the paragraph's number too, and a
+// container of another OpenDocument kind (a spreadsheet) is refused. All
+// three bound what they decompress (64 MiB a part, 256 MiB a document): a
+// zip bomb is refused, never expanded.
 //
 // Bad input is reported as an [*Error] naming the file and line or page
 // (in a zip container, the part: "book.epub: OEBPS/content.opf: …");

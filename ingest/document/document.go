@@ -22,6 +22,7 @@ const (
 	Info     Format = "info"
 	EPUB     Format = "epub"
 	DOCX     Format = "docx"
+	ODT      Format = "odt"
 )
 
 // Kind says what a block is.
@@ -50,8 +51,8 @@ type Block struct {
 	Text string
 	// Line is the 1-based line the block starts on, 0 when unknown (PDF);
 	// in an EPUB the line of its content document (Section.Part), in a
-	// DOCX the 1-based number of the paragraph it starts at (DOCX has no
-	// lines).
+	// DOCX or ODT the 1-based number of the paragraph it starts at (they
+	// have no lines).
 	Line int
 	// Page is the 1-based PDF page the block starts on, 0 for other formats.
 	Page int
@@ -105,8 +106,9 @@ type Document struct {
 	// Name is the file name given to the parser, used in anchors and errors.
 	Name   string
 	Format Format
-	// Title is the document's title: the HTML <title>, an EPUB's dc:title
-	// or a DOCX's core property title, else the first H1, else "".
+	// Title is the document's title: the HTML <title>, an EPUB's dc:title,
+	// a DOCX's core property title or an ODT's meta.xml title, else the
+	// first H1, else "".
 	Title string
 	// Sections in document order; sections without blocks are kept (their
 	// headings belong to the paths of the sections under them).
@@ -114,7 +116,7 @@ type Document struct {
 }
 
 // Anchor names where a block is: "name:line#slug" (Markdown, HTML, text;
-// DOCX: the paragraph number for the line), "name:pPAGE#slug" (PDF) or
+// DOCX, ODT: the paragraph number for the line), "name:pPAGE#slug" (PDF) or
 // "name:part:line#slug" (EPUB: "book.epub:OEBPS/ch1.xhtml:12#setup"); the
 // slug is left out when empty.
 func (d *Document) Anchor(s Section, b Block) string {
@@ -181,6 +183,8 @@ func Parse(name string, f Format, data []byte) (*Document, error) {
 		return ParseEPUB(name, data)
 	case DOCX:
 		return ParseDOCX(name, data)
+	case ODT:
+		return ParseODT(name, data)
 	}
 	return nil, fmt.Errorf("%s: unknown document format %q", name, f)
 }

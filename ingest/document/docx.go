@@ -78,7 +78,7 @@ func ParseDOCX(name string, data []byte) (d *Document, err error) {
 			return nil, err
 		}
 	}
-	title, err := docxTitle(zp)
+	title, err := dcTitle(zp, "docProps/core.xml")
 	if err != nil {
 		return nil, err
 	}
@@ -128,37 +128,6 @@ func docxRelTarget(zp *zipParts, rels, dir, kind string) (string, error) {
 			return path.Clean(strings.TrimPrefix(target, "/")), nil
 		}
 		return path.Join(dir, target), nil
-	}
-}
-
-// docxTitle returns the dc:title of docProps/core.xml, "" without one.
-func docxTitle(zp *zipParts) (string, error) {
-	const core = "docProps/core.xml"
-	if !zp.has(core) {
-		return "", nil
-	}
-	data, err := zp.part(core)
-	if err != nil {
-		return "", err
-	}
-	d := newXMLDecoder(data, false)
-	for {
-		t, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			return "", nil
-		}
-		if err != nil {
-			return "", zp.partError(core, "%s", xmlError(err))
-		}
-		if e, ok := t.(xml.StartElement); ok && e.Name.Local == "title" && e.Name.Space == dcNamespace {
-			title, err := elementText(d)
-			if err != nil {
-				return "", zp.partError(core, "%s", xmlError(err))
-			}
-			if title != "" {
-				return title, nil
-			}
-		}
 	}
 }
 

@@ -141,6 +141,10 @@ func TestZipBomb(t *testing.T) {
 		{"report.docx", ParseDOCX, bombZip(t, "word/document.xml", size, size), "word/document.xml: expands to 83886080 bytes"},
 		{"report.docx", ParseDOCX, bombZip(t, "word/document.xml", size, 100), "word/document.xml: corrupt data"},
 		{"report.docx", ParseDOCX, bombZip(t, "word/styles.xml", size, size, "word/document.xml", docxDocument(wp("", "x"))), "word/styles.xml: expands to"},
+		{"notes.odt", ParseODT, bombZip(t, "content.xml", size, size, "mimetype", odtMimetype), "content.xml: expands to 83886080 bytes"},
+		{"notes.odt", ParseODT, bombZip(t, "content.xml", size, 100, "mimetype", odtMimetype), "content.xml: corrupt data"},
+		{"notes.odt", ParseODT, bombZip(t, "styles.xml", size, size, "content.xml", odtContentXML("", tp("", 0, "x"))), "styles.xml: expands to"},
+		{"notes.odt", ParseODT, bombZip(t, "meta.xml", size, 100, "content.xml", odtContentXML("", tp("", 0, "x"))), "meta.xml: corrupt data"},
 	} {
 		if len(tc.data) > size/500 {
 			t.Fatalf("the bomb is %d bytes", len(tc.data))

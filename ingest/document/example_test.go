@@ -152,6 +152,37 @@ func ExampleParseDOCX() {
 	// [Options] table-row "Option: -q; Meaning: Quiet."
 }
 
+// An OpenDocument text's headings are its text:h elements; a paragraph's
+// style may be an automatic one that inherits from a named style (here
+// code), footnotes are not text, and a table's header rows are its header.
+func ExampleParseODT() {
+	const ns = `xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" ` +
+		`xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"`
+	cell := func(text string) string { return `<table:table-cell><text:p>` + text + `</text:p></table:table-cell>` }
+	content := `<office:document-content ` + ns + `>
+<office:automatic-styles><style:style style:name="P1" style:family="paragraph" style:parent-style-name="Preformatted_20_Text"/></office:automatic-styles>
+<office:body><office:text>
+<text:h text:outline-level="1">Options</text:h>
+<text:p>Frob keeps<text:s text:c="2"/>backups.<text:note><text:note-body><text:p>Since 2.0.</text:p></text:note-body></text:note></text:p>
+<text:list><text:list-item><text:p>Pass -n to see what would change.</text:p></text:list-item></text:list>
+<text:p text:style-name="P1">$ frob -n</text:p>
+<table:table><table:table-header-rows><table:table-row>` + cell("Option") + cell("Meaning") + `</table:table-row></table:table-header-rows>
+<table:table-row>` + cell("-q") + cell("Quiet.") + `</table:table-row></table:table>
+</office:text></office:body></office:document-content>`
+	doc := zipFiles("mimetype", "application/vnd.oasis.opendocument.text", "content.xml", content)
+	d, err := document.ParseODT("frob.odt", doc)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	printBlocks(d)
+	// Output:
+	// [Options] paragraph "Frob keeps backups."
+	// [Options] list-item "Pass -n to see what would change."
+	// [Options] code "$ frob -n"
+	// [Options] table-row "Option: -q; Meaning: Quiet."
+}
+
 // zipFiles returns a zip archive of files, given as name and content in
 // turn.
 func zipFiles(files ...string) []byte {

@@ -135,3 +135,20 @@ func FuzzDOCX(f *testing.F) {
 		fuzzParse(t, DOCX, docx(t, docxBody, "word/styles.xml", string(part)))
 	})
 }
+
+// FuzzODT parses arbitrary input as an OpenDocument text, and the fixture
+// document with its content.xml and with its styles.xml replaced by
+// arbitrary input: never a panic; an error is an *Error naming the file; a
+// document satisfies checkDocument.
+func FuzzODT(f *testing.F) {
+	f.Add(odt(f, odtBody, "meta.xml", odtMeta("T")), []byte(odtContentXML(odtAutoStyles, odtBody)))
+	f.Add([]byte("PK\x03\x04"), []byte(odtStyles))
+	f.Add([]byte{}, []byte(odtContentXML(`<style:style style:name="P1" style:family="paragraph" style:parent-style-name="P1"/>`,
+		`<table:table><table:table-row><table:table-cell><table:table><table:table-row><table:table-cell table:number-columns-repeated="99999"/></table:table-row></table:table></table:table-cell></table:table-row></table:table>`+
+			`<text:list><text:list-item><text:h text:outline-level="99" text:style-name="P1">x<text:s text:c="-1"/></text:h></text:list-item></text:list>`)))
+	f.Fuzz(func(t *testing.T, data, part []byte) {
+		fuzzParse(t, ODT, data)
+		fuzzParse(t, ODT, odt(t, odtBody, "content.xml", string(part)))
+		fuzzParse(t, ODT, odt(t, odtBody, "styles.xml", string(part)))
+	})
+}

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/net/html/charset"
 )
 
-// Bounds on what the zip readers (EPUB, DOCX) decompress: a part is
+// Bounds on what the zip readers (EPUB, DOCX, ODT) decompress: a part is
 // refused before it is decompressed when its header says it is larger than
 // maxPartBytes, or than what is left of maxZipBytes for the parts of one
 // document. A header that lies is caught as the part is read: archive/zip
@@ -176,4 +176,36 @@ func elementText(d *xml.Decoder) (string, error) {
 		}
 	}
 	return collapse(sb.String()), nil
+}
+
+// dcTitle returns the first non-empty dc:title of the part p (a DOCX's
+// docProps/core.xml, an ODT's meta.xml), "" without one (or without the
+// part).
+func dcTitle(zp *zipParts, p string) (string, error) {
+	if !zp.has(p) {
+		return "", nil
+	}
+	data, err := zp.part(p)
+	if err != nil {
+		return "", err
+	}
+	d := newXMLDecoder(data, false)
+	for {
+		t, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return "", nil
+		}
+		if err != nil {
+			return "", zp.partError(p, "%s", xmlError(err))
+		}
+		if e, ok := t.(xml.StartElement); ok && e.Name.Local == "title" && e.Name.Space == dcNamespace {
+			title, err := elementText(d)
+			if err != nil {
+				return "", zp.partError(p, "%s", xmlError(err))
+			}
+			if title != "" {
+				return title, nil
+			}
+		}
+	}
 }
