@@ -511,22 +511,12 @@ func (r *docxReader) run(p *docxPara) error {
 // (w:vanish).
 func runHidden(d *xml.Decoder) (bool, error) {
 	hidden := false
-	for depth := 1; depth > 0; {
-		t, err := d.Token()
-		if err != nil {
-			return false, err
+	err := eachStart(d, func(e xml.StartElement, depth int) {
+		if depth == 1 && isW(e.Name) && e.Name.Local == "vanish" {
+			hidden = wBool(e)
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			depth--
-		case xml.StartElement:
-			if depth == 1 && isW(t.Name) && t.Name.Local == "vanish" {
-				hidden = wBool(t)
-			}
-			depth++
-		}
-	}
-	return hidden, nil
+	})
+	return hidden, err
 }
 
 // rawText returns the character data of the element just started.
@@ -591,26 +581,16 @@ func (r *docxReader) table(depth int) (*docxTable, error) {
 // applies first-row (header) formatting.
 func tableLook(d *xml.Decoder) (bool, error) {
 	first := false
-	for depth := 1; depth > 0; {
-		t, err := d.Token()
-		if err != nil {
-			return false, err
-		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			depth--
-		case xml.StartElement:
-			depth++
-			if isW(t.Name) && t.Name.Local == "tblLook" {
-				if v := attr(t, "firstRow"); v != "" {
-					first = v == "1" || v == "true" || v == "on"
-				} else if v, err := strconv.ParseUint(attr(t, "val"), 16, 32); err == nil {
-					first = v&0x20 != 0
-				}
+	err := eachStart(d, func(e xml.StartElement, _ int) {
+		if isW(e.Name) && e.Name.Local == "tblLook" {
+			if v := attr(e, "firstRow"); v != "" {
+				first = v == "1" || v == "true" || v == "on"
+			} else if v, err := strconv.ParseUint(attr(e, "val"), 16, 32); err == nil {
+				first = v&0x20 != 0
 			}
 		}
-	}
-	return first, nil
+	})
+	return first, err
 }
 
 // row reads a w:tr whose start was just read: each cell's paragraphs
@@ -659,22 +639,12 @@ func (r *docxReader) row(depth int) (docxRow, error) {
 // row repeated on every page (w:tblHeader).
 func rowHeader(d *xml.Decoder) (bool, error) {
 	header := false
-	for depth := 1; depth > 0; {
-		t, err := d.Token()
-		if err != nil {
-			return false, err
+	err := eachStart(d, func(e xml.StartElement, _ int) {
+		if isW(e.Name) && e.Name.Local == "tblHeader" {
+			header = wBool(e)
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			depth--
-		case xml.StartElement:
-			depth++
-			if isW(t.Name) && t.Name.Local == "tblHeader" {
-				header = wBool(t)
-			}
-		}
-	}
-	return header, nil
+	})
+	return header, err
 }
 
 // cell reads a w:tc whose start was just read: its text (paragraphs joined
@@ -747,95 +717,37 @@ func (r *docxReader) contentOf(e xml.StartElement, depth int, para func(*docxPar
 // spans (w:gridSpan).
 func cellSpan(d *xml.Decoder) (int, error) {
 	span := 1
-	for depth := 1; depth > 0; {
-		t, err := d.Token()
-		if err != nil {
-			return 0, err
-		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			depth--
-		case xml.StartElement:
-			depth++
-			if isW(t.Name) && t.Name.Local == "gridSpan" {
-				if n, err := strconv.Atoi(attr(t, "val")); err == nil && n > 1 {
-					span = min(n, 64)
-				}
+	err := eachStart(d, func(e xml.StartElement, _ int) {
+		if isW(e.Name) && e.Name.Local == "gridSpan" {
+			if n, err := strconv.Atoi(attr(e, "val")); err == nil && n > 1 {
+				span = min(n, 64)
 			}
 		}
-	}
-	return span, nil
+	})
+	return span, err
 }
 
-// emit turns the paragraphs and tables read into blocks.
+// emit turns the paragraphs and tables read into blocks (emitOffice);
+// table-of-contents paragraphs are dropped.
 func (r *docxReader) emit() {
-	shift := 0
+	var blocks []officeBlock
 	for _, it := range r.items {
-		if it.para != nil && r.paraInfo(it.para).title {
-			shift = 1
-			break
-		}
-	}
-	var code strings.Builder
-	codeLine, list, quote := 0, 0, 0
-	endCode := func() {
-		if code.Len() > 0 {
-			r.b.block(Code, code.String(), codeLine, 0, 0)
-		}
-		code.Reset()
-	}
-	for _, it := range r.items {
-		if it.table != nil {
-			endCode()
-			list, quote = 0, 0
-			r.emitTable(it.table)
+		if tb := it.table; tb != nil {
+			blocks = append(blocks, officeBlock{table: r.officeTable(tb)})
 			continue
 		}
-		p := it.para
-		info := r.paraInfo(p)
+		info := r.paraInfo(it.para)
 		if info.toc {
 			continue
 		}
-		text := p.text.String()
-		if info.code && info.level == 0 {
-			if code.Len() == 0 {
-				codeLine = p.line
-			} else {
-				code.WriteByte('\n')
-			}
-			code.WriteString(strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n"))
-			continue
+		list := 0
+		if info.list {
+			list = 1 // consecutive list paragraphs are one list
 		}
-		endCode()
-		if strings.TrimSpace(text) == "" {
-			continue
-		}
-		switch {
-		case info.level > 0:
-			level := info.level
-			if !info.title {
-				level += shift
-			}
-			r.b.heading(level, text, "", p.line, 0)
-			list, quote = 0, 0
-		case info.list:
-			if list == 0 {
-				list = r.b.newGroup()
-			}
-			quote = 0
-			r.b.block(ListItem, text, p.line, 0, list)
-		case info.quote:
-			if quote == 0 {
-				quote = r.b.newGroup()
-			}
-			list = 0
-			r.b.block(Quote, text, p.line, 0, quote)
-		default:
-			list, quote = 0, 0
-			r.b.block(Paragraph, text, p.line, 0, 0)
-		}
+		blocks = append(blocks, officeBlock{text: it.para.text.String(), line: it.para.line, level: info.level,
+			title: info.title, code: info.code, quote: info.quote, list: list})
 	}
-	endCode()
+	emitOffice(r.b, blocks)
 }
 
 // paraInfo returns what a paragraph is: its style's info with its own
@@ -855,19 +767,21 @@ func (r *docxReader) paraInfo(p *docxPara) docxStyleInfo {
 	return info
 }
 
-// emitTable adds a table's rows, with its header when it has one.
-func (r *docxReader) emitTable(tb *docxTable) {
+// officeTable returns a table's rows, with its header when its first row
+// is one (a repeated header row, or the table's look formats the first
+// row) and another row follows.
+func (r *docxReader) officeTable(tb *docxTable) *officeTable {
 	rows := tb.rows
-	var header []string
+	out := &officeTable{}
 	if len(rows) >= 2 && (rows[0].header || tb.firstRow) {
-		header = make([]string, len(rows[0].cells))
+		out.header = make([]string, len(rows[0].cells))
 		for i, c := range rows[0].cells {
-			header[i] = collapse(c)
+			out.header[i] = collapse(c)
 		}
 		rows = rows[1:]
 	}
-	group := r.b.newGroup()
 	for _, row := range rows {
-		r.b.block(TableRow, tableRow(header, row.cells), row.line, 0, group)
+		out.rows, out.lines = append(out.rows, row.cells), append(out.lines, row.line)
 	}
+	return out
 }

@@ -702,78 +702,26 @@ func (r *odtReader) paraInfo(p *odtPara) odtStyleInfo {
 	return info
 }
 
-// emit turns the paragraphs and tables read into blocks.
+// emit turns the paragraphs and tables read into blocks (emitOffice).
 func (r *odtReader) emit() {
-	shift := 0
+	var blocks []officeBlock
 	for _, it := range r.items {
-		if it.para != nil && r.paraInfo(it.para).title {
-			shift = 1
-			break
-		}
-	}
-	var code strings.Builder
-	codeLine, list, listGroup, quote := 0, 0, 0, 0
-	endCode := func() {
-		if code.Len() > 0 {
-			r.b.block(Code, code.String(), codeLine, 0, 0)
-		}
-		code.Reset()
-	}
-	for _, it := range r.items {
-		if it.table != nil {
-			endCode()
-			list, quote = 0, 0
-			r.emitTable(it.table)
+		if tb := it.table; tb != nil {
+			blocks = append(blocks, officeBlock{table: odtOfficeTable(tb)})
 			continue
 		}
 		p := it.para
 		info := r.paraInfo(p)
-		text := p.text.String()
-		if info.code && info.level == 0 {
-			if code.Len() == 0 {
-				codeLine = p.line
-			} else {
-				code.WriteByte('\n')
-			}
-			code.WriteString(text)
-			continue
-		}
-		endCode()
-		if strings.TrimSpace(text) == "" {
-			continue
-		}
-		switch {
-		case info.level > 0:
-			level := info.level
-			if !info.title {
-				level += shift
-			}
-			r.b.heading(level, text, "", p.line, 0)
-			list, quote = 0, 0
-		case p.list > 0:
-			if list != p.list {
-				list, listGroup = p.list, r.b.newGroup()
-			}
-			quote = 0
-			r.b.block(ListItem, text, p.line, 0, listGroup)
-		case info.quote:
-			if quote == 0 {
-				quote = r.b.newGroup()
-			}
-			list = 0
-			r.b.block(Quote, text, p.line, 0, quote)
-		default:
-			list, quote = 0, 0
-			r.b.block(Paragraph, text, p.line, 0, 0)
-		}
+		blocks = append(blocks, officeBlock{text: p.text.String(), line: p.line, level: info.level,
+			title: info.title, code: info.code, quote: info.quote, list: p.list})
 	}
-	endCode()
+	emitOffice(r.b, blocks)
 }
 
-// emitTable adds a table's rows, with its header when it has header rows
-// and another row.
-func (r *odtReader) emitTable(tb *odtTable) {
-	var header []string
+// odtOfficeTable returns a table's rows, with its header when it has
+// header rows (joined column by column) and another row.
+func odtOfficeTable(tb *odtTable) *officeTable {
+	out := &officeTable{}
 	var rows []odtRow
 	for _, row := range tb.rows {
 		if !row.header {
@@ -786,19 +734,19 @@ func (r *odtReader) emitTable(tb *odtTable) {
 				continue
 			}
 			for i, c := range row.cells {
-				if i == len(header) {
-					header = append(header, "")
+				if i == len(out.header) {
+					out.header = append(out.header, "")
 				}
 				if c = collapse(c); c != "" {
-					header[i] = strings.TrimSpace(header[i] + " " + c)
+					out.header[i] = strings.TrimSpace(out.header[i] + " " + c)
 				}
 			}
 		}
 	} else {
 		rows = tb.rows
 	}
-	group := r.b.newGroup()
 	for _, row := range rows {
-		r.b.block(TableRow, tableRow(header, row.cells), row.line, 0, group)
+		out.rows, out.lines = append(out.rows, row.cells), append(out.lines, row.line)
 	}
+	return out
 }

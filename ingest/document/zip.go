@@ -144,6 +144,26 @@ func skipElement(d *xml.Decoder) error {
 	return nil
 }
 
+// eachStart reads the rest of the element whose start the decoder has
+// just read, calling f with every start element inside it and its depth
+// (1: a child).
+func eachStart(d *xml.Decoder, f func(e xml.StartElement, depth int)) error {
+	for depth := 1; depth > 0; {
+		t, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.EndElement:
+			depth--
+		case xml.StartElement:
+			f(t, depth)
+			depth++
+		}
+	}
+	return nil
+}
+
 // attr returns the value of the attribute of e with the local name local
 // (in any namespace), "" when it has none.
 func attr(e xml.StartElement, local string) string {
