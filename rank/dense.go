@@ -43,8 +43,9 @@ type DenseRanker struct {
 	lambda float64
 
 	// graph, when set, is searched over the combined answer vectors
-	// (held in answers); exact scoring mixes sentence and context scores
-	// (dense.Mix) and never builds them.
+	// (answers). Exact scoring reads answers when the engine built them
+	// (an index whose combined vectors take at most combineMax bytes),
+	// else mixes sentence and context scores (dense.Mix).
 	graph   *ann.Graph
 	answers dense.Vectors
 	k, ef   int
@@ -224,12 +225,24 @@ func (e *Engine) DenseRanker(s Spec) (*DenseRanker, error) {
 		if d.graph, err = e.loadGraph(st, d.answers); err != nil {
 			return nil, err
 		}
+	} else if 4*int64(len(st.sent.Data)) <= combineMax {
+		if d.answers, err = st.answers(lambda); err != nil {
+			return nil, err
+		}
 	} else if _, err := st.invNorm(lambda); err != nil {
 		// Exact scoring: the norms now, so that a damaged index fails here.
 		return nil, err
 	}
 	return d, nil
 }
+
+// combineMax bounds the combined answer vectors an engine builds for exact
+// scoring. Below it one pass over them per question is the cheapest
+// scoring (mixing sentence and context scores instead cost a served SQuAD
+// request 10–15% more CPU); above it their memory and the time to build
+// them are not worth it (1.35 GB and most of a second per `reqa ask` at
+// 661,408 sentences): scores are mixed, equal to within 1e-6.
+var combineMax int64 = 512 << 20 // a variable for tests (SetCombineMax)
 
 // loadGraph loads the stored ANN graph over the answer vectors v.
 func (e *Engine) loadGraph(st *denseState, v dense.Vectors) (*ann.Graph, error) {
@@ -385,7 +398,7 @@ func (d *DenseRanker) Score(question string, acc *bm25.Accumulator) error {
 		return nil
 	}
 	var ctx []float64
-	if d.lambda != 0 {
+	if d.lambda != 0 && d.answers.Data == nil {
 		ctx = make([]float64, d.st.ctx.Len())
 	}
 	if err := d.scoreExact([][]float32{q}, [][]float64{acc.Scores}, [][]float64{ctx}); err != nil {
@@ -395,11 +408,20 @@ func (d *DenseRanker) Score(question string, acc *bm25.Accumulator) error {
 	return nil
 }
 
-// scoreExact scores questions qs against every answer into outs, without
-// the combined vectors: the question's dot products with every sentence
-// vector and every (fewer) context vector, mixed by dense.Mix (ctx: one
-// scratch row of the contexts' length per question, unused when λ is 0).
+// scoreExact scores questions qs against every answer into outs: against
+// the combined vectors when the ranker holds them, else the question's dot
+// products with every sentence vector and every (fewer) context vector,
+// mixed by dense.Mix (ctx: one scratch row of the contexts' length per
+// question, unused when λ is 0 or the combined vectors are held).
 func (d *DenseRanker) scoreExact(qs [][]float32, outs, ctx [][]float64) error {
+	if d.answers.Data != nil {
+		if len(qs) == 1 {
+			dense.ScoreAll(d.answers, qs[0], outs[0])
+		} else {
+			dense.ScoreBlock(d.answers, qs, outs)
+		}
+		return nil
+	}
 	inv, err := d.st.invNorm(d.lambda)
 	if err != nil {
 		return err
@@ -448,7 +470,7 @@ func (d *DenseRanker) ScoreBatch(questions []string, accs []*bm25.Accumulator) e
 		qs[i] = v
 		accs[i].Reset()
 		outs[i] = accs[i].Scores
-		if d.lambda != 0 {
+		if d.lambda != 0 && d.answers.Data == nil {
 			ctx[i] = make([]float64, d.st.ctx.Len())
 		}
 	}

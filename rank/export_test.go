@@ -7,3 +7,11 @@ func Unshared(f *FusedRanker) *FusedRanker {
 	g.pool.New = f.pool.New
 	return g
 }
+
+// SetCombineMax sets the bound on combined answer vectors (combineMax) and
+// returns what restores it: tests set it to 0 to score by mixing.
+func SetCombineMax(n int64) (restore func()) {
+	old := combineMax
+	combineMax = n
+	return func() { combineMax = old }
+}

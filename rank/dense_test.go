@@ -1,0 +1,103 @@
+package rank_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/store"
+)
+
+// TestDenseMixedScoring checks the exact dense scoring of an index too big
+// for combined answer vectors (combineMax set to 0): every candidate's
+// score equals the combined vectors' within 1e-6, for one question and a
+// batch, for the dense rankers and the default fusion, and the answers are
+// the same; a NaN in the vectors is still refused, naming the blob.
+func TestDenseMixedScoring(t *testing.T) {
+	requireDense(t)
+	path := filepath.Join(t.TempDir(), "t.reqa")
+	buildTestIndexDense(t, path, true)
+	questions := []string{"Who kept the Bell Rock light?", "How do arch bridges carry loads?", "What do bees make?"}
+	scores := func(name string) (one, batch [][]float64, answers [][]rank.Answer) {
+		e, err := rank.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		r, err := e.Ranker(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range questions {
+			acc := bm25.NewAccumulator(r.Docs())
+			if err := r.Score(q, acc); err != nil {
+				t.Fatal(err)
+			}
+			one = append(one, append([]float64(nil), acc.Scores...))
+			as, err := e.Ask(r, q, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answers = append(answers, as)
+		}
+		if b, ok := r.(rank.BatchScorer); ok {
+			accs := make([]*bm25.Accumulator, len(questions))
+			for i := range accs {
+				accs[i] = bm25.NewAccumulator(r.Docs())
+			}
+			if err := b.ScoreBatch(questions, accs); err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range accs {
+				batch = append(batch, a.Scores)
+			}
+		}
+		return one, batch, answers
+	}
+	for _, name := range []string{"dense", "dense/sent", ""} {
+		oneC, batchC, ansC := scores(name)
+		restore := rank.SetCombineMax(0)
+		oneM, batchM, ansM := scores(name)
+		restore()
+		for _, pair := range [][2][][]float64{{oneC, oneM}, {batchC, batchM}} {
+			for q := range pair[0] {
+				for i, x := range pair[0][q] {
+					if d := math.Abs(x - pair[1][q][i]); d > 1e-6 {
+						t.Fatalf("%q question %d candidate %d: combined %v, mixed %v", name, q, i, x, pair[1][q][i])
+					}
+				}
+			}
+		}
+		for q := range ansC {
+			if len(ansC[q]) != len(ansM[q]) {
+				t.Fatalf("%q question %d: %d answers combined, %d mixed", name, q, len(ansC[q]), len(ansM[q]))
+			}
+			for i := range ansC[q] {
+				if ansC[q][i].SentenceID != ansM[q][i].SentenceID {
+					t.Errorf("%q question %d rank %d: sentence %d combined, %d mixed", name, q, i+1, ansC[q][i].SentenceID, ansM[q][i].SentenceID)
+				}
+			}
+		}
+	}
+
+	// A NaN resealed into the sentence vectors: refused when mixing too.
+	rewrite(t, path, []string{"blobs"}, chunkKey(store.BlobDenseSent, 0), func(v []byte) []byte {
+		p := v[:len(v)-4]
+		binary.LittleEndian.PutUint32(p[12+4*(uselite.Dim+7):], 0x7fc00000)
+		return sealed(p)
+	})
+	defer rank.SetCombineMax(0)()
+	e, err := rank.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.Ranker("dense"); !errors.Is(err, store.ErrCorrupt) {
+		t.Errorf("a NaN in the sentence vectors, mixed scoring: %v, want store.ErrCorrupt", err)
+	}
+}
