@@ -20,6 +20,7 @@ const (
 	KindText     = "txt"
 	KindMan      = "man"
 	KindRST      = "rst"
+	KindAsciiDoc = "adoc"
 	KindInfo     = "info"
 	KindEPUB     = "epub"
 	KindDOCX     = "docx"
@@ -28,7 +29,8 @@ const (
 
 // DocumentKind returns the document kind of a file name by its extension
 // (".gz" aside): md for .md/.markdown, html for .html/.htm/.xhtml, pdf for
-// .pdf, txt for .txt/.text, rst for .rst/.rest, info for GNU Info files
+// .pdf, txt for .txt/.text, rst for .rst/.rest, adoc for
+// .adoc/.asciidoc/.asc, info for GNU Info files
 // (.info and a split manual's .info-1, .info-2…), epub for .epub, docx for
 // .docx, odt for .odt, man for .man and manual page section suffixes
 // (.1–.9, optionally followed by letters or digits: .3pm, .1ssl,
@@ -48,6 +50,8 @@ func DocumentKind(name string) string {
 		return KindMan
 	case ".rst", ".rest":
 		return KindRST
+	case ".adoc", ".asciidoc", ".asc":
+		return KindAsciiDoc
 	case ".info":
 		return KindInfo
 	case ".epub":
@@ -97,7 +101,7 @@ func looksLikeRoff(data []byte) bool {
 }
 
 // readDocument reads data, the bytes of the file name, as a document of kind
-// (KindMarkdown, KindHTML, KindPDF, KindText, KindRST, KindInfo, KindEPUB, KindDOCX, KindODT or KindMan; a manual page that
+// (KindMarkdown, KindHTML, KindPDF, KindText, KindRST, KindAsciiDoc, KindInfo, KindEPUB, KindDOCX, KindODT or KindMan; a manual page that
 // does not look like roff is read as plain text) into c: its structure is
 // kept (see [Corpus.WithContexts]); each group of blocks — a paragraph, a
 // list, a table, a definition list, a quote — becomes a context titled with
@@ -122,6 +126,8 @@ func readDocument(c *Corpus, name, kind string, data []byte) error {
 		}
 	case KindRST, "rest":
 		f = document.RST
+	case KindAsciiDoc, "asciidoc":
+		f = document.AsciiDoc
 	case KindInfo:
 		f = document.Info // its encoding may be Latin-1: the reader decodes it
 	case KindEPUB:
@@ -131,9 +137,9 @@ func readDocument(c *Corpus, name, kind string, data []byte) error {
 	case KindODT:
 		f = document.ODT
 	default:
-		return badInput(name, 0, "", "unsupported document kind %q (want md, html, pdf, txt, rst, info, epub, docx, odt or man)", kind)
+		return badInput(name, 0, "", "unsupported document kind %q (want md, html, pdf, txt, rst, adoc, info, epub, docx, odt or man)", kind)
 	}
-	if f == document.Markdown || f == document.Text || f == document.RST {
+	if f == document.Markdown || f == document.Text || f == document.RST || f == document.AsciiDoc {
 		if err := checkUTF8(name, data); err != nil {
 			return err
 		}

@@ -171,6 +171,7 @@ func TestDocumentKind(t *testing.T) {
 		"a.md": KindMarkdown, "A.MARKDOWN": KindMarkdown, "x.html": KindHTML, "x.htm.gz": KindHTML, "m.pdf": KindPDF,
 		"n.txt": KindText, "n.text": KindText, "n.jsonl": "", "README": "",
 		"guide.rst": KindRST, "guide.rest.gz": KindRST, "INDEX.RST": KindRST,
+		"guide.adoc": KindAsciiDoc, "guide.asciidoc.gz": KindAsciiDoc, "KEYS.ASC": KindAsciiDoc,
 		"coreutils.info.gz": KindInfo, "find.info-1.gz": KindInfo, "x.info-12": KindInfo, "x.info-": "", "x.info-a": "", "dir": "",
 		"ls.1": KindMan, "ls.1.gz": KindMan, "perl.3pm.gz": KindMan, "x.1ssl": KindMan, "mount.8": KindMan,
 		"open.3posix.gz": KindMan, "page.man": KindMan, "LS.1": KindMan,

@@ -1,4 +1,4 @@
-// Package document parses Markdown, HTML, PDF, reStructuredText, GNU Info,
+// Package document parses Markdown, HTML, PDF, reStructuredText, AsciiDoc, GNU Info,
 // roff manual pages, EPUB books, Word documents (.docx), OpenDocument text
 // (.odt) and plain text into a structured [Document]: sections that start at headings, each
 // with its heading path (H1 › H2 › H3) and GitHub-style slug, holding blocks
@@ -37,7 +37,20 @@
 // with their fields and nested objects under it; admonitions are read
 // without their label; comments, targets, toctrees, images and directive
 // options are dropped; inline markup, roles, links and substitutions are
-// resolved to their text by docutils' recognition rules. GNU Info files
+// resolved to their text by docutils' recognition rules. AsciiDoc is read
+// by a reader of this package as well, after Asciidoctor's syntax: the
+// level-0 title is the document's and "==" to "======" (or "#") titles
+// start sections, a block anchor before one its slug; attribute entries
+// are recorded and their references replaced; paragraphs, list items
+// (with "+" continuations), description lists (definitions), quote blocks
+// and tables (rows with their header, explicit or implicit) are blocks;
+// listing, literal and source blocks and literal paragraphs are code;
+// example, sidebar, open and admonition blocks are read as their content
+// and admonition paragraphs without their label; passthrough and comment
+// blocks, block titles and attributes, comments, block macros and
+// preprocessor directives (includes are not followed) are dropped, and
+// inline marks, links, cross references and UI macros are resolved to
+// their text. GNU Info files
 // (makeinfo's text output of Texinfo) are read by a reader of this package:
 // each node is a section under its title (the Top node's is the
 // document's), underlined titles are headings, @table items and @deffn

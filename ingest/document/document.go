@@ -19,6 +19,7 @@ const (
 	Text     Format = "txt"
 	Man      Format = "man"
 	RST      Format = "rst"
+	AsciiDoc Format = "adoc"
 	Info     Format = "info"
 	EPUB     Format = "epub"
 	DOCX     Format = "docx"
@@ -177,6 +178,8 @@ func Parse(name string, f Format, data []byte) (*Document, error) {
 		return ParseMan(name, data)
 	case RST:
 		return ParseRST(name, data)
+	case AsciiDoc:
+		return ParseAsciiDoc(name, data)
 	case Info:
 		return ParseInfo(name, data)
 	case EPUB:
