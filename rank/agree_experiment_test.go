@@ -107,25 +107,7 @@ func agreeP1(p fuse.Params, exs []fuse.Example, k int, beta float64) float64 {
 				}
 			}
 		}
-		if p.DemoteQuestions && len(ex.Question) == len(buf) {
-			fuse.Demote(buf, ex.Question)
-		}
-		best := -1
-		for j := range buf {
-			if ex.Gold[j] && (best < 0 || buf[j] > buf[best]) {
-				best = j
-			}
-		}
-		if best < 0 {
-			continue
-		}
-		rk := 1
-		for j, x := range buf {
-			if x > buf[best] || (x == buf[best] && j < best) {
-				rk++
-			}
-		}
-		ranks[i] = rk
+		ranks[i] = goldRank(buf, ex, p.DemoteQuestions)
 	}
 	return metric.PAt(ranks, 1)
 }

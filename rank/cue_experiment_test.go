@@ -201,25 +201,31 @@ func cueP1(p fuse.Params, exs []fuse.Example, cues [][]bool, g float64) float64 
 				}
 			}
 		}
-		if p.DemoteQuestions && len(ex.Question) == len(buf) {
-			fuse.Demote(buf, ex.Question)
-		}
-		best := -1
-		for j := range buf {
-			if ex.Gold[j] && (best < 0 || buf[j] > buf[best]) {
-				best = j
-			}
-		}
-		if best < 0 {
-			continue
-		}
-		rk := 1
-		for j, x := range buf {
-			if x > buf[best] || (x == buf[best] && j < best) {
-				rk++
-			}
-		}
-		ranks[i] = rk
+		ranks[i] = goldRank(buf, ex, p.DemoteQuestions)
 	}
 	return metric.PAt(ranks, 1)
+}
+
+// goldRank is the rank of ex's best gold under the fused pool scores buf
+// (questions demoted when demote; ties by pool order), 0 without a gold.
+func goldRank(buf []float64, ex fuse.Example, demote bool) int {
+	if demote && len(ex.Question) == len(buf) {
+		fuse.Demote(buf, ex.Question)
+	}
+	best := -1
+	for j := range buf {
+		if ex.Gold[j] && (best < 0 || buf[j] > buf[best]) {
+			best = j
+		}
+	}
+	if best < 0 {
+		return 0
+	}
+	rk := 1
+	for j, x := range buf {
+		if x > buf[best] || (x == buf[best] && j < best) {
+			rk++
+		}
+	}
+	return rk
 }

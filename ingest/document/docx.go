@@ -103,32 +103,23 @@ func docxRelTarget(zp *zipParts, rels, dir, kind string) (string, error) {
 	if !zp.has(rels) {
 		return "", nil
 	}
-	data, err := zp.part(rels)
-	if err != nil {
-		return "", err
-	}
-	d := newXMLDecoder(data, false)
-	for {
-		t, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			return "", nil
+	var target string
+	err := eachPartStart(zp, rels, func(_ *xml.Decoder, e xml.StartElement) (bool, error) {
+		if e.Name.Local != "Relationship" || !strings.HasSuffix(attr(e, "Type"), "/"+kind) || strings.EqualFold(attr(e, "TargetMode"), "External") {
+			return false, nil
 		}
-		if err != nil {
-			return "", zp.partError(rels, "%s", xmlError(err))
+		t := attr(e, "Target")
+		switch {
+		case t == "":
+			return false, nil
+		case strings.HasPrefix(t, "/"):
+			target = path.Clean(strings.TrimPrefix(t, "/"))
+		default:
+			target = path.Join(dir, t)
 		}
-		e, ok := t.(xml.StartElement)
-		if !ok || e.Name.Local != "Relationship" || !strings.HasSuffix(attr(e, "Type"), "/"+kind) || strings.EqualFold(attr(e, "TargetMode"), "External") {
-			continue
-		}
-		target := attr(e, "Target")
-		if target == "" {
-			continue
-		}
-		if strings.HasPrefix(target, "/") {
-			return path.Clean(strings.TrimPrefix(target, "/")), nil
-		}
-		return path.Join(dir, target), nil
-	}
+		return true, nil
+	})
+	return target, err
 }
 
 // WordprocessingML's namespaces: transitional and strict.

@@ -117,27 +117,14 @@ func epubHasParagraph(name, part string, src []byte) bool {
 // else the first rootfile).
 func epubRootfile(zp *zipParts) (string, error) {
 	const container = "META-INF/container.xml"
-	data, err := zp.part(container)
-	if err != nil {
-		return "", err
-	}
-	d := newXMLDecoder(data, false)
 	var first, opf string
-	for {
-		t, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return "", zp.partError(container, "%s", xmlError(err))
-		}
-		e, ok := t.(xml.StartElement)
-		if !ok || e.Name.Local != "rootfile" {
-			continue
+	err := eachPartStart(zp, container, func(_ *xml.Decoder, e xml.StartElement) (bool, error) {
+		if e.Name.Local != "rootfile" {
+			return false, nil
 		}
 		p := strings.TrimPrefix(attr(e, "full-path"), "/")
 		if p == "" {
-			continue
+			return false, nil
 		}
 		if first == "" {
 			first = p
@@ -145,6 +132,10 @@ func epubRootfile(zp *zipParts) (string, error) {
 		if opf == "" && attr(e, "media-type") == "application/oebps-package+xml" {
 			opf = p
 		}
+		return false, nil
+	})
+	if err != nil {
+		return "", err
 	}
 	if opf == "" {
 		opf = first

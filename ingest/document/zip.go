@@ -198,6 +198,35 @@ func elementText(d *xml.Decoder) (string, error) {
 	return collapse(sb.String()), nil
 }
 
+// eachPartStart reads the part p as XML, calling f with the decoder and
+// every start element in document order until f reports done; an XML
+// error is an *Error naming the part.
+func eachPartStart(zp *zipParts, p string, f func(d *xml.Decoder, e xml.StartElement) (done bool, err error)) error {
+	data, err := zp.part(p)
+	if err != nil {
+		return err
+	}
+	d := newXMLDecoder(data, false)
+	for {
+		t, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return zp.partError(p, "%s", xmlError(err))
+		}
+		if e, ok := t.(xml.StartElement); ok {
+			done, err := f(d, e)
+			if err != nil {
+				return zp.partError(p, "%s", xmlError(err))
+			}
+			if done {
+				return nil
+			}
+		}
+	}
+}
+
 // dcTitle returns the first non-empty dc:title of the part p (a DOCX's
 // docProps/core.xml, an ODT's meta.xml), "" without one (or without the
 // part).
@@ -205,27 +234,14 @@ func dcTitle(zp *zipParts, p string) (string, error) {
 	if !zp.has(p) {
 		return "", nil
 	}
-	data, err := zp.part(p)
-	if err != nil {
-		return "", err
-	}
-	d := newXMLDecoder(data, false)
-	for {
-		t, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			return "", nil
+	var title string
+	err := eachPartStart(zp, p, func(d *xml.Decoder, e xml.StartElement) (bool, error) {
+		if e.Name.Local != "title" || e.Name.Space != dcNamespace {
+			return false, nil
 		}
-		if err != nil {
-			return "", zp.partError(p, "%s", xmlError(err))
-		}
-		if e, ok := t.(xml.StartElement); ok && e.Name.Local == "title" && e.Name.Space == dcNamespace {
-			title, err := elementText(d)
-			if err != nil {
-				return "", zp.partError(p, "%s", xmlError(err))
-			}
-			if title != "" {
-				return title, nil
-			}
-		}
-	}
+		var err error
+		title, err = elementText(d)
+		return title != "", err
+	})
+	return title, err
 }
