@@ -31,18 +31,6 @@ NOTE: Backups are kept for a week.
 |===
 `
 
-// TestAsciiDocKind: AsciiDoc files are known by .adoc, .asciidoc and .asc.
-func TestAsciiDocKind(t *testing.T) {
-	for name, want := range map[string]string{
-		"guide.adoc": KindAsciiDoc, "GUIDE.ADOC.gz": KindAsciiDoc, "x.asciidoc": KindAsciiDoc, "x.asc": KindAsciiDoc,
-		"x.adoc.bak": "", "x.ad": "",
-	} {
-		if got := DocumentKind(name); got != want {
-			t.Errorf("DocumentKind(%q) = %q, want %q", name, got, want)
-		}
-	}
-}
-
 // TestReadAsciiDoc reads AsciiDoc in a directory walk and from standard
 // input: sections give the title path, a description list item is a
 // definition, an admonition's label is not text, a table row carries its

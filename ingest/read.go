@@ -115,7 +115,7 @@ func ReadInputs(paths []string) (*Corpus, error) {
 //   - other directories are walked (see below);
 //   - a file is read by its name: .jsonl is JSONL, .json SQuAD JSON, .md and
 //     .markdown Markdown, .html and .htm HTML, .pdf PDF, .rst and .rest
-//     reStructuredText, .adoc, .asciidoc and .asc AsciiDoc, .info and .info-N GNU Info, .epub EPUB, .docx
+//     reStructuredText, .adoc and .asciidoc AsciiDoc, .info and .info-N GNU Info, .epub EPUB, .docx
 //     Word, .odt OpenDocument text, .man and manual
 //     page section suffixes (.1–.9, .3pm, .1ssl…) roff manual pages (plain
 //     text when they do not look like roff), anything else plain text; a
@@ -133,7 +133,7 @@ func ReadInputs(paths []string) (*Corpus, error) {
 // it had when opened, is refused with ErrChangedWhileRead.
 //
 // Directory walks read .md, .markdown, .html, .htm, .txt, .text, .pdf,
-// .rst, .rest, .adoc, .asciidoc, .asc, .info (.info-N), .epub, .docx, .odt, manual page (.1–.9 and the like, .man) and .jsonl files (each optionally
+// .rst, .rest, .adoc, .asciidoc, .info (.info-N), .epub, .docx, .odt, manual page (.1–.9 and the like, .man) and .jsonl files (each optionally
 // gzipped: /usr/share/man/man1 reads as it is) in sorted path order,
 // skipping hidden directories, files of other kinds (a file named like a
 // manual page that is not roff among them), files filtered out by

@@ -30,7 +30,8 @@ const (
 // DocumentKind returns the document kind of a file name by its extension
 // (".gz" aside): md for .md/.markdown, html for .html/.htm/.xhtml, pdf for
 // .pdf, txt for .txt/.text, rst for .rst/.rest, adoc for
-// .adoc/.asciidoc/.asc, info for GNU Info files
+// .adoc/.asciidoc (not .asc, which is mostly an ASCII-armoured PGP key or
+// signature), info for GNU Info files
 // (.info and a split manual's .info-1, .info-2…), epub for .epub, docx for
 // .docx, odt for .odt, man for .man and manual page section suffixes
 // (.1–.9, optionally followed by letters or digits: .3pm, .1ssl,
@@ -50,7 +51,7 @@ func DocumentKind(name string) string {
 		return KindMan
 	case ".rst", ".rest":
 		return KindRST
-	case ".adoc", ".asciidoc", ".asc":
+	case ".adoc", ".asciidoc":
 		return KindAsciiDoc
 	case ".info":
 		return KindInfo
