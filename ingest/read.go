@@ -53,7 +53,7 @@ type ReadOptions struct {
 	// Corpus.Deduped and a warning) instead of refusing the repeat.
 	Dedupe bool
 	// Stdin is read for the input "-" (nil: os.Stdin), as StdinKind ("md",
-	// "html", "pdf", "txt", "rst", "adoc", "info", "epub", "docx", "odt", "man",
+	// "html", "pdf", "txt", "rst", "adoc", "org", "info", "epub", "docx", "odt", "man",
 	// "jsonl" or "squad"; "": sniffed from its first bytes). Gzipped data is
 	// recognised by its magic number.
 	Stdin     io.Reader
@@ -115,7 +115,7 @@ func ReadInputs(paths []string) (*Corpus, error) {
 //   - other directories are walked (see below);
 //   - a file is read by its name: .jsonl is JSONL, .json SQuAD JSON, .md and
 //     .markdown Markdown, .html and .htm HTML, .pdf PDF, .rst and .rest
-//     reStructuredText, .adoc and .asciidoc AsciiDoc, .info and .info-N GNU Info, .epub EPUB, .docx
+//     reStructuredText, .adoc and .asciidoc AsciiDoc, .org Org mode, .info and .info-N GNU Info, .epub EPUB, .docx
 //     Word, .odt OpenDocument text, .man and manual
 //     page section suffixes (.1–.9, .3pm, .1ssl…) roff manual pages (plain
 //     text when they do not look like roff), anything else plain text; a
@@ -133,7 +133,7 @@ func ReadInputs(paths []string) (*Corpus, error) {
 // it had when opened, is refused with ErrChangedWhileRead.
 //
 // Directory walks read .md, .markdown, .html, .htm, .txt, .text, .pdf,
-// .rst, .rest, .adoc, .asciidoc, .info (.info-N), .epub, .docx, .odt, manual page (.1–.9 and the like, .man) and .jsonl files (each optionally
+// .rst, .rest, .adoc, .asciidoc, .org, .info (.info-N), .epub, .docx, .odt, manual page (.1–.9 and the like, .man) and .jsonl files (each optionally
 // gzipped: /usr/share/man/man1 reads as it is) in sorted path order,
 // skipping hidden directories, files of other kinds (a file named like a
 // manual page that is not roff among them), files filtered out by
@@ -217,7 +217,7 @@ func ReadInputsContext(ctx context.Context, paths []string, opt ReadOptions) (*C
 }
 
 // kindOfName returns the kind a file name says ("md", "html", "pdf",
-// "txt", "rst", "adoc", "info", "epub", "docx", "odt", "man", "jsonl", "squad"), ignoring a ".gz" suffix, or "" with the
+// "txt", "rst", "adoc", "org", "info", "epub", "docx", "odt", "man", "jsonl", "squad"), ignoring a ".gz" suffix, or "" with the
 // extension when it says none of these.
 func kindOfName(path string) (kind, ext string) {
 	base := strings.ToLower(path)
@@ -298,9 +298,9 @@ func newReader(ctx context.Context, opt ReadOptions) (*reader, error) {
 		}
 	}
 	switch opt.StdinKind {
-	case "", "md", "html", "pdf", "txt", "rst", "adoc", "info", "epub", "docx", "odt", "man", "jsonl", "squad":
+	case "", "md", "html", "pdf", "txt", "rst", "adoc", "org", "info", "epub", "docx", "odt", "man", "jsonl", "squad":
 	default:
-		return nil, fmt.Errorf("standard input kind %q: want md, html, pdf, txt, rst, adoc, info, epub, docx, odt, man, jsonl or squad", opt.StdinKind)
+		return nil, fmt.Errorf("standard input kind %q: want md, html, pdf, txt, rst, adoc, org, info, epub, docx, odt, man, jsonl or squad", opt.StdinKind)
 	}
 	r := &reader{ctx: ctx, opt: opt, c: &Corpus{}, ids: map[string]idSeen{}}
 	if opt.Out != "" {

@@ -21,6 +21,7 @@ const (
 	KindMan      = "man"
 	KindRST      = "rst"
 	KindAsciiDoc = "adoc"
+	KindOrg      = "org"
 	KindInfo     = "info"
 	KindEPUB     = "epub"
 	KindDOCX     = "docx"
@@ -31,7 +32,7 @@ const (
 // (".gz" aside): md for .md/.markdown, html for .html/.htm/.xhtml, pdf for
 // .pdf, txt for .txt/.text, rst for .rst/.rest, adoc for
 // .adoc/.asciidoc (not .asc, which is mostly an ASCII-armoured PGP key or
-// signature), info for GNU Info files
+// signature), org for .org (Org mode), info for GNU Info files
 // (.info and a split manual's .info-1, .info-2…), epub for .epub, docx for
 // .docx, odt for .odt, man for .man and manual page section suffixes
 // (.1–.9, optionally followed by letters or digits: .3pm, .1ssl,
@@ -53,6 +54,8 @@ func DocumentKind(name string) string {
 		return KindRST
 	case ".adoc", ".asciidoc":
 		return KindAsciiDoc
+	case ".org":
+		return KindOrg
 	case ".info":
 		return KindInfo
 	case ".epub":
@@ -102,7 +105,7 @@ func looksLikeRoff(data []byte) bool {
 }
 
 // readDocument reads data, the bytes of the file name, as a document of kind
-// (KindMarkdown, KindHTML, KindPDF, KindText, KindRST, KindAsciiDoc, KindInfo, KindEPUB, KindDOCX, KindODT or KindMan; a manual page that
+// (KindMarkdown, KindHTML, KindPDF, KindText, KindRST, KindAsciiDoc, KindOrg, KindInfo, KindEPUB, KindDOCX, KindODT or KindMan; a manual page that
 // does not look like roff is read as plain text) into c: its structure is
 // kept (see [Corpus.WithContexts]); each group of blocks — a paragraph, a
 // list, a table, a definition list, a quote — becomes a context titled with
@@ -129,6 +132,8 @@ func readDocument(c *Corpus, name, kind string, data []byte) error {
 		f = document.RST
 	case KindAsciiDoc, "asciidoc":
 		f = document.AsciiDoc
+	case KindOrg:
+		f = document.Org
 	case KindInfo:
 		f = document.Info // its encoding may be Latin-1: the reader decodes it
 	case KindEPUB:
@@ -138,9 +143,9 @@ func readDocument(c *Corpus, name, kind string, data []byte) error {
 	case KindODT:
 		f = document.ODT
 	default:
-		return badInput(name, 0, "", "unsupported document kind %q (want md, html, pdf, txt, rst, adoc, info, epub, docx, odt or man)", kind)
+		return badInput(name, 0, "", "unsupported document kind %q (want md, html, pdf, txt, rst, adoc, org, info, epub, docx, odt or man)", kind)
 	}
-	if f == document.Markdown || f == document.Text || f == document.RST || f == document.AsciiDoc {
+	if f == document.Markdown || f == document.Text || f == document.RST || f == document.AsciiDoc || f == document.Org {
 		if err := checkUTF8(name, data); err != nil {
 			return err
 		}

@@ -172,7 +172,7 @@ func TestDocumentKind(t *testing.T) {
 		"n.txt": KindText, "n.text": KindText, "n.jsonl": "", "README": "",
 		"guide.rst": KindRST, "guide.rest.gz": KindRST, "INDEX.RST": KindRST,
 		"guide.adoc": KindAsciiDoc, "guide.asciidoc.gz": KindAsciiDoc, "KEYS.ASC": "", "x.tar.gz.asc": "",
-		"GUIDE.ADOC.gz": KindAsciiDoc, "x.adoc.bak": "", "x.ad": "",
+		"GUIDE.ADOC.gz": KindAsciiDoc, "notes.org": KindOrg, "NOTES.ORG.gz": KindOrg, "x.org.bak": "", "x.adoc.bak": "", "x.ad": "",
 		"coreutils.info.gz": KindInfo, "find.info-1.gz": KindInfo, "x.info-12": KindInfo, "x.info-": "", "x.info-a": "", "dir": "",
 		"ls.1": KindMan, "ls.1.gz": KindMan, "perl.3pm.gz": KindMan, "x.1ssl": KindMan, "mount.8": KindMan,
 		"open.3posix.gz": KindMan, "page.man": KindMan, "LS.1": KindMan,

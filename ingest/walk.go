@@ -30,7 +30,7 @@ const (
 type FileResult struct {
 	// Path is the file's path as met (under the directory given).
 	Path string
-	// Kind is the kind it was read as ("md", "html", "pdf", "txt", "rst", "adoc", "info", "epub", "docx", "odt", "man",
+	// Kind is the kind it was read as ("md", "html", "pdf", "txt", "rst", "adoc", "org", "info", "epub", "docx", "odt", "man",
 	// "jsonl", "squad", "dataset"), "dir" for a directory skipped whole,
 	// or "other" for a file of no kind reqa reads.
 	Kind   string
@@ -110,7 +110,7 @@ func (c *Corpus) FileSummary() string {
 }
 
 // dirKinds are the kinds a directory walk reads.
-var dirKinds = map[string]bool{"md": true, "html": true, "pdf": true, "txt": true, "rst": true, "adoc": true, "info": true, "epub": true, "docx": true, "odt": true, "man": true, "jsonl": true}
+var dirKinds = map[string]bool{"md": true, "html": true, "pdf": true, "txt": true, "rst": true, "adoc": true, "org": true, "info": true, "epub": true, "docx": true, "odt": true, "man": true, "jsonl": true}
 
 // walkFile is a file a walk found to read.
 type walkFile struct {
@@ -133,7 +133,7 @@ func (r *reader) readDir(root string) error {
 	}
 	sort.Slice(w.files, func(i, j int) bool { return w.files[i].path < w.files[j].path })
 	if len(w.files) == 0 {
-		return badInput(root, 0, "", "no .md, .markdown, .html, .htm, .txt, .pdf, .rst, .adoc, .info, .epub, .docx, .odt, manual page (.1–.9, .man) or .jsonl files to read in directory (%s)", r.c.FileSummary())
+		return badInput(root, 0, "", "no .md, .markdown, .html, .htm, .txt, .pdf, .rst, .adoc, .org, .info, .epub, .docx, .odt, manual page (.1–.9, .man) or .jsonl files to read in directory (%s)", r.c.FileSummary())
 	}
 	seen := map[fileID]string{}
 	for _, f := range w.files {

@@ -1,4 +1,4 @@
-// Package document parses Markdown, HTML, PDF, reStructuredText, AsciiDoc, GNU Info,
+// Package document parses Markdown, HTML, PDF, reStructuredText, AsciiDoc, Org, GNU Info,
 // roff manual pages, EPUB books, Word documents (.docx), OpenDocument text
 // (.odt) and plain text into a structured [Document]: sections that start at headings, each
 // with its heading path (H1 › H2 › H3) and GitHub-style slug, holding blocks
@@ -50,7 +50,15 @@
 // blocks, block titles and attributes, comments, block macros and
 // preprocessor directives (includes are not followed) are dropped, and
 // inline marks, links, cross references and UI macros are resolved to
-// their text. GNU Info files
+// their text. Org mode is parsed by go-org and the HTML it writes read as
+// HTML: headlines start sections, paragraphs, list items, description
+// lists (definitions), tables (rows with the header above the first
+// hline) and quote blocks are blocks, src and example blocks code;
+// #+TITLE is the document's title; TODO keywords, priorities, tags,
+// property drawers, planning lines, keywords, footnotes, raw HTML and
+// noexport headlines are dropped. go-org keeps no positions: a block's
+// line is the line of its section's headline in the Org source (found by
+// matching headline text in order), 0 before the first headline. GNU Info files
 // (makeinfo's text output of Texinfo) are read by a reader of this package:
 // each node is a section under its title (the Top node's is the
 // document's), underlined titles are headings, @table items and @deffn

@@ -20,6 +20,7 @@ const (
 	Man      Format = "man"
 	RST      Format = "rst"
 	AsciiDoc Format = "adoc"
+	Org      Format = "org"
 	Info     Format = "info"
 	EPUB     Format = "epub"
 	DOCX     Format = "docx"
@@ -51,6 +52,7 @@ type Block struct {
 	// "Header1: cell1; Header2: cell2", a definition "term: definition".
 	Text string
 	// Line is the 1-based line the block starts on, 0 when unknown (PDF);
+	// in Org the line of its section's headline (0 before the first);
 	// in an EPUB the line of its content document (Section.Part), in a
 	// DOCX or ODT the 1-based number of the paragraph it starts at (they
 	// have no lines).
@@ -108,8 +110,8 @@ type Document struct {
 	Name   string
 	Format Format
 	// Title is the document's title: the HTML <title>, an EPUB's dc:title,
-	// a DOCX's core property title or an ODT's meta.xml title, else the
-	// first H1, else "".
+	// a DOCX's core property title, an ODT's meta.xml title or Org's
+	// #+TITLE, else the first H1, else "".
 	Title string
 	// Sections in document order; sections without blocks are kept (their
 	// headings belong to the paths of the sections under them).
@@ -180,6 +182,8 @@ func Parse(name string, f Format, data []byte) (*Document, error) {
 		return ParseRST(name, data)
 	case AsciiDoc:
 		return ParseAsciiDoc(name, data)
+	case Org:
+		return ParseOrg(name, data)
 	case Info:
 		return ParseInfo(name, data)
 	case EPUB:

@@ -169,3 +169,19 @@ func FuzzAsciiDoc(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, AsciiDoc, data) })
 }
+
+// FuzzOrg parses arbitrary input as Org mode: never a panic or a hang; an
+// error is an *Error naming the file; a document satisfies checkDocument.
+func FuzzOrg(f *testing.F) {
+	for _, s := range []string{
+		"",
+		"#+TITLE: T /x/\n#+OPTIONS: toc:t\nIntro[fn:1].\n* TODO [#A] H :a:b:\nSCHEDULED: <2024-05-01 Wed>\n:PROPERTIES:\n:CUSTOM_ID: h\n:END:\n*b* /i/ =v= ~c~ [[https://u][t]]\n* Footnotes\n[fn:1] n\n",
+		"- a\n  - b\n1. c\n- t :: d\n| A | B |\n|---+---|\n| 1 | 2 |\n",
+		"#+BEGIN_SRC go\n* x\n#+END_SRC\n#+BEGIN_EXAMPLE\ne\n#+END_EXAMPLE\n#+BEGIN_QUOTE\nq\n#+END_QUOTE\n: f\n",
+		"#+MACRO: m $1 {{{m(x)}}}\n{{{m(y)}}}\n#+INCLUDE: \"x.org\"\n#+HTML: <h1>r</h1>\n@@html:<b>@@\n",
+		"\xef\xbb\xbf** caf\xe9\r\n\t* \x00\n#+BEGIN_SRC\n\xff\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, Org, data) })
+}
