@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/store"
 )
 
@@ -188,37 +187,12 @@ func TestReadOfficeStdin(t *testing.T) {
 // anchors.
 func TestAskOffice(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"keeper.epub": string(epubBook(t)), "ferry.docx": string(wordDoc(t)), "tides.odt": string(odtDoc(t, "application/vnd.oasis.opendocument.text"))})
-	c, err := ReadInputs([]string{dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "x.reqa")
-	if _, err := Build(context.Background(), c, out, Options{Tokenizers: []string{"word"}}); err != nil {
-		t.Fatal(err)
-	}
-	e, err := rank.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	r, err := e.Ranker("bm25-word")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct{ q, sentence, title, source string }{
+	askFirst(t, dir, []askCase{
 		{"how often does the foghorn sound", "The foghorn sounds twice a minute in fog.", "The Fog Signal › Foghorns", "keeper.epub:OEBPS/ch2.xhtml:5#foghorns"},
 		{"when does the ferry leave the harbour", "The ferry leaves the harbour at nine.", "Ferry Timetable › Crossings", "ferry.docx:3#crossings"},
 		{"when do spring tides peak", "Spring tides peak two days after the full moon.", "High Water", "tides.odt:2#high-water"},
 		{"what is the range at Avonmouth", "Port: Avonmouth; Range: Fourteen metres", "High Water › Heights", "tides.odt:7#heights"},
-	} {
-		a, err := e.Ask(r, tc.q, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(a) == 0 || a[0].Sentence != tc.sentence || a[0].Title != tc.title || !strings.HasSuffix(a[0].Source, string(filepath.Separator)+tc.source) {
-			t.Errorf("%q: %+v, want %q under %q at %s", tc.q, a, tc.sentence, tc.title, tc.source)
-		}
-	}
+	})
 }
 
 // TestSniffODT: an ODT is known by its first entry, a stored "mimetype"

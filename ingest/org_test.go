@@ -3,11 +3,8 @@ package ingest
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/reqa/reqa/rank"
 )
 
 // orgGuide is a small invented Org file.
@@ -62,34 +59,9 @@ func TestReadOrg(t *testing.T) {
 // heading) and the anchor of its headline's line.
 func TestAskOrg(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"guide.org": orgGuide})
-	c, err := ReadInputs([]string{dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "x.reqa")
-	if _, err := Build(context.Background(), c, out, Options{Tokenizers: []string{"word"}}); err != nil {
-		t.Fatal(err)
-	}
-	e, err := rank.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	r, err := e.Ranker("bm25-word")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct{ q, sentence, title, source string }{
+	askFirst(t, dir, []askCase{
 		{"how long are backups kept", "Backups are kept for a week.", "Options", "guide.org:5#options"},
 		{"what does the fast mode skip", "Mode: fast; Effect: Skips the backup.", "Options", "guide.org:5#options"},
 		{"what does dry run show", "--dry-run: Shows what would change.", "Options", "guide.org:5#options"},
-	} {
-		a, err := e.Ask(r, tc.q, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(a) == 0 || a[0].Sentence != tc.sentence || a[0].Title != tc.title || !strings.HasSuffix(a[0].Source, string(filepath.Separator)+tc.source) {
-			t.Errorf("%q: %+v, want %q under %q at %s", tc.q, a, tc.sentence, tc.title, tc.source)
-		}
-	}
+	})
 }

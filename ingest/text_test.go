@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/go-pdf/fpdf"
+	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/store"
 )
 
@@ -204,4 +206,40 @@ func FuzzReadDocument(f *testing.F) {
 		}
 		fuzzRead(t, name, data, false)
 	})
+}
+
+// askCase is a question and the first answer askFirst wants: its
+// sentence, title (heading path) and the end of its source anchor.
+type askCase struct{ q, sentence, title, source string }
+
+// askFirst indexes dir (BM25 word field only), asks each case's question
+// with bm25-word and checks the first answer.
+func askFirst(t *testing.T, dir string, cases []askCase) {
+	t.Helper()
+	c, err := ReadInputs([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "x.reqa")
+	if _, err := Build(context.Background(), c, out, Options{Tokenizers: []string{"word"}}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := rank.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	r, err := e.Ranker("bm25-word")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range cases {
+		a, err := e.Ask(r, tc.q, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a) == 0 || a[0].Sentence != tc.sentence || a[0].Title != tc.title || !strings.HasSuffix(a[0].Source, string(filepath.Separator)+tc.source) {
+			t.Errorf("%q: %+v, want %q under %q at %s", tc.q, a, tc.sentence, tc.title, tc.source)
+		}
+	}
 }
