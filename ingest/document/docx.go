@@ -510,26 +510,6 @@ func runHidden(d *xml.Decoder) (bool, error) {
 	return hidden, err
 }
 
-// rawText returns the character data of the element just started.
-func rawText(d *xml.Decoder) (string, error) {
-	var sb strings.Builder
-	for depth := 1; depth > 0; {
-		t, err := d.Token()
-		if err != nil {
-			return "", err
-		}
-		switch t := t.(type) {
-		case xml.StartElement:
-			depth++
-		case xml.EndElement:
-			depth--
-		case xml.CharData:
-			sb.Write(t)
-		}
-	}
-	return sb.String(), nil
-}
-
 // table reads a w:tbl whose start was just read.
 func (r *docxReader) table(depth int) (*docxTable, error) {
 	tb := &docxTable{}

@@ -178,6 +178,14 @@ func attr(e xml.StartElement, local string) string {
 // elementText returns the text of the element whose start the decoder has
 // just read (its descendants' too), collapsed.
 func elementText(d *xml.Decoder) (string, error) {
+	s, err := rawText(d)
+	return collapse(s), err
+}
+
+// rawText returns the character data of the element whose start the
+// decoder has just read (its descendants' too) as it is, at most
+// maxPartBytes of it.
+func rawText(d *xml.Decoder) (string, error) {
 	var sb strings.Builder
 	for depth := 1; depth > 0; {
 		t, err := d.Token()
@@ -195,7 +203,7 @@ func elementText(d *xml.Decoder) (string, error) {
 			}
 		}
 	}
-	return collapse(sb.String()), nil
+	return sb.String(), nil
 }
 
 // eachPartStart reads the part p as XML, calling f with the decoder and
