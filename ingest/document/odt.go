@@ -230,35 +230,24 @@ func (r *odtReader) readStylesPart(p string) error {
 // (office:styles, office:automatic-styles) into styles, the first of a
 // name kept.
 func readODTStyles(d *xml.Decoder, styles map[string]*odtStyle) error {
-	for depth := 1; depth > 0; {
-		t, err := d.Token()
-		if err != nil {
-			return err
+	return eachStart(d, func(e xml.StartElement, depth int) {
+		if depth != 1 || !odtIs(e.Name, odfStyle, "style") {
+			return
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			depth--
-		case xml.StartElement:
-			depth++
-			if depth != 2 || !odtIs(t.Name, odfStyle, "style") {
-				continue
-			}
-			name := attr(t, "name")
-			if fam := attr(t, "family"); fam != "paragraph" || name == "" {
-				continue
-			}
-			if _, dup := styles[name]; dup {
-				continue
-			}
-			styles[name] = &odtStyle{
-				name:    name,
-				display: attr(t, "display-name"),
-				parent:  attr(t, "parent-style-name"),
-				outline: odtLevel(attr(t, "default-outline-level")),
-			}
+		name := attr(e, "name")
+		if fam := attr(e, "family"); fam != "paragraph" || name == "" {
+			return
 		}
-	}
-	return nil
+		if _, dup := styles[name]; dup {
+			return
+		}
+		styles[name] = &odtStyle{
+			name:    name,
+			display: attr(e, "display-name"),
+			parent:  attr(e, "parent-style-name"),
+			outline: odtLevel(attr(e, "default-outline-level")),
+		}
+	})
 }
 
 // odtLevel returns an outline level attribute's heading level: 1–10, else
