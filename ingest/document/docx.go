@@ -338,20 +338,7 @@ func (r *docxReader) document() error {
 // up to the end of the element just started, handing its paragraphs and
 // tables on.
 func (r *docxReader) content(depth int, para func(*docxPara), table func(*docxTable)) error {
-	for {
-		t, err := r.d.Token()
-		if err != nil {
-			return err
-		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			return nil
-		case xml.StartElement:
-			if err := r.contentOf(t, depth, para, table); err != nil {
-				return err
-			}
-		}
-	}
+	return eachChild(r.d, func(e xml.StartElement) error { return r.contentOf(e, depth, para, table) })
 }
 
 // docxContainer reports whether the element n holds content read as if it
@@ -382,32 +369,19 @@ func (r *docxReader) paragraph() (*docxPara, error) {
 // inline reads a paragraph's content up to the end of the element just
 // started.
 func (r *docxReader) inline(p *docxPara, depth int) error {
-	for {
-		t, err := r.d.Token()
-		if err != nil {
-			return err
+	return eachChild(r.d, func(e xml.StartElement) error {
+		switch {
+		case depth >= maxNesting:
+			return skipElement(r.d)
+		case isW(e.Name) && e.Name.Local == "pPr":
+			return r.paraProps(p)
+		case isW(e.Name) && e.Name.Local == "r":
+			return r.run(p)
+		case docxContainer(e.Name):
+			return r.inline(p, depth+1)
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			return nil
-		case xml.StartElement:
-			switch {
-			case depth >= maxNesting:
-				err = skipElement(r.d)
-			case isW(t.Name) && t.Name.Local == "pPr":
-				err = r.paraProps(p)
-			case isW(t.Name) && t.Name.Local == "r":
-				err = r.run(p)
-			case docxContainer(t.Name):
-				err = r.inline(p, depth+1)
-			default:
-				err = skipElement(r.d)
-			}
-			if err != nil {
-				return err
-			}
-		}
-	}
+		return skipElement(r.d)
+	})
 }
 
 // paraProps reads a paragraph's properties: its style, numbering and
@@ -513,39 +487,33 @@ func runHidden(d *xml.Decoder) (bool, error) {
 // table reads a w:tbl whose start was just read.
 func (r *docxReader) table(depth int) (*docxTable, error) {
 	tb := &docxTable{}
-	for {
-		t, err := r.d.Token()
-		if err != nil {
-			return nil, err
-		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			return tb, nil
-		case xml.StartElement:
-			switch {
-			case depth >= maxNesting:
-				err = skipElement(r.d)
-			case isW(t.Name) && t.Name.Local == "tblPr":
-				tb.firstRow, err = tableLook(r.d)
-			case isW(t.Name) && t.Name.Local == "tr":
-				var row docxRow
-				if row, err = r.row(depth + 1); err == nil {
-					tb.rows = append(tb.rows, row)
-				}
-			case docxContainer(t.Name):
-				// Rows in a content control: read as the table's.
-				var inner *docxTable
-				if inner, err = r.table(depth + 1); err == nil {
-					tb.rows = append(tb.rows, inner.rows...)
-				}
-			default:
-				err = skipElement(r.d)
+	err := eachChild(r.d, func(e xml.StartElement) error {
+		var err error
+		switch {
+		case depth >= maxNesting:
+			return skipElement(r.d)
+		case isW(e.Name) && e.Name.Local == "tblPr":
+			tb.firstRow, err = tableLook(r.d)
+		case isW(e.Name) && e.Name.Local == "tr":
+			var row docxRow
+			if row, err = r.row(depth + 1); err == nil {
+				tb.rows = append(tb.rows, row)
 			}
-			if err != nil {
-				return nil, err
+		case docxContainer(e.Name):
+			// Rows in a content control: read as the table's.
+			var inner *docxTable
+			if inner, err = r.table(depth + 1); err == nil {
+				tb.rows = append(tb.rows, inner.rows...)
 			}
+		default:
+			err = skipElement(r.d)
 		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return tb, nil
 }
 
 // tableLook reads a table's properties and reports whether its look
@@ -568,42 +536,33 @@ func tableLook(d *xml.Decoder) (bool, error) {
 // joined, a cell spanning n grid columns followed by n-1 empty ones.
 func (r *docxReader) row(depth int) (docxRow, error) {
 	row := docxRow{line: r.paras + 1}
-	for {
-		t, err := r.d.Token()
-		if err != nil {
-			return row, err
-		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			return row, nil
-		case xml.StartElement:
-			switch {
-			case depth >= maxNesting:
-				err = skipElement(r.d)
-			case isW(t.Name) && t.Name.Local == "trPr":
-				row.header, err = rowHeader(r.d)
-			case isW(t.Name) && t.Name.Local == "tc":
-				var text string
-				var span int
-				if text, span, err = r.cell(depth + 1); err == nil {
-					row.cells = append(row.cells, text)
-					for i := 1; i < span && len(row.cells) < 64; i++ {
-						row.cells = append(row.cells, "")
-					}
+	err := eachChild(r.d, func(e xml.StartElement) error {
+		var err error
+		switch {
+		case depth >= maxNesting:
+			return skipElement(r.d)
+		case isW(e.Name) && e.Name.Local == "trPr":
+			row.header, err = rowHeader(r.d)
+		case isW(e.Name) && e.Name.Local == "tc":
+			var text string
+			var span int
+			if text, span, err = r.cell(depth + 1); err == nil {
+				row.cells = append(row.cells, text)
+				for i := 1; i < span && len(row.cells) < 64; i++ {
+					row.cells = append(row.cells, "")
 				}
-			case docxContainer(t.Name):
-				var inner docxRow
-				if inner, err = r.row(depth + 1); err == nil {
-					row.cells = append(row.cells, inner.cells...)
-				}
-			default:
-				err = skipElement(r.d)
 			}
-			if err != nil {
-				return row, err
+		case docxContainer(e.Name):
+			var inner docxRow
+			if inner, err = r.row(depth + 1); err == nil {
+				row.cells = append(row.cells, inner.cells...)
 			}
+		default:
+			err = skipElement(r.d)
 		}
-	}
+		return err
+	})
+	return row, err
 }
 
 // rowHeader reads a row's properties and reports whether it is a header
@@ -624,40 +583,31 @@ func rowHeader(d *xml.Decoder) (bool, error) {
 func (r *docxReader) cell(depth int) (string, int, error) {
 	var parts []string
 	span := 1
-	for {
-		t, err := r.d.Token()
-		if err != nil {
-			return "", 0, err
+	err := eachChild(r.d, func(e xml.StartElement) error {
+		if isW(e.Name) && e.Name.Local == "tcPr" {
+			var err error
+			span, err = cellSpan(r.d)
+			return err
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			return strings.Join(parts, " "), span, nil
-		case xml.StartElement:
-			if isW(t.Name) && t.Name.Local == "tcPr" {
-				span, err = cellSpan(r.d)
-			} else {
-				// The cell's content, read as a body's is.
-				err = r.contentOf(t, depth, func(p *docxPara) {
-					if s := collapse(p.text.String()); s != "" {
-						parts = append(parts, s)
-					}
-				}, func(tb *docxTable) {
-					var rows []string
-					for _, row := range tb.rows {
-						if s := tableRow(nil, row.cells); s != "" {
-							rows = append(rows, s)
-						}
-					}
-					if len(rows) > 0 {
-						parts = append(parts, strings.Join(rows, "; "))
-					}
-				})
+		// The cell's content, read as a body's is.
+		return r.contentOf(e, depth, func(p *docxPara) {
+			if s := collapse(p.text.String()); s != "" {
+				parts = append(parts, s)
 			}
-			if err != nil {
-				return "", 0, err
+		}, func(tb *docxTable) {
+			var rows [][]string
+			for _, row := range tb.rows {
+				rows = append(rows, row.cells)
 			}
-		}
+			if s := cellTableText(rows); s != "" {
+				parts = append(parts, s)
+			}
+		})
+	})
+	if err != nil {
+		return "", 0, err
 	}
+	return strings.Join(parts, " "), span, nil
 }
 
 // contentOf reads the element e, just started, as one element of block

@@ -422,20 +422,7 @@ func odtDropped(n xml.Name) bool {
 // cell) up to the end of the element just started, handing its paragraphs
 // (in the list list, 0 for none) and tables on.
 func (r *odtReader) content(depth, list int, para func(*odtPara), table func(*odtTable)) error {
-	for {
-		t, err := r.d.Token()
-		if err != nil {
-			return err
-		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			return nil
-		case xml.StartElement:
-			if err := r.contentOf(t, depth, list, para, table); err != nil {
-				return err
-			}
-		}
-	}
+	return eachChild(r.d, func(e xml.StartElement) error { return r.contentOf(e, depth, list, para, table) })
 }
 
 // contentOf reads the element e, just started, as one element of block
@@ -580,37 +567,25 @@ func (r *odtReader) table(depth int) (*odtTable, error) {
 // rows reads the rows of a table, or of a group of its rows (header rows
 // when header), up to the end of the element just started.
 func (r *odtReader) rows(tb *odtTable, depth int, header bool) error {
-	for {
-		t, err := r.d.Token()
-		if err != nil {
+	return eachChild(r.d, func(e xml.StartElement) error {
+		switch {
+		case depth >= maxNesting || e.Name.Space != odfTable:
+			return skipElement(r.d)
+		case e.Name.Local == "table-row":
+			row, err := r.row(depth + 1)
+			if err == nil {
+				row.header = header
+				tb.rows = append(tb.rows, row)
+			}
 			return err
+		case e.Name.Local == "table-header-rows":
+			return r.rows(tb, depth+1, true)
+		case e.Name.Local == "table-rows" || e.Name.Local == "table-row-group":
+			return r.rows(tb, depth+1, header)
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			return nil
-		case xml.StartElement:
-			switch {
-			case depth >= maxNesting || t.Name.Space != odfTable:
-				err = skipElement(r.d)
-			case t.Name.Local == "table-row":
-				var row odtRow
-				if row, err = r.row(depth + 1); err == nil {
-					row.header = header
-					tb.rows = append(tb.rows, row)
-				}
-			case t.Name.Local == "table-header-rows":
-				err = r.rows(tb, depth+1, true)
-			case t.Name.Local == "table-rows" || t.Name.Local == "table-row-group":
-				err = r.rows(tb, depth+1, header)
-			default:
-				// Columns, a title, a description.
-				err = skipElement(r.d)
-			}
-			if err != nil {
-				return err
-			}
-		}
-	}
+		// Columns, a title, a description.
+		return skipElement(r.d)
+	})
 }
 
 // maxCells bounds the cells of a row that repeated cells add.
@@ -620,38 +595,30 @@ const maxCells = 64
 // text, a covered cell an empty one, a repeated cell repeated.
 func (r *odtReader) row(depth int) (odtRow, error) {
 	row := odtRow{line: r.paras + 1}
-	for {
-		t, err := r.d.Token()
+	err := eachChild(r.d, func(e xml.StartElement) error {
+		if depth >= maxNesting || e.Name.Space != odfTable || (e.Name.Local != "table-cell" && e.Name.Local != "covered-table-cell") {
+			return skipElement(r.d)
+		}
+		text := ""
+		var err error
+		if e.Name.Local == "table-cell" {
+			text, err = r.cell(depth + 1)
+		} else {
+			err = skipElement(r.d)
+		}
 		if err != nil {
-			return row, err
+			return err
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			return row, nil
-		case xml.StartElement:
-			if depth >= maxNesting || t.Name.Space != odfTable || (t.Name.Local != "table-cell" && t.Name.Local != "covered-table-cell") {
-				if err := skipElement(r.d); err != nil {
-					return row, err
-				}
-				continue
-			}
-			text := ""
-			if t.Name.Local == "table-cell" {
-				if text, err = r.cell(depth + 1); err != nil {
-					return row, err
-				}
-			} else if err := skipElement(r.d); err != nil {
-				return row, err
-			}
-			n := 1
-			if c, err := strconv.Atoi(strings.TrimSpace(attr(t, "number-columns-repeated"))); err == nil && c > 1 {
-				n = c
-			}
-			for i := 0; i < n && (i == 0 || len(row.cells) < maxCells); i++ {
-				row.cells = append(row.cells, text)
-			}
+		n := 1
+		if c, err := strconv.Atoi(strings.TrimSpace(attr(e, "number-columns-repeated"))); err == nil && c > 1 {
+			n = c
 		}
-	}
+		for i := 0; i < n && (i == 0 || len(row.cells) < maxCells); i++ {
+			row.cells = append(row.cells, text)
+		}
+		return nil
+	})
+	return row, err
 }
 
 // cell reads a table:table-cell whose start was just read: its text
@@ -663,14 +630,12 @@ func (r *odtReader) cell(depth int) (string, error) {
 			parts = append(parts, s)
 		}
 	}, func(tb *odtTable) {
-		var rows []string
+		var rows [][]string
 		for _, row := range tb.rows {
-			if s := tableRow(nil, row.cells); s != "" {
-				rows = append(rows, s)
-			}
+			rows = append(rows, row.cells)
 		}
-		if len(rows) > 0 {
-			parts = append(parts, strings.Join(rows, "; "))
+		if s := cellTableText(rows); s != "" {
+			parts = append(parts, s)
 		}
 	})
 	return strings.Join(parts, " "), err

@@ -206,6 +206,39 @@ func rawText(d *xml.Decoder) (string, error) {
 	return sb.String(), nil
 }
 
+// eachChild reads the rest of the element whose start the decoder has
+// just read, calling f with each child element's start; f must read that
+// child to its end (skipElement does when it wants none of it). Character
+// data between the children is ignored.
+func eachChild(d *xml.Decoder, f func(e xml.StartElement) error) error {
+	for {
+		t, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.EndElement:
+			return nil
+		case xml.StartElement:
+			if err := f(t); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// cellTableText is a table nested in a cell read as the cell's text: its
+// rows joined by "; ", "" when it has none.
+func cellTableText(rows [][]string) string {
+	var out []string
+	for _, cells := range rows {
+		if s := tableRow(nil, cells); s != "" {
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
 // eachPartStart reads the part p as XML, calling f with the decoder and
 // every start element in document order until f reports done; an XML
 // error is an *Error naming the part.
