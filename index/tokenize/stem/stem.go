@@ -16,7 +16,11 @@ import (
 // "user.name", "--global", "max_connections"), the stem of each of its
 // [Parts].
 func Tokenize(text string) []string {
-	toks := word.Tokenize(text)
+	return stems(word.Tokenize(text))
+}
+
+// stems is Tokenize over word tokens toks.
+func stems(toks []string) []string {
 	if len(toks) == 0 {
 		return nil
 	}
@@ -44,7 +48,7 @@ func Tokenize(text string) []string {
 // would double its postings.
 func Query(text string) []string {
 	toks := word.Tokenize(text)
-	out := Tokenize(text)
+	out := stems(toks)
 	for i := 0; i+1 < len(toks); i++ {
 		a, b := toks[i], toks[i+1]
 		if !isWord(a) || !isWord(b) {
