@@ -120,8 +120,9 @@ func (e *Engine) loadDense(threads int) (*denseState, error) {
 				if err != nil {
 					return err
 				}
-				// Checked for non-finite values in invNorm, which every
-				// ranker calls before it scores (one pass, not two).
+				// Checked for non-finite values as they are mixed
+				// (invNorm or answers, before any ranker scores): one
+				// pass, not two.
 				if *b.dst, err = dense.DecodeUnchecked(raw); err != nil {
 					return fmt.Errorf("blob %s: %w: %w", b.name, store.ErrCorrupt, err)
 				}
@@ -177,17 +178,15 @@ func (e *Engine) loadAdapter(st *denseState) (*adapter.Adapter, error) {
 }
 
 func (st *denseState) answers(lambda float64) (dense.Vectors, error) {
-	if _, err := st.invNorm(lambda); err != nil {
-		return dense.Vectors{}, err // the vectors' check
-	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if v, ok := st.combined[lambda]; ok {
 		return v, nil
 	}
+	// Combine checks the vectors (DecodeUnchecked read them) as it mixes.
 	v, err := dense.Combine(st.sent, st.ctx, st.ctxOf, lambda)
 	if err != nil {
-		return v, err
+		return v, fmt.Errorf("blobs %s, %s: %w: %w", store.BlobDenseSent, store.BlobDenseCtx, store.ErrCorrupt, err)
 	}
 	st.combined[lambda] = v
 	return v, nil

@@ -195,7 +195,9 @@ func Normalize(x []float32) {
 	}
 }
 
-// Combine returns the answer vectors normalize(sent_i + λ·ctx[ctxOf[i]]).
+// Combine returns the answer vectors normalize(sent_i + λ·ctx[ctxOf[i]]),
+// refusing a sentence whose mixed row holds a non-finite value
+// (ErrCorrupt), as InvNorms does.
 func Combine(sent, ctx Vectors, ctxOf []uint32, lambda float64) (Vectors, error) {
 	if sent.Dim != ctx.Dim && lambda != 0 {
 		return Vectors{}, fmt.Errorf("dense: sentence width %d, context width %d", sent.Dim, ctx.Dim)
@@ -214,7 +216,8 @@ func Combine(sent, ctx Vectors, ctxOf []uint32, lambda float64) (Vectors, error)
 	l := float32(lambda)
 	// Rows are independent: the cores share them (an index of 661,408
 	// sentences mixes 1.35 GB of vectors each time it is opened).
-	inParallel(sent.Len(), func(_, from, to int) {
+	bad := make([]int, runtime.GOMAXPROCS(0)) // per part: the first bad row + 1
+	inParallel(sent.Len(), func(part, from, to int) {
 		for i := from; i < to; i++ {
 			row, s := out.Row(i), sent.Row(i)
 			if lambda == 0 {
@@ -225,9 +228,29 @@ func Combine(sent, ctx Vectors, ctxOf []uint32, lambda float64) (Vectors, error)
 					row[j] = s[j] + l*c[j]
 				}
 			}
-			Normalize(row)
+			// Normalize, refusing a row with a NaN or an infinity (vectors
+			// read by DecodeUnchecked are checked here, as in InvNorms).
+			var sum float64
+			for _, a := range row {
+				sum += float64(a) * float64(a)
+			}
+			if math.IsNaN(sum) || math.IsInf(sum, 0) {
+				bad[part] = i + 1
+				return
+			}
+			if sum != 0 {
+				inv := float32(1 / math.Sqrt(sum))
+				for j := range row {
+					row[j] *= inv
+				}
+			}
 		}
 	})
+	for _, r := range bad {
+		if r > 0 {
+			return Vectors{}, fmt.Errorf("%w: non-finite value in the vectors of sentence %d", ErrCorrupt, r-1)
+		}
+	}
 	return out, nil
 }
 

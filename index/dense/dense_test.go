@@ -252,6 +252,12 @@ func TestMixMatchesCombine(t *testing.T) {
 	if _, err := InvNorms(sent, inf, ctxOf, 0); err != nil {
 		t.Errorf("λ 0 reads no context: %v", err)
 	}
+	if _, err := Combine(nan, ctx, ctxOf, 0); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "sentence 4321") {
+		t.Errorf("Combine with a NaN in sentence 4321: %v", err)
+	}
+	if _, err := Combine(sent, inf, ctxOf, 0.25); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Combine with an infinity in context 5: %v", err)
+	}
 	// DecodeUnchecked keeps them; Decode refuses them.
 	enc := nan.Encode()
 	if _, err := Decode(enc); !errors.Is(err, ErrCorrupt) {
