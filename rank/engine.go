@@ -130,11 +130,15 @@ func (b *BM25Ranker) Name() string { return b.name }
 func (b *BM25Ranker) Docs() int { return b.field.Docs() }
 
 // Tokens returns the question's tokens as the ranker sees them.
-func (b *BM25Ranker) Tokens(question string) []string { return b.tok.Query(question) }
+func (b *BM25Ranker) Tokens(question string) []string {
+	toks, _ := b.tok.Query(question)
+	return toks
+}
 
 // Score implements Ranker.
 func (b *BM25Ranker) Score(question string, acc *bm25.Accumulator) error {
-	return b.field.Score(b.tok.Query(question), acc)
+	toks, weights := b.tok.Query(question)
+	return b.field.ScoreWeighted(toks, weights, acc)
 }
 
 // bm25 builds the BM25 ranker s names.

@@ -111,3 +111,38 @@ func TestStemMatchesInflections(t *testing.T) {
 		}
 	}
 }
+
+// TestStemFormWordsWeighHalf checks that a question's form words ("how",
+// "do", "I") weigh stem.FormWeight in bm25-stem: a sentence that shares
+// only them with the question, many times over, ranks below the one that
+// shares its topic (it ranks first when they weigh 1, as under bm25-word).
+func TestStemFormWordsWeighHalf(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(text, []byte("I do what I can, and how I do it is my business.\n\nLogs rotate weekly.\n\nNothing else is said in this file.\n\nThe box holds paper.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "x.reqa")
+	buildBM25Index(t, path, text)
+	e, err := rank.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for name, want := range map[string]string{
+		"bm25-word": "I do what I can, and how I do it is my business.",
+		"bm25-stem": "Logs rotate weekly.",
+	} {
+		r, err := e.Ranker(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		as, err := e.Ask(r, "How do I rotate the logs?", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(as) == 0 || as[0].Sentence != want {
+			t.Errorf("%s: answers %+v, want %q first", name, as, want)
+		}
+	}
+}

@@ -15,3 +15,7 @@ func SetCombineMax(n int64) (restore func()) {
 	combineMax = n
 	return func() { combineMax = old }
 }
+
+// Repeated is repeated: weighted query tokens as an engine's BM25 query
+// sends them.
+var Repeated = repeated

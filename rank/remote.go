@@ -199,7 +199,60 @@ type remoteInput interface {
 // remoteQuery is a question as one input asks it.
 type remoteQuery struct {
 	tokens []string
+	// scale is what the engine's BM25 scores come back multiplied by
+	// (weighted tokens sent as repeats: see repeated); 0 means 1.
+	scale  float64
 	vector []float32
+}
+
+// maxRepeat bounds the repeats a weighted query token is sent as.
+const maxRepeat = 16
+
+// repeated turns weighted query tokens (tokenize.Tokenizer.Query's) into
+// the tokens a BM25 query to the engine sends: a token of weight w
+// repeated w·scale times, scale the smallest whole number (up to
+// maxRepeat) that makes every w·scale whole. Weaviate counts a repeated
+// query term once per repeat, so its scores come back multiplied by
+// scale, and BM25 being a sum over the query's terms, dividing them by
+// scale gives the weighted score the embedded path computes.
+func repeated(tokens []string, weights []float64) ([]string, float64, error) {
+	if weights == nil {
+		return tokens, 1, nil
+	}
+	if len(weights) != len(tokens) {
+		return nil, 0, fmt.Errorf("%d weights for %d query tokens", len(weights), len(tokens))
+	}
+	whole := func(x float64) bool { return math.Abs(x-math.Round(x)) < 1e-9 }
+	for scale := 1; scale <= maxRepeat; scale++ {
+		ok := true
+		for _, w := range weights {
+			if !(w > 0) || !whole(w*float64(scale)) {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		out := make([]string, 0, len(tokens)*scale)
+		for i, t := range tokens {
+			for range int(math.Round(weights[i] * float64(scale))) {
+				out = append(out, t)
+			}
+		}
+		return out, float64(scale), nil
+	}
+	return nil, 0, fmt.Errorf("query token weights %v: not whole numbers of repeats (at most %d each) for the engine", weights, maxRepeat)
+}
+
+// unscale divides the engine's scores of hits by q's scale.
+func (q remoteQuery) unscale(hits []weaviate.Hit) []weaviate.Hit {
+	if q.scale != 0 && q.scale != 1 {
+		for i := range hits {
+			hits[i].Score /= q.scale
+		}
+	}
+	return hits
 }
 
 // remoteBM25 is "bm25-TOKENIZER" of an engine index.
@@ -214,14 +267,19 @@ type remoteBM25 struct {
 func (b *remoteBM25) Name() string { return b.name }
 func (b *remoteBM25) Docs() int    { return b.n }
 func (b *remoteBM25) prepare(_ context.Context, q string) (remoteQuery, error) {
-	return remoteQuery{tokens: weaviate.Tokens(b.tok.Query(q))}, nil
+	toks, scale, err := repeated(b.tok.Query(q))
+	if err != nil {
+		return remoteQuery{}, fmt.Errorf("%s: %w", b.name, err)
+	}
+	return remoteQuery{tokens: weaviate.Tokens(toks), scale: scale}, nil
 }
 func (b *remoteBM25) top(ctx context.Context, q remoteQuery, k int) ([]weaviate.Hit, error) {
-	return b.col.BM25In(ctx, b.tokenizer, q.tokens, k, nil)
+	hits, err := b.col.BM25In(ctx, b.tokenizer, q.tokens, k, nil)
+	return q.unscale(hits), err
 }
 func (b *remoteBM25) scoresOf(ctx context.Context, q remoteQuery, ids []int) (map[int]float64, error) {
 	hits, err := b.col.BM25In(ctx, b.tokenizer, q.tokens, len(ids), ids)
-	return hitMap(hits), err
+	return hitMap(q.unscale(hits)), err
 }
 
 // stats estimates BM25's mean and deviation over the collection from the

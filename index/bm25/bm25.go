@@ -546,12 +546,24 @@ func (a *Accumulator) TouchAll() {
 // Score adds the BM25 score of every document for the tokenized query into
 // a, which must have been made for Docs() documents.
 func (f *Field) Score(query []string, a *Accumulator) error {
+	return f.ScoreWeighted(query, nil, a)
+}
+
+// ScoreWeighted is Score with each query token's term scaled by its
+// weight (weights[i] for query[i]; nil weighs every token 1): the score of
+// a document is Σ weight · idf · tf-part, so a token of weight ½ counts
+// half as much as one of weight 1 and as much as half a repeat. Weights
+// must be finite and positive.
+func (f *Field) ScoreWeighted(query []string, weights []float64, a *Accumulator) error {
 	if len(a.Scores) != len(f.denom) || len(a.mark) != len(f.denom) {
 		return fmt.Errorf("bm25: accumulator has %d entries for %d documents", len(a.Scores), len(f.denom))
 	}
+	if weights != nil && len(weights) != len(query) {
+		return fmt.Errorf("bm25: %d weights for %d query tokens", len(weights), len(query))
+	}
 	k1 := f.params.K1
 	lucene := f.params.Variant == "lucene"
-	for _, t := range query {
+	for i, t := range query {
 		ps, found, err := f.src.Postings(t)
 		if err != nil {
 			return err
@@ -560,6 +572,13 @@ func (f *Field) Score(query []string, a *Accumulator) error {
 			continue
 		}
 		idf := f.IDF(len(ps))
+		if weights != nil {
+			w := weights[i]
+			if !(w > 0) || math.IsInf(w, 0) {
+				return fmt.Errorf("bm25: query token %q has weight %v, want a finite weight > 0", t, w)
+			}
+			idf *= w
+		}
 		for _, p := range ps {
 			tf := float64(p.TF)
 			var s float64

@@ -145,6 +145,56 @@ func TestHandComputed(t *testing.T) {
 	}
 }
 
+// TestScoreWeighted checks that a token's weight scales its term: weight
+// ½ scores as half a repeat, nil weights as Score, for both variants, and
+// that bad weights are refused.
+func TestScoreWeighted(t *testing.T) {
+	corpus := [][]string{{"how", "do", "i", "log", "out"}, {"log", "rotation", "how"}, {"i", "i", "do"}}
+	b := NewBuilder()
+	for _, d := range corpus {
+		b.Add(d)
+	}
+	for _, params := range []Params{Gensim(), Lucene()} {
+		f := FromBuilder(b, "t", "test", true, params)
+		score := func(q []string, w []float64) []float64 {
+			t.Helper()
+			acc := NewAccumulator(3)
+			if err := f.ScoreWeighted(q, w, acc); err != nil {
+				t.Fatal(err)
+			}
+			return acc.Scores
+		}
+		plain := NewAccumulator(3)
+		if err := f.Score([]string{"how", "log"}, plain); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			name      string
+			q         []string
+			w         []float64
+			wantQuery []string // unweighted query scoring twice the weighted one
+		}{
+			{"nil weights", []string{"how", "log"}, nil, []string{"how", "log", "how", "log"}},
+			{"all 1", []string{"how", "log"}, []float64{1, 1}, []string{"how", "log", "how", "log"}},
+			{"half counts as half a repeat", []string{"how", "log"}, []float64{0.5, 1}, []string{"how", "log", "log"}},
+			{"two halves count as one", []string{"how", "how", "i"}, []float64{0.5, 0.5, 0.5}, []string{"how", "how", "i"}},
+		} {
+			got := score(tc.q, tc.w)
+			want := score(tc.wantQuery, nil)
+			for d := range got {
+				if math.Abs(2*got[d]-want[d]) > 1e-12 {
+					t.Errorf("%s %s: doc %d scores %v, want half of %v", params.Variant, tc.name, d, got[d], want[d])
+				}
+			}
+		}
+		for _, w := range [][]float64{{1}, {0, 1}, {-1, 1}, {math.NaN(), 1}, {math.Inf(1), 1}} {
+			if err := f.ScoreWeighted([]string{"how", "log"}, w, NewAccumulator(3)); err == nil {
+				t.Errorf("%s: weights %v accepted", params.Variant, w)
+			}
+		}
+	}
+}
+
 func TestTopKTies(t *testing.T) {
 	b := NewBuilder()
 	for _, d := range [][]string{{"x"}, {"y"}, {"x"}, {"x"}} {

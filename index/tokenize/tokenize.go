@@ -6,7 +6,8 @@
 //   - "stem": the word tokens lower-cased and Snowball English stemmed,
 //     identifiers also split into their parts (package
 //     index/tokenize/stem), so inflections of a word meet; a question's
-//     two adjacent words also search as one ("roll back", "rollback").
+//     two adjacent words also search as one ("roll back", "rollback"), and
+//     its question-form words ("how", "do", "I") weigh half.
 //
 // New indexes hold a BM25 field pair for every tokenizer in [Names];
 // indexes built before "stem" existed lack its fields: they do not offer
@@ -31,10 +32,11 @@ type Tokenizer interface {
 	Name() string
 	// Tokenize returns the tokens of a document's text.
 	Tokenize(text string) []string
-	// Query returns the tokens a question is searched with: Tokenize's,
-	// and for "stem" also two adjacent words written as one (see
-	// [stem.Query]).
-	Query(text string) []string
+	// Query returns the tokens a question is searched with and each
+	// one's weight in a BM25 score (nil: all 1): Tokenize's tokens, and
+	// for "stem" also two adjacent words written as one, with
+	// question-form words weighing [stem.FormWeight] (see [stem.Query]).
+	Query(text string) (tokens []string, weights []float64)
 }
 
 // Names lists the registered tokenizers in their canonical order.
@@ -42,21 +44,21 @@ func Names() []string { return []string{"word", "wpm", "stem"} }
 
 type wordTok struct{}
 
-func (wordTok) Name() string                  { return "word" }
-func (wordTok) Tokenize(text string) []string { return word.Tokenize(text) }
-func (wordTok) Query(text string) []string    { return word.Tokenize(text) }
+func (wordTok) Name() string                            { return "word" }
+func (wordTok) Tokenize(text string) []string           { return word.Tokenize(text) }
+func (wordTok) Query(text string) ([]string, []float64) { return word.Tokenize(text), nil }
 
 type wpmTok struct{ t *wordpiece.Tokenizer }
 
-func (w wpmTok) Name() string                  { return "wpm" }
-func (w wpmTok) Tokenize(text string) []string { return w.t.Tokenize(text) }
-func (w wpmTok) Query(text string) []string    { return w.t.Tokenize(text) }
+func (w wpmTok) Name() string                            { return "wpm" }
+func (w wpmTok) Tokenize(text string) []string           { return w.t.Tokenize(text) }
+func (w wpmTok) Query(text string) ([]string, []float64) { return w.t.Tokenize(text), nil }
 
 type stemTok struct{}
 
-func (stemTok) Name() string                  { return "stem" }
-func (stemTok) Tokenize(text string) []string { return stem.Tokenize(text) }
-func (stemTok) Query(text string) []string    { return stem.Query(text) }
+func (stemTok) Name() string                            { return "stem" }
+func (stemTok) Tokenize(text string) []string           { return stem.Tokenize(text) }
+func (stemTok) Query(text string) ([]string, []float64) { return stem.Query(text) }
 
 var (
 	wpmOnce sync.Once

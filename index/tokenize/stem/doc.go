@@ -29,6 +29,18 @@
 // in one index (one question each) and on SQuAD (by 0.1), and lowered it on
 // none (BENCHMARKS.md, "Two words a document writes as one").
 //
+// Query also weighs each token: a question-form word ([Form]: an
+// interrogative, an auxiliary, a first-person pronoun — "how", "do", "I",
+// "can", "we") counts [FormWeight] (½) in the BM25 score, every other token
+// 1 (index/bm25's Field.ScoreWeighted). Such words say what shape the question
+// has, not what it is about, and at full weight they met text of the same
+// shape: "How do I …?" questions were answered from the contexts under a
+// FAQ's "How can I …?" headings. Chosen on the tune halves of SQuAD and
+// four documentation sets, where it raised the default ranker on SQuAD,
+// bash and debfaq and lowered it on none, and bm25-stem alone by up to 6
+// P@1 (git; SQuAD 1.6) and lowered it on none (BENCHMARKS.md,
+// "Question-form words weigh half").
+//
 // Stemming is what Lucene's, Xapian's and Elasticsearch's English analyzers
 // do before BM25; reqa's other tokenizers ("word": exact NLTK tokens,
 // "wpm": BERT WordPiece) do not stem.

@@ -15,7 +15,8 @@ import (
 // stems of its parts when it has inner punctuation, that tokens are
 // non-empty and free of white space, that valid text gives valid tokens,
 // that Stem never grows a token beyond its lower-cased form, and that Query
-// adds at most one joined token per adjacent pair after Tokenize's tokens.
+// adds at most one joined token per adjacent pair after Tokenize's tokens,
+// each token weighted 1 or FormWeight.
 func FuzzTokenize(f *testing.F) {
 	for _, s := range []string{
 		"How do I configure the Configuration?",
@@ -28,7 +29,15 @@ func FuzzTokenize(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		toks := Tokenize(s)
-		q := Query(s)
+		q, weights := Query(s)
+		if len(weights) != len(q) {
+			t.Fatalf("Query(%q): %d weights for %d tokens", s, len(weights), len(q))
+		}
+		for i, w := range weights {
+			if w != 1 && w != FormWeight {
+				t.Fatalf("Query(%q): token %q weighs %v", s, q[i], w)
+			}
+		}
 		if len(q) < len(toks) || !slices.Equal(q[:len(toks)], toks) {
 			t.Fatalf("Query(%q) = %q: does not start with Tokenize's %q", s, q, toks)
 		}

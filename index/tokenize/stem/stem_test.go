@@ -85,13 +85,45 @@ func TestQuery(t *testing.T) {
 		// Words apart by punctuation are not adjacent.
 		{"read, only", nil},
 	} {
-		got := Query(tc.in)
+		got, _ := Query(tc.in)
 		base := Tokenize(tc.in)
 		if len(got) < len(base) || !reflect.DeepEqual(got[:len(base)], base) {
 			t.Fatalf("Query(%q) = %q: does not start with Tokenize's %q", tc.in, got, base)
 		}
 		if extra := got[len(base):]; !reflect.DeepEqual(extra, tc.want) && (len(extra) != 0 || len(tc.want) != 0) {
 			t.Errorf("Query(%q) adds %q, want %q", tc.in, extra, tc.want)
+		}
+	}
+}
+
+func TestQueryWeights(t *testing.T) {
+	h := FormWeight
+	for _, tc := range []struct {
+		in   string
+		want []float64
+	}{
+		{"", []float64{}},
+		// how do i roll back ? rollback
+		{"How do I roll back?", []float64{h, h, h, 1, 1, 1, 1}},
+		// what is user.nam user name ?
+		{"WHAT is user.name?", []float64{h, h, 1, 1, 1, 1}},
+		// Form words are whole words: "Shoulder", "Mayday" and "ours" are not.
+		{"Shoulder Mayday ours", []float64{1, 1, 1, 1, 1}},
+		// Should we ? (no joined form from a stop word)
+		{"Should we?", []float64{h, h, 1}},
+	} {
+		toks, got := Query(tc.in)
+		if len(got) != len(toks) || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Query(%q) = %q weighted %v, want weights %v", tc.in, toks, got, tc.want)
+		}
+	}
+}
+
+func TestForm(t *testing.T) {
+	for w, want := range map[string]bool{"how": true, "How": true, "I": true, "should": true, "Were": true,
+		"": false, "shoulder": false, "configure": false, "it": false, "the": false, "?": false} {
+		if got := Form(w); got != want {
+			t.Errorf("Form(%q) = %v, want %v", w, got, want)
 		}
 	}
 }
