@@ -19,7 +19,8 @@ import (
 // weightedStem is bm25-stem with the question tokens of one class (stop
 // words, question words or punctuation) weighted 1 − alpha: BM25 sums over
 // query tokens, so this is the content tokens' score plus (1 − alpha) ×
-// the class's.
+// the class's. It scores with unweighted tokens, so α = 0 is bm25-stem before
+// stem.FormWeight and α = 0.5 with the qform class is bm25-stem today.
 type weightedStem struct {
 	b     *BM25Ranker
 	alpha float64
