@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reqa/reqa/index/metric"
 	"github.com/reqa/reqa/rank/fuse"
 )
 
@@ -148,29 +147,41 @@ func TestAnswerTypeCue(t *testing.T) {
 	// Leave one domain out: γ with the best worst tune gain over γ = 0 on
 	// the other LODO domains (ties: the smaller γ).
 	b.WriteString("\nLODO: γ chosen without the held-out domain → its tune | test gain over γ = 0\n")
+	var train []string
+	for _, cd := range cds {
+		if cd.lodo {
+			train = append(train, cd.name)
+		}
+	}
 	for _, held := range cds {
 		if !held.lodo {
 			continue
 		}
-		best, bestV := 0, math.Inf(-1)
-		for gi := range gammas {
-			worst := math.Inf(1)
-			for _, cd := range cds {
-				if cd == held || !cd.lodo {
-					continue
-				}
-				worst = math.Min(worst, res[cd.name][gi]-res[cd.name][0])
-			}
-			if worst > bestV+1e-9 {
-				best, bestV = gi, worst
-			}
-		}
-		g := gammas[best]
+		g := gammas[pickGamma(res, train, held.name)]
 		fmt.Fprintf(&b, "%-8s γ %-5g tune %+6.2f test %+6.2f\n", held.name, g,
 			cueP1(p, held.tune, held.tuneCue, g)-cueP1(p, held.tune, held.tuneCue, 0),
 			cueP1(p, held.test, held.testCue, g)-cueP1(p, held.test, held.testCue, 0))
 	}
 	t.Log(b.String())
+}
+
+// pickGamma returns the index of the γ with the best worst tune-half P@1
+// gain over γ = 0 (index 0) on the training domains other than held,
+// res[domain][γ index] holding each domain's tune P@1 (ties: the smaller γ).
+func pickGamma(res map[string][]float64, train []string, held string) int {
+	best, bestV := 0, math.Inf(-1)
+	for gi := range res[train[0]] {
+		worst := math.Inf(1)
+		for _, name := range train {
+			if name != held {
+				worst = math.Min(worst, res[name][gi]-res[name][0])
+			}
+		}
+		if worst > bestV+1e-9 {
+			best, bestV = gi, worst
+		}
+	}
+	return best
 }
 
 // shippedDefault is the built-in default of an index with the stem field.
@@ -183,27 +194,16 @@ func shippedDefault() fuse.Params {
 // cueP1 is P@1 of z-score fusion p plus g per cue, questions demoted as p
 // says, within each example's pool.
 func cueP1(p fuse.Params, exs []fuse.Example, cues [][]bool, g float64) float64 {
-	ranks := make([]int, len(exs))
-	for i, ex := range exs {
-		buf := make([]float64, len(ex.Pool))
-		for r, s := range ex.Scores {
-			if p.Weights[r] == 0 {
-				continue
-			}
-			for j, x := range s {
-				buf[j] += p.Weights[r] * ex.Stats[r].Z(x)
+	feat := make([][]float64, len(exs))
+	for i, c := range cues {
+		feat[i] = make([]float64, len(c))
+		for j, on := range c {
+			if on {
+				feat[i][j] = 1
 			}
 		}
-		if cues[i] != nil {
-			for j, c := range cues[i] {
-				if c {
-					buf[j] += g
-				}
-			}
-		}
-		ranks[i] = goldRank(buf, ex, p.DemoteQuestions)
 	}
-	return metric.PAt(ranks, 1)
+	return bonusP1(p, exs, feat, g)
 }
 
 // goldRank is the rank of ex's best gold under the fused pool scores buf

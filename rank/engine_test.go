@@ -26,6 +26,26 @@ func buildBM25Index(t *testing.T, path, input string, tokenizers ...string) {
 	}
 }
 
+// openTextIndex builds a BM25-only index of text (a plain-text file, one
+// paragraph per blank-line block) and opens it; the engine closes with the
+// test.
+func openTextIndex(t *testing.T, text string) *rank.Engine {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "x.reqa")
+	buildBM25Index(t, path, file)
+	e, err := rank.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
 // TestStemRanker checks bm25-stem on a new index (every tokenizer) and on
 // an index built before the stem field existed (word and wpm only): the
 // new one lists and answers with it, in both document forms; the old one
@@ -76,18 +96,7 @@ func TestStemRanker(t *testing.T) {
 // bm25-stem and not under bm25-word; an identifier's parts meet; and two
 // words of a question meet the one word a document writes for them.
 func TestStemMatchesInflections(t *testing.T) {
-	dir := t.TempDir()
-	text := filepath.Join(dir, "notes.txt")
-	if err := os.WriteFile(text, []byte("The configuration of packages happens here.\n\nSet it with git-config and user.name.\n\nA failed step calls rollback.\n\nNothing else is said in this file.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "x.reqa")
-	buildBM25Index(t, path, text)
-	e, err := rank.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openTextIndex(t, "The configuration of packages happens here.\n\nSet it with git-config and user.name.\n\nA failed step calls rollback.\n\nNothing else is said in this file.\n")
 	for _, tc := range []struct {
 		q, want string
 	}{
@@ -117,18 +126,7 @@ func TestStemMatchesInflections(t *testing.T) {
 // only them with the question, many times over, ranks below the one that
 // shares its topic (it ranks first when they weigh 1, as under bm25-word).
 func TestStemFormWordsWeighHalf(t *testing.T) {
-	dir := t.TempDir()
-	text := filepath.Join(dir, "notes.txt")
-	if err := os.WriteFile(text, []byte("I do what I can, and how I do it is my business.\n\nLogs rotate weekly.\n\nNothing else is said in this file.\n\nThe box holds paper.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "x.reqa")
-	buildBM25Index(t, path, text)
-	e, err := rank.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openTextIndex(t, "I do what I can, and how I do it is my business.\n\nLogs rotate weekly.\n\nNothing else is said in this file.\n\nThe box holds paper.\n")
 	for name, want := range map[string]string{
 		"bm25-word": "I do what I can, and how I do it is my business.",
 		"bm25-stem": "Logs rotate weekly.",

@@ -4,7 +4,6 @@ package rank
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"strings"
 	"testing"
@@ -241,24 +240,17 @@ func TestProximityBonus(t *testing.T) {
 			b.WriteString("\n")
 		}
 		b.WriteString("LODO: γ chosen without the held-out domain → its tune | test gain over γ = 0\n")
+		var train []string
+		for _, d := range doms {
+			if d.lodo {
+				train = append(train, d.name)
+			}
+		}
 		for _, held := range doms {
 			if !held.lodo {
 				continue
 			}
-			best, bestV := 0, math.Inf(-1)
-			for gi := range gammas {
-				worst := math.Inf(1)
-				for _, d := range doms {
-					if d == held || !d.lodo {
-						continue
-					}
-					worst = math.Min(worst, res[d.name][gi]-res[d.name][0])
-				}
-				if worst > bestV+1e-9 {
-					best, bestV = gi, worst
-				}
-			}
-			g := gammas[best]
+			g := gammas[pickGamma(res, train, held.name)]
 			fv := held.feat[pf.name]
 			fmt.Fprintf(&b, "%-8s γ %-5g tune %+6.2f test %+6.2f\n", held.name, g,
 				bonusP1(p, held.tune, fv[0], g)-bonusP1(p, held.tune, fv[0], 0),

@@ -14,6 +14,7 @@ import (
 	"github.com/kljensen/snowball/english"
 
 	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/index/tokenize/stem"
 )
 
 // weightedStem is bm25-stem with the question tokens of one class (stop
@@ -59,21 +60,8 @@ var qwords = map[string]bool{"how": true, "what": true, "why": true, "when": tru
 	"who": true, "whom": true, "whose": true, "do": true, "does": true, "did": true, "can": true, "could": true,
 	"should": true, "would": true, "i": true, "my": true, "me": true, "is": true, "are": true}
 
-// qform is the words that give a question its form rather than its topic:
-// the interrogatives, the auxiliaries a question opens with and the
-// first-person pronouns of "how do I", "can we".
-var qform = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`what which who whom whose when where why how
-		do does did can could should would will shall may might must is are am was were
-		i me my we us our`) {
-		qform[w] = true
-	}
-}
-
 var tokClasses = map[string]func(string) bool{
-	"qform": func(t string) bool { return qform[t] },
+	"qform": stem.Form, // the product's list (stem.FormWeight)
 	"stop":  func(t string) bool { return english.IsStopWord(t) },
 	"qword": func(t string) bool { return qwords[t] },
 	"punct": func(t string) bool { return !hasAlnum(t) },
