@@ -144,25 +144,37 @@ func TestAnswerTypeCue(t *testing.T) {
 		}
 		b.WriteString("\n")
 	}
-	// Leave one domain out: γ with the best worst tune gain over γ = 0 on
-	// the other LODO domains (ties: the smaller γ).
+	names, lodo := make([]string, len(cds)), make([]bool, len(cds))
+	for i, cd := range cds {
+		names[i], lodo[i] = cd.name, cd.lodo
+	}
+	writeGammaLODO(&b, names, lodo, res, gammas, func(i int, g float64) (float64, float64) {
+		cd := cds[i]
+		return cueP1(p, cd.tune, cd.tuneCue, g) - cueP1(p, cd.tune, cd.tuneCue, 0),
+			cueP1(p, cd.test, cd.testCue, g) - cueP1(p, cd.test, cd.testCue, 0)
+	})
+	t.Log(b.String())
+}
+
+// writeGammaLODO writes, for each LODO domain (lodo[i]) held out, the γ
+// pickGamma chooses without it and gain(i, γ): its tune and test P@1 gain
+// over γ = 0.
+func writeGammaLODO(b *strings.Builder, names []string, lodo []bool, res map[string][]float64, gammas []float64, gain func(i int, g float64) (tune, test float64)) {
 	b.WriteString("\nLODO: γ chosen without the held-out domain → its tune | test gain over γ = 0\n")
 	var train []string
-	for _, cd := range cds {
-		if cd.lodo {
-			train = append(train, cd.name)
+	for i, n := range names {
+		if lodo[i] {
+			train = append(train, n)
 		}
 	}
-	for _, held := range cds {
-		if !held.lodo {
+	for i, n := range names {
+		if !lodo[i] {
 			continue
 		}
-		g := gammas[pickGamma(res, train, held.name)]
-		fmt.Fprintf(&b, "%-8s γ %-5g tune %+6.2f test %+6.2f\n", held.name, g,
-			cueP1(p, held.tune, held.tuneCue, g)-cueP1(p, held.tune, held.tuneCue, 0),
-			cueP1(p, held.test, held.testCue, g)-cueP1(p, held.test, held.testCue, 0))
+		g := gammas[pickGamma(res, train, n)]
+		tu, te := gain(i, g)
+		fmt.Fprintf(b, "%-8s γ %-5g tune %+6.2f test %+6.2f\n", n, g, tu, te)
 	}
-	t.Log(b.String())
 }
 
 // pickGamma returns the index of the γ with the best worst tune-half P@1

@@ -239,27 +239,20 @@ func TestProximityBonus(t *testing.T) {
 			}
 			b.WriteString("\n")
 		}
-		b.WriteString("LODO: γ chosen without the held-out domain → its tune | test gain over γ = 0\n")
-		var train []string
-		for _, d := range doms {
-			if d.lodo {
-				train = append(train, d.name)
-			}
+		names, lodo := make([]string, len(doms)), make([]bool, len(doms))
+		for i, d := range doms {
+			names[i], lodo[i] = d.name, d.lodo
 		}
-		for _, held := range doms {
-			if !held.lodo {
-				continue
-			}
-			g := gammas[pickGamma(res, train, held.name)]
-			fv := held.feat[pf.name]
-			fmt.Fprintf(&b, "%-8s γ %-5g tune %+6.2f test %+6.2f\n", held.name, g,
-				bonusP1(p, held.tune, fv[0], g)-bonusP1(p, held.tune, fv[0], 0),
-				bonusP1(p, held.test, fv[1], g)-bonusP1(p, held.test, fv[1], 0))
-		}
+		writeGammaLODO(&b, names, lodo, res, gammas, func(i int, g float64) (float64, float64) {
+			fv := doms[i].feat[pf.name]
+			return bonusP1(p, doms[i].tune, fv[0], g) - bonusP1(p, doms[i].tune, fv[0], 0),
+				bonusP1(p, doms[i].test, fv[1], g) - bonusP1(p, doms[i].test, fv[1], 0)
+		})
 	}
 	t.Log(b.String())
 }
 
+// bonusP1 is bonusP1MRR's P@1.
 func bonusP1(p fuse.Params, exs []fuse.Example, feat [][]float64, g float64) float64 {
 	p1, _ := bonusP1MRR(p, exs, feat, g)
 	return p1
