@@ -9,7 +9,9 @@
 //
 //   - "bm25-word", "bm25-wpm" and "bm25-stem": BM25 over one tokenizer's
 //     field, on the sentence followed by its context, or on the sentence
-//     alone for the paper's sentence-only ablation ([BM25Ranker]);
+//     alone for the paper's sentence-only ablation ([BM25Ranker]), each
+//     question token weighted as its tokenizer's Query says (bm25-stem:
+//     question-form words ½: package index/tokenize/stem's FormWeight);
 //     "bm25-stem" only on indexes built since the stem tokenizer exists;
 //   - "dense": the dual encoder, the dot product of the question's embedding
 //     (through the question adapter `reqa tune` trained, when the index has
