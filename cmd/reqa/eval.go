@@ -224,7 +224,7 @@ func evalCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-context", Usage: "sentence-only ablation: documents are the sentence alone"},
 			&cli.StringFlag{Name: "split", Value: "all", Usage: "questions to evaluate: all, tune or test (split.json)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
-			&cli.StringFlag{Name: "report", Usage: "also write the full report (report.md, report.json, sweep.svg: analyses, ablation, failures) into this directory (one subdirectory per dataset when there are several)"},
+			&cli.StringFlag{Name: "report", Usage: "also write the full report (report.md, report.json, sweep.svg: analyses, ablation, every ranker paired with the first (sign test), every question's gold ranks, failures) into this directory (one subdirectory per dataset when there are several)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense: context weight λ (default: the index's)"},
 			&cli.BoolFlag{Name: "no-adapter", Usage: "dense: ignore the question adapter stored by reqa tune"},

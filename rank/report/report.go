@@ -2,8 +2,11 @@
 // every ranker side by side, the sparse–dense analyses of the MultiReQA
 // paper (top-1 disagreement, the oracle that is right when either ranker
 // is, P@1 by question–answer token overlap), the sentence-only ablation,
-// questions that every ranker gets wrong, and the fusion-weight sweep as an
-// SVG plot. The same inputs always give byte-identical JSON and Markdown.
+// each ranker paired with the first question by question (the questions
+// only one of the two answers first, and an exact sign test on them), every
+// question's gold rank under every ranker (JSON), questions that every
+// ranker gets wrong, and the fusion-weight sweep as an SVG plot. The same
+// inputs always give byte-identical JSON and Markdown.
 package report
 
 import (
@@ -12,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/reqa/reqa/rank"
@@ -78,9 +82,52 @@ type Report struct {
 	Ablation     []rank.Result   `json:"ablation_sentence_only,omitempty"`
 	Fusions      []fuse.Params   `json:"fusions,omitempty"`
 	Disagreement *Disagreement   `json:"disagreement,omitempty"`
+	Paired       []Paired        `json:"paired,omitempty"`
 	Overlap      []OverlapBucket `json:"p_at_1_by_overlap,omitempty"`
 	Failures     []Failure       `json:"both_fail_examples,omitempty"`
 	Sweep        []SweepSeries   `json:"fusion_sweep,omitempty"`
+	// Outcomes holds every question's gold rank under every ranker, in
+	// question order (JSON only).
+	Outcomes []Outcome `json:"questions,omitempty"`
+}
+
+// Paired compares one ranker's first answers with the baseline's (the
+// first ranker evaluated), question by question: a P@1 difference is
+// Wins − Losses questions, and P says how often a difference at least this
+// lopsided comes from two rankers equally good (the two-sided exact sign
+// test on Wins and Losses; ties, right or wrong under both, say nothing).
+type Paired struct {
+	Ranker   string `json:"ranker"`
+	Baseline string `json:"baseline"`
+	// Wins counts the questions only Ranker answers first, Losses those
+	// only Baseline does.
+	Wins   int     `json:"wins"`
+	Losses int     `json:"losses"`
+	P      float64 `json:"sign_test_p"`
+}
+
+// Outcome is one question's gold rank under each ranker (0: no gold
+// among the candidates).
+type Outcome struct {
+	ID    string         `json:"id"`
+	Ranks map[string]int `json:"ranks"`
+}
+
+// SignTest is the two-sided exact sign test of wins against losses: the
+// probability, were each of the wins + losses questions a fair coin's
+// toss, of a split at least as uneven.
+func SignTest(wins, losses int) float64 {
+	n := wins + losses
+	if n == 0 {
+		return 1
+	}
+	k := min(wins, losses)
+	lg := func(x int) float64 { v, _ := math.Lgamma(float64(x + 1)); return v }
+	var tail float64
+	for i := 0; i <= k; i++ {
+		tail += math.Exp(lg(n) - lg(i) - lg(n-i) - float64(n)*math.Ln2)
+	}
+	return math.Min(1, 2*tail)
 }
 
 // Disagreement compares the top-1 answers of a sparse and a dense ranker.
@@ -148,6 +195,33 @@ func Build(in Input) Report {
 		d.Oracle = r2(100 * float64(d.BothRight+d.SparseOnly+d.DenseOnly) / n)
 		r.Disagreement = d
 	}
+	// Every ranker against the first, question by question.
+	if len(in.Runs) > 1 {
+		base := in.Runs[0]
+		for _, run := range in.Runs[1:] {
+			pr := Paired{Ranker: run.Name, Baseline: base.Name}
+			for i := range in.Questions {
+				a, b := run.Results[i].Rank == 1, base.Results[i].Rank == 1
+				switch {
+				case a && !b:
+					pr.Wins++
+				case b && !a:
+					pr.Losses++
+				}
+			}
+			pr.P = sig(SignTest(pr.Wins, pr.Losses))
+			r.Paired = append(r.Paired, pr)
+		}
+	}
+	if len(in.Runs) > 0 {
+		for i, q := range in.Questions {
+			o := Outcome{ID: q.ID, Ranks: map[string]int{}}
+			for _, run := range in.Runs {
+				o.Ranks[run.Name] = run.Results[i].Rank
+			}
+			r.Outcomes = append(r.Outcomes, o)
+		}
+	}
 	// P@1 by overlap bucket.
 	bounds := []float64{0, 0.2, 0.4, 0.6, 0.8, 1.0000001}
 	for b := 0; b+1 < len(bounds); b++ {
@@ -202,6 +276,15 @@ func Build(in Input) Report {
 
 func r2(x float64) float64 { return math.Round(x*100) / 100 }
 
+// sig rounds x to four significant digits (a p-value).
+func sig(x float64) float64 {
+	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return x
+	}
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 4, 64), 64)
+	return f
+}
+
 func round(res rank.Result) rank.Result {
 	res.PAt1, res.MRR, res.PAt5, res.RecallAt10 = r2(res.PAt1), r2(res.MRR), r2(res.PAt5), r2(res.RecallAt10)
 	return res
@@ -239,6 +322,12 @@ func (r Report) Markdown(svgName string) []byte {
 		fmt.Fprintf(&b, "- top-1 answers differ on **%.2f%%** of questions\n", d.TopDisagree)
 		fmt.Fprintf(&b, "- oracle (right when either is right): P@1 **%.2f**\n", d.Oracle)
 		fmt.Fprintf(&b, "- both right %d, only %s right %d, only %s right %d, both wrong %d\n", d.BothRight, d.Sparse, d.SparseOnly, d.Dense, d.DenseOnly, d.BothWrong)
+	}
+	if len(r.Paired) > 0 {
+		fmt.Fprintf(&b, "\n## Paired with %s, question by question\n\nQuestions only one of the two answers first, and the two-sided exact sign test on them.\n\n| ranker | right first only here | only under %s | sign test p |\n|---|---:|---:|---:|\n", r.Paired[0].Baseline, r.Paired[0].Baseline)
+		for _, p := range r.Paired {
+			fmt.Fprintf(&b, "| %s | %d | %d | %.4g |\n", p.Ranker, p.Wins, p.Losses, p.P)
+		}
 	}
 	if len(r.Overlap) > 0 {
 		var names []string

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
@@ -49,6 +50,55 @@ func TestBuild(t *testing.T) {
 	}
 	if low == nil || low.Questions != 2 || low.P1["dense"] != 50 || low.P1["bm25-wpm"] != 0 {
 		t.Fatalf("low-overlap bucket %+v", low)
+	}
+}
+
+// TestPaired checks the question-by-question comparison with the first
+// ranker and the per-question outcomes.
+func TestPaired(t *testing.T) {
+	r := Build(input())
+	// dense against bm25-wpm: only dense answers q2 first, only bm25-wpm q1.
+	want := []Paired{{Ranker: "dense", Baseline: "bm25-wpm", Wins: 1, Losses: 1, P: 1}}
+	if len(r.Paired) != 1 || r.Paired[0] != want[0] {
+		t.Fatalf("paired %+v, want %+v", r.Paired, want)
+	}
+	if len(r.Outcomes) != 4 || r.Outcomes[1].ID != "2" || r.Outcomes[1].Ranks["bm25-wpm"] != 3 || r.Outcomes[1].Ranks["dense"] != 1 {
+		t.Fatalf("outcomes %+v", r.Outcomes)
+	}
+	md := string(r.Markdown(""))
+	if !strings.Contains(md, "| dense | 1 | 1 | 1 |") {
+		t.Fatalf("Markdown lacks the paired row:\n%s", md)
+	}
+	one := input()
+	one.Runs = one.Runs[:1]
+	if r := Build(one); len(r.Paired) != 0 {
+		t.Fatalf("one ranker paired with itself: %+v", r.Paired)
+	}
+}
+
+func TestSignTest(t *testing.T) {
+	for _, tc := range []struct {
+		wins, losses int
+		want         float64
+	}{
+		{0, 0, 1},
+		{1, 1, 1},
+		{5, 0, 2.0 / 32},
+		{0, 5, 2.0 / 32},
+		{10, 0, 2.0 / 1024},
+		// P(X ≤ 3) for 10 tosses: (1 + 10 + 45 + 120) / 1024.
+		{7, 3, 2 * 176.0 / 1024},
+		{3, 7, 2 * 176.0 / 1024},
+		// A large, even split: capped at 1.
+		{5000, 5000, 1},
+	} {
+		if got := SignTest(tc.wins, tc.losses); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("SignTest(%d, %d) = %v, want %v", tc.wins, tc.losses, got, tc.want)
+		}
+	}
+	// Far from even on many questions: tiny but positive.
+	if p := SignTest(700, 300); !(p > 0 && p < 1e-30) {
+		t.Errorf("SignTest(700, 300) = %v", p)
 	}
 }
 
