@@ -242,7 +242,7 @@ func repeated(tokens []string, weights []float64) ([]string, float64, error) {
 		}
 		return out, float64(scale), nil
 	}
-	return nil, 0, fmt.Errorf("query token weights %v: not whole numbers of repeats (at most %d each) for the engine", weights, maxRepeat)
+	return nil, 0, fmt.Errorf("query token weights %v: no scale up to %d makes them whole numbers of repeats for the engine", weights, maxRepeat)
 }
 
 // unscale divides the engine's scores of hits by q's scale.
