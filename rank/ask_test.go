@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/reqa/reqa/ingest"
@@ -190,5 +191,40 @@ func TestSharedDenseSQuAD(t *testing.T) {
 	t.Logf("%s: %d of %d questions' top 10 differ", fr.Name(), diff, n)
 	if diff > 0 {
 		t.Errorf("%d of %d questions' top 10 differ", diff, n)
+	}
+}
+
+// TestAskDistinctSentences checks that Ask answers each sentence once: a
+// sentence that stands twice in a document is one answer, ranked where the
+// better copy ranks, with the other copy's source in Also, and the k
+// answers are k distinct sentences ranked 1…k.
+func TestAskDistinctSentences(t *testing.T) {
+	text := "Run make install to set it up.\n\nThe tool reads a config file at start.\n\nRun make  install to set it up.\n\n"
+	for _, w := range []string{"Apples", "Boats", "Clouds", "Drums", "Eagles", "Ferns", "Gates", "Hills"} {
+		text += w + " are not discussed here.\n\n"
+	}
+	e := openTextIndex(t, text)
+	r, err := e.Ranker("bm25-word")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{1, 2, 10} {
+		as, err := e.Ask(r, "How do I set it up with make install, and which tool?", k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := min(k, 2); len(as) != want {
+			t.Fatalf("k=%d: %d answers, want %d: %+v", k, len(as), want, as)
+		}
+		if as[0].Sentence != "Run make install to set it up." || len(as[0].Also) != 1 || !strings.HasSuffix(as[0].Also[0], ":5") {
+			t.Errorf("k=%d: first answer %q also %q, want the install sentence also at line 5", k, as[0].Sentence, as[0].Also)
+		}
+		seen := map[string]bool{}
+		for i, a := range as {
+			if a.Rank != i+1 || seen[a.Sentence] {
+				t.Errorf("k=%d: answer %d ranked %d: %q (repeated: %v)", k, i, a.Rank, a.Sentence, seen[a.Sentence])
+			}
+			seen[a.Sentence] = true
+		}
 	}
 }

@@ -192,10 +192,51 @@ type Answer struct {
 	CandidateID string `json:"candidate_id,omitempty"`
 	// Scores holds each input ranker's score when the ranker is a fusion.
 	Scores map[string]float64 `json:"scores,omitempty"`
+	// Also lists the sources of lower-ranked candidates whose sentence
+	// reads the same (white space aside), which Ask leaves out of its
+	// answers: the same sentence in a README and its HTML rendering, or
+	// repeated in a document.
+	Also []string `json:"also,omitempty"`
 }
 
-// Ask returns the k best answers to question by ranker r. A question that
-// matches nothing returns no answers and no error.
+// answerSet collects Ask's answers in rank order, each sentence once.
+type answerSet struct {
+	k    int
+	out  []Answer
+	seen map[string]int // sentence, white space collapsed → index in out
+}
+
+// askDepth is how many ranked candidates Ask reads, at most, to find k
+// answers with distinct sentences among n candidates.
+func askDepth(k, n int) int { return min(n, 4*k+16) }
+
+// add takes the next-ranked answer: a sentence already answered goes to
+// that answer's Also. It returns false once k answers are held and a is a
+// new sentence (the caller stops there).
+func (s *answerSet) add(a Answer) bool {
+	key := strings.Join(strings.Fields(a.Sentence), " ")
+	if j, ok := s.seen[key]; ok {
+		if a.Source != "" {
+			s.out[j].Also = append(s.out[j].Also, a.Source)
+		}
+		return true
+	}
+	if len(s.out) == s.k {
+		return false
+	}
+	if s.seen == nil {
+		s.seen = map[string]int{}
+	}
+	s.seen[key] = len(s.out)
+	a.Rank = len(s.out) + 1
+	s.out = append(s.out, a)
+	return true
+}
+
+// Ask returns the k best answers to question by ranker r, each sentence
+// once: a candidate whose sentence reads the same as a better one's is
+// left out and listed in its Also (among the first [askDepth] candidates).
+// A question that matches nothing returns no answers and no error.
 func (e *Engine) Ask(r Ranker, question string, k int) ([]Answer, error) {
 	if e.remote != nil {
 		return e.remoteAsk(r, question, k)
@@ -208,7 +249,7 @@ func (e *Engine) Ask(r Ranker, question string, k int) ([]Answer, error) {
 	if fr, ok := r.(*FusedRanker); ok {
 		var matched bool
 		var err error
-		hits, inputs, matched, err = fr.TopK(question, k)
+		hits, inputs, matched, err = fr.TopK(question, askDepth(k, fr.Docs()))
 		if err != nil {
 			return nil, err
 		}
@@ -224,24 +265,26 @@ func (e *Engine) Ask(r Ranker, question string, k int) ([]Answer, error) {
 		if err := r.Score(question, acc); err != nil {
 			return nil, err
 		}
-		hits = acc.TopK(k)
+		hits = acc.TopK(askDepth(k, r.Docs()))
 	}
-	var out []Answer
+	set := answerSet{k: k}
 	for i, h := range hits {
 		a, err := e.answer(h.Doc)
 		if err != nil {
 			return nil, err
 		}
-		a.Rank, a.Score = i+1, h.Score
+		a.Score = h.Score
 		if inputs != nil {
 			a.Scores = map[string]float64{}
 			for j, n := range names {
 				a.Scores[n] = inputs[i][j]
 			}
 		}
-		out = append(out, a)
+		if !set.add(a) {
+			break
+		}
 	}
-	return out, nil
+	return set.out, nil
 }
 
 func (e *Engine) answer(id uint32) (Answer, error) {

@@ -679,13 +679,13 @@ func (e *Engine) remoteAsk(r Ranker, question string, k int) ([]Answer, error) {
 		if err != nil {
 			return nil, err
 		}
-		if hits, err = r.top(ctx, q, k); err != nil {
+		if hits, err = r.top(ctx, q, askDepth(k, r.Docs())); err != nil {
 			return nil, err
 		}
 	default:
 		return nil, fmt.Errorf("ranker %s does not run on an engine index: %w", r.Name(), ErrEngineRanker)
 	}
-	hits = hits[:min(k, len(hits))]
+	hits = hits[:min(askDepth(k, len(hits)), len(hits))]
 	ids := make([]int, len(hits))
 	for i, h := range hits {
 		ids[i] = h.ID
@@ -698,9 +698,9 @@ func (e *Engine) remoteAsk(r Ranker, question string, k int) ([]Answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Answer, len(hits))
+	set := answerSet{k: k}
 	for i, o := range objs {
-		a := Answer{Rank: i + 1, Score: hits[i].Score, Sentence: o.Text, Context: o.Context, Start: o.Start, End: o.End,
+		a := Answer{Score: hits[i].Score, Sentence: o.Text, Context: o.Context, Start: o.Start, End: o.End,
 			Title: o.Title, Source: o.Source, Kind: o.Kind, SentenceID: uint32(o.ID), CandidateID: o.Ext}
 		if o.End > len(o.Context) || o.Start > o.End || o.Context[o.Start:o.End] != o.Text {
 			a.Start, a.End = 0, 0
@@ -714,7 +714,9 @@ func (e *Engine) remoteAsk(r Ranker, question string, k int) ([]Answer, error) {
 				a.Scores[n] = row[j]
 			}
 		}
-		out[i] = a
+		if !set.add(a) {
+			break
+		}
 	}
-	return out, nil
+	return set.out, nil
 }

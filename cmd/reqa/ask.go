@@ -105,6 +105,9 @@ func printAnswers(w io.Writer, q, ranker string, answers []rank.Answer) {
 		if where != "" {
 			fmt.Fprintf(w, "   from: %s\n", display.Escape(where, false))
 		}
+		if len(a.Also) > 0 {
+			fmt.Fprintf(w, "   also in: %s\n", display.Escape(strings.Join(a.Also, ", "), false))
+		}
 		fmt.Fprintf(w, "   context: %s\n\n", display.Escape(markSentence(a), true))
 	}
 }

@@ -136,6 +136,9 @@ type apiAnswer struct {
 	Scores      map[string]jsonFloat `json:"scores"`
 	Start       int                  `json:"start"`
 	End         int                  `json:"end"`
+	// Also lists the sources of lower-ranked candidates with the same
+	// sentence, left out of the answers (rank.Answer.Also).
+	Also []string `json:"also,omitempty"`
 }
 
 // jsonFloat is a float64 that encodes NaN and ±Inf as null instead of
@@ -333,7 +336,7 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, g *generation, p 
 	for _, a := range out.answers {
 		x := apiAnswer{Rank: a.Rank, Sentence: a.Sentence, Context: a.Context, Title: a.Title, Source: a.Source, Kind: a.Kind,
 			ID: a.ID, CandidateID: a.CandidateID, Score: jsonFloat(a.Score), Start: a.Start, End: a.End,
-			Scores: map[string]jsonFloat{}}
+			Scores: map[string]jsonFloat{}, Also: a.Also}
 		if len(a.Scores) == 0 {
 			x.Scores[out.ranker] = jsonFloat(a.Score)
 		}

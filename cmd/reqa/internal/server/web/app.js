@@ -91,6 +91,9 @@
       ctx.append(el('mark', 'sentence', a.sentence), document.createTextNode(' — ' + a.context));
     }
     li.append(ctx);
+    if (Array.isArray(a.also) && a.also.length) {
+      li.append(el('p', 'also muted', 'Also in: ' + a.also.join(', ')));
+    }
 
     const scores = el('dl', 'scores');
     const add = (name, value, main) => {
