@@ -4,8 +4,9 @@
 // # Engines and rankers
 //
 // An [Engine] is an open index. A [Ranker] scores every candidate sentence
-// for a question; [Engine.Ask] returns the best answers, each with its
-// context, source and record id. The rankers are:
+// for a question; [Engine.Ask] returns the best answers, each sentence once
+// (its other places in [Answer].Also), each with its context, source and
+// record id. The rankers are:
 //
 //   - "bm25-word", "bm25-wpm" and "bm25-stem": BM25 over one tokenizer's
 //     field, on the sentence followed by its context, or on the sentence
