@@ -2,9 +2,10 @@
 //
 // Readers turn files into a [Corpus] of contexts and their sentences:
 //
-//   - documents — Markdown, HTML, PDF, plain text, reStructuredText, GNU
-//     Info, EPUB, Word (.docx), OpenDocument text (.odt) and roff manual
-//     page files, or directories of them — parsed by package
+//   - documents — Markdown, HTML, PDF, plain text (.txt, and files named
+//     README, INSTALL, FAQ and the like: [DocumentKind]), reStructuredText,
+//     GNU Info, EPUB, Word (.docx), OpenDocument text (.odt) and roff
+//     manual page files, or directories of them — parsed by package
 //     ingest/document into sections (a heading and the blocks under it) whose paragraphs,
 //     list items, table rows (with their header), quotes and definitions
 //     are the candidates; code is never a candidate. A context's title is

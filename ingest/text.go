@@ -36,7 +36,10 @@ const (
 // (.info and a split manual's .info-1, .info-2…), epub for .epub, docx for
 // .docx, odt for .odt, man for .man and manual page section suffixes
 // (.1–.9, optionally followed by letters or digits: .3pm, .1ssl,
-// .3posix); "" for anything else.
+// .3posix); txt for a plain-text documentation file named as projects
+// name them (README, INSTALL, FAQ, TODO, HACKING, BUGS or CONTRIBUTING,
+// in any case, alone or followed by a word: README.Debian, README.source;
+// not README.sh); "" for anything else.
 func DocumentKind(name string) string {
 	ext := strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.ToLower(name), ".gz")))
 	switch ext {
@@ -71,7 +74,46 @@ func DocumentKind(name string) string {
 	if manSection(ext) {
 		return KindMan
 	}
+	if docFileName(filepath.Base(strings.TrimSuffix(strings.ToLower(name), ".gz")), ext) {
+		return KindText
+	}
 	return ""
+}
+
+// docNames are the names projects give their plain-text documentation
+// files: README, INSTALL, FAQ and the like, without an extension or with
+// a word after them (Debian's README.Debian, README.source).
+var docNames = map[string]bool{"readme": true, "install": true, "faq": true, "todo": true, "hacking": true,
+	"bugs": true, "contributing": true}
+
+// codeExts are extensions that make a documentation name a program, a
+// build file or an archive (INSTALL.sh, README.in, README.tar), never
+// read as text.
+var codeExts = map[string]bool{".sh": true, ".py": true, ".pl": true, ".rb": true, ".js": true, ".c": true,
+	".h": true, ".go": true, ".json": true, ".xml": true, ".yml": true, ".yaml": true, ".cfg": true,
+	".conf": true, ".in": true, ".am": true, ".ac": true, ".bat": true, ".cmd": true, ".ps1": true, ".mk": true,
+	".tex": true, ".css": true, ".svg": true, ".tar": true, ".zip": true, ".bz2": true, ".xz": true,
+	".zst": true, ".tgz": true, ".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".exe": true, ".so": true}
+
+// docFileName reports whether base, a lower-cased file name with ext its
+// extension, names a plain-text documentation file: a name of docNames
+// alone, or followed by an extension of letters that is not code's.
+func docFileName(base, ext string) bool {
+	if !docNames[strings.TrimSuffix(base, ext)] {
+		return false
+	}
+	if ext == "" {
+		return true
+	}
+	if len(ext) > 13 || codeExts[ext] {
+		return false
+	}
+	for _, r := range ext[1:] {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // manSection reports whether ext is a manual page's section suffix: "."

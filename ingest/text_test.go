@@ -167,11 +167,15 @@ func TestReadDocumentErrors(t *testing.T) {
 }
 
 // TestDocumentKind: a document's kind is known by its extension, ".gz"
-// aside; manual pages by their section suffix or ".man".
+// aside; manual pages by their section suffix or ".man"; plain-text
+// documentation by its conventional name.
 func TestDocumentKind(t *testing.T) {
 	for name, want := range map[string]string{
 		"a.md": KindMarkdown, "A.MARKDOWN": KindMarkdown, "x.html": KindHTML, "x.htm.gz": KindHTML, "m.pdf": KindPDF,
-		"n.txt": KindText, "n.text": KindText, "n.jsonl": "", "README": "",
+		"n.txt": KindText, "n.text": KindText, "n.jsonl": "", "README": KindText, "README.gz": KindText,
+		"README.Debian.gz": KindText, "readme.source": KindText, "INSTALL": KindText, "FAQ": KindText, "TODO": KindText,
+		"README.md": KindMarkdown, "INSTALL.sh": "", "README.in": "", "README.v2": "", "README.tar": "", "README-dev": "",
+		"COPYING": "", "Makefile": "", "NEWS": "", "CONTRIBUTING.rst": KindRST,
 		"guide.rst": KindRST, "guide.rest.gz": KindRST, "INDEX.RST": KindRST,
 		"guide.adoc": KindAsciiDoc, "guide.asciidoc.gz": KindAsciiDoc, "KEYS.ASC": "", "x.tar.gz.asc": "",
 		"GUIDE.ADOC.gz": KindAsciiDoc, "notes.org": KindOrg, "NOTES.ORG.gz": KindOrg, "x.org.bak": "", "x.adoc.bak": "", "x.ad": "",

@@ -77,6 +77,8 @@ func TestWalkReport(t *testing.T) {
 		"g.png":           "\x89PNG",
 		"h.json":          `{"data": []}`,
 		"Makefile":        "all:",
+		"README":          "Readme text.",
+		"INSTALL.sh":      "echo install",
 		"bin.txt":         "Text then\x00binary",
 		"empty.md":        "   \n",
 		"latin1.txt":      "caf\xe9",
@@ -89,7 +91,7 @@ func TestWalkReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(sentenceTexts(c), "|"); got != "Markdown text.|Plain text.|Gzipped text.|Record text.|Deep text.|Some HTML." {
+	if got := strings.Join(sentenceTexts(c), "|"); got != "Readme text.|Markdown text.|Plain text.|Gzipped text.|Record text.|Deep text.|Some HTML." {
 		t.Fatalf("read %q", got)
 	}
 	status := map[string]string{}
@@ -105,16 +107,17 @@ func TestWalkReport(t *testing.T) {
 		"bad.jsonl": "jsonl refused", "e.html": "html read", "f.pdf": "pdf refused", "latin1.txt": "txt refused",
 		"bin.txt": "txt skipped", "empty.md": "md skipped", "pipe.txt": "txt skipped",
 		"g.png": "other skipped", "h.json": "other skipped", "Makefile": "other skipped", ".hidden": "dir skipped",
+		"README": "txt read", "INSTALL.sh": "other skipped",
 	}
 	if !reflect.DeepEqual(status, want) {
 		t.Fatalf("files:\n got %v\nwant %v", status, want)
 	}
 	counts := c.FileCounts()
-	wantCounts := []KindCount{{"html", 1, 0, 0}, {"jsonl", 1, 0, 1}, {"md", 1, 1, 0}, {"pdf", 0, 0, 1}, {"txt", 3, 2, 1}, {"other", 0, 3, 0}, {"dir", 0, 1, 0}}
+	wantCounts := []KindCount{{"html", 1, 0, 0}, {"jsonl", 1, 0, 1}, {"md", 1, 1, 0}, {"pdf", 0, 0, 1}, {"txt", 4, 2, 1}, {"other", 0, 4, 0}, {"dir", 0, 1, 0}}
 	if !reflect.DeepEqual(counts, wantCounts) {
 		t.Fatalf("counts %+v, want %+v", counts, wantCounts)
 	}
-	if s := c.FileSummary(); s != "files: html 1 read; jsonl 1 read, 1 refused; md 1 read, 1 skipped; pdf 1 refused; txt 3 read, 2 skipped, 1 refused; other 3 skipped; directories 1 skipped" {
+	if s := c.FileSummary(); s != "files: html 1 read; jsonl 1 read, 1 refused; md 1 read, 1 skipped; pdf 1 refused; txt 4 read, 2 skipped, 1 refused; other 4 skipped; directories 1 skipped" {
 		t.Fatalf("summary %q", s)
 	}
 	warnings := strings.Join(c.Warnings, "\n")

@@ -94,6 +94,13 @@
 // three bound what they decompress (64 MiB a part, 256 MiB a document): a
 // zip bomb is refused, never expanded.
 //
+// Plain text (.txt, README, FAQ and other files without an extension
+// reqa knows) is read as READMEs write it ([ParseText]): paragraphs
+// between blank lines; lines underlined (or over- and underlined) with
+// = - ~ * # + ^ _ as headings, levels in the order the styles appear, and
+// lines in capitals alone between blank lines as headings below them;
+// bullet and numbered items as list items; rules dropped.
+//
 // Bad input is reported as an [*Error] naming the file and line or page
 // (in a zip container, the part: "book.epub: OEBPS/content.opf: …");
 // no input makes a reader panic (a parser's panic is turned into an

@@ -39,6 +39,14 @@ func FuzzMarkdown(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, Markdown, data) })
 }
 
+func FuzzText(f *testing.F) {
+	addFixtures(f, "harbour.txt", "frob.txt")
+	for _, s := range []string{"", "a\n===\n", "===\n a\n===\n", "- x\ny\n\n1) z", "===\n\n---\n", "ABC\n\n", "a. b\n\xff\n", "\ufeff- \n  - \n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, Text, data) })
+}
+
 func FuzzHTML(f *testing.F) {
 	addFixtures(f, "manual.html")
 	for _, s := range []string{"", "<h1>a</h1><p>b", "<table><tr><th>a<td>b", "<dl><dt>t<dd>d", "<pre>x</pre>", "<head><title>t</title>", "<ul><li><ul><li>x", "\xff\xfe<\x00p\x00>"} {
