@@ -284,6 +284,20 @@ func Slug(heading string) string {
 	return sb.String()
 }
 
+// styleLevel returns the heading level of style st when levels go by the
+// order in which styles first appear (reStructuredText's rule, and plain
+// text's underlines): its 1-based place in *styles, where a new style is
+// added last.
+func styleLevel[S comparable](styles *[]S, st S) int {
+	for k, s := range *styles {
+		if s == st {
+			return k + 1
+		}
+	}
+	*styles = append(*styles, st)
+	return len(*styles)
+}
+
 // newGroup returns a fresh group number.
 func (b *builder) newGroup() int {
 	b.group++

@@ -819,16 +819,7 @@ func (r *rstReader) title(c *rstCtx, text string, st rstStyle, line int) {
 		r.para(c, text, line)
 		return
 	}
-	level := 0
-	for k, s := range r.styles {
-		if s == st {
-			level = k + 1
-		}
-	}
-	if level == 0 {
-		r.styles = append(r.styles, st)
-		level = len(r.styles)
-	}
+	level := styleLevel(&r.styles, st)
 	if level == 1 {
 		r.tops++
 	}

@@ -112,19 +112,9 @@ func (t *textReader) startsBlock() bool { return len(t.para) == 0 && len(t.item)
 func (t *textReader) heading(style, text string, line int) {
 	t.flush()
 	t.list = 0
-	level := 0
-	if style == "" {
-		level = len(t.styles) + 1
-	} else {
-		for j, s := range t.styles {
-			if s == style {
-				level = j + 1
-			}
-		}
-		if level == 0 {
-			t.styles = append(t.styles, style)
-			level = len(t.styles)
-		}
+	level := len(t.styles) + 1
+	if style != "" {
+		level = styleLevel(&t.styles, style)
 	}
 	t.b.heading(min(level, 6), strings.TrimSpace(text), "", line, 0)
 }
