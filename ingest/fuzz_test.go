@@ -73,7 +73,8 @@ func fuzzRead(t *testing.T, name string, data []byte, gz bool) {
 }
 
 // FuzzReadText feeds arbitrary bytes to the plain-text and Markdown reader
-// (mode bit 0: Markdown; bit 1: gzipped).
+// (mode bit 0: Markdown; bit 1: gzipped); plain text that reads as
+// Markdown or reStructuredText goes to those readers.
 func FuzzReadText(f *testing.F) {
 	for _, p := range []string{"testdata/corpus/bridges.txt", "testdata/corpus/lighthouses.md"} {
 		b, err := os.ReadFile(p)
@@ -88,6 +89,8 @@ func FuzzReadText(f *testing.F) {
 		"```\ncode\n```\nafter.", "~~~\nunclosed fence\n\ntext", "| a | b |\n---\n<!-- c -->\n> quote. - item\n",
 		"bad \xc3\x28 utf8\n", "\xef\xbb\xbfBOM text.", "Dr. Smith. Mr. X. e.g. i.e. 3.14 U.S.A.", "\x00\x01\x02",
 		"#\t#\n#######\n  #  \n", strings.Repeat("a", 5000) + ".",
+		// Plain text that reads as reStructuredText or Markdown (textFormat).
+		"Tool\n====\n\n.. note:: Careful.\n\n.. _x: y\n", "# A\n\n## B\n\n- item\n", "# A\n```\n# b\n```\n",
 	} {
 		f.Add([]byte(s), uint8(0))
 		f.Add([]byte(s), uint8(1))

@@ -146,9 +146,72 @@ func looksLikeRoff(data []byte) bool {
 	return false
 }
 
+// textFormat is the reader for a plain-text file's data: Markdown when it
+// reads as Markdown (two ATX headings, "# Title" between blank lines
+// outside fenced code, or one and a fenced block), reStructuredText when it
+// reads as that (an explicit markup line — ".. directive::", ".. _target:",
+// ".. |substitution|" — and an underlined title), else plain text. Many
+// READMEs and FAQs are one of the two without saying so in their name.
+func textFormat(data []byte) document.Format {
+	head := string(data[:min(len(data), 64<<10)])
+	atx, fences, explicit, underlined := 0, 0, 0, 0
+	inFence := false
+	prev := ""
+	lines := strings.Split(head, "\n")
+	blank := func(i int) bool { return i < 0 || i >= len(lines) || strings.TrimSpace(lines[i]) == "" }
+	for i, l := range lines {
+		l = strings.TrimRight(l, " \t\r")
+		switch {
+		case strings.HasPrefix(l, "```") || strings.HasPrefix(l, "~~~"):
+			fences++
+			inFence = !inFence
+		case inFence:
+		case atxHeading(l) && blank(i-1) && blank(i+1):
+			// A heading stands between blank lines; shell comments and
+			// root prompts ("# apt update") mostly come in runs.
+			atx++
+		case strings.HasPrefix(l, ".. ") && rstExplicit(l[3:]):
+			explicit++
+		case len(l) >= 3 && strings.Trim(l, "=") == "" || len(l) >= 3 && strings.Trim(l, "-") == "":
+			if t := strings.TrimSpace(prev); t != "" && strings.Trim(t, "=-") != "" && len(l) >= len(t) {
+				underlined++
+			}
+		}
+		prev = l
+	}
+	switch {
+	case atx >= 2 || atx >= 1 && fences >= 2:
+		return document.Markdown
+	case explicit >= 1 && underlined >= 1:
+		return document.RST
+	}
+	return document.Text
+}
+
+// atxHeading reports whether l is a Markdown ATX heading: one to six "#",
+// a space, then text.
+func atxHeading(l string) bool {
+	n := len(l) - len(strings.TrimLeft(l, "#"))
+	return n >= 1 && n <= 6 && len(l) > n+1 && l[n] == ' ' && strings.TrimSpace(l[n:]) != ""
+}
+
+// rstExplicit reports whether s, what follows ".. " at the start of a
+// line, is reStructuredText explicit markup: a directive ("note::"), a
+// hyperlink target ("_name: url") or a substitution definition ("|x|").
+func rstExplicit(s string) bool {
+	if strings.HasPrefix(s, "_") && strings.Contains(s, ":") || strings.HasPrefix(s, "|") && strings.Count(s, "|") >= 2 {
+		return true
+	}
+	name, _, ok := strings.Cut(s, "::")
+	return ok && name != "" && strings.IndexFunc(name, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == ':')
+	}) < 0
+}
+
 // readDocument reads data, the bytes of the file name, as a document of kind
 // (KindMarkdown, KindHTML, KindPDF, KindText, KindRST, KindAsciiDoc, KindOrg, KindInfo, KindEPUB, KindDOCX, KindODT or KindMan; a manual page that
-// does not look like roff is read as plain text) into c: its structure is
+// does not look like roff is read as plain text; plain text that reads as
+// Markdown or reStructuredText as that: [textFormat]) into c: its structure is
 // kept (see [Corpus.WithContexts]); each group of blocks — a paragraph, a
 // list, a table, a definition list, a quote — becomes a context titled with
 // its heading path, each of its blocks' sentences a candidate (a table row
@@ -164,11 +227,11 @@ func readDocument(c *Corpus, name, kind string, data []byte) error {
 	case KindPDF:
 		f = document.PDF
 	case KindText, "text":
-		f = document.Text
+		f = textFormat(data)
 	case KindMan:
 		f = document.Man
 		if !looksLikeRoff(data) {
-			f = document.Text
+			f = textFormat(data)
 		}
 	case KindRST, "rest":
 		f = document.RST

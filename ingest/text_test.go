@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reqa/reqa/ingest/document"
+
 	"github.com/go-pdf/fpdf"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/store"
@@ -245,5 +247,36 @@ func askFirst(t *testing.T, dir string, cases []askCase) {
 		if len(a) == 0 || a[0].Sentence != tc.sentence || a[0].Title != tc.title || !strings.HasSuffix(a[0].Source, string(filepath.Separator)+tc.source) {
 			t.Errorf("%q: %+v, want %q under %q at %s", tc.q, a, tc.sentence, tc.title, tc.source)
 		}
+	}
+}
+
+// TestTextFormat checks which reader plain text goes to: Markdown and
+// reStructuredText when it reads as them, plain text otherwise.
+func TestTextFormat(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     document.Format
+	}{
+		{"two ATX headings", "# Tool\n\nIt works.\n\n## Install\n\nRun it.\n", document.Markdown},
+		{"a heading and a fence", "# Tool\n\n```\nmake\n```\n", document.Markdown},
+		{"comments in a fence only", "Build it:\n\n```\n# one\n# two\n```\n", document.Text},
+		{"one comment line", "# not much\nText.\n", document.Text},
+		{"a run of comments", "Setup:\n\n# apt update\n# apt install x\n\nDone.\n\n# one more\n# and more\n", document.Text},
+		{"seven hashes", "####### x\n####### y\n", document.Text},
+		{"rst", "Tool\n====\n\n.. note:: Careful.\n\nSee `docs`_.\n\n.. _docs: https://example.org\n", document.RST},
+		{"underlined plain text", "Tool\n====\n\nIt works.\n\n.. and so on.\n", document.Text},
+		{"plain", "Just text.\n\nMore text.\n", document.Text},
+	} {
+		if got := textFormat([]byte(tc.in)); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	// A README in Markdown: its headings make the path, its code is no answer.
+	c := &Corpus{}
+	if err := readDocument(c, "README", KindText, []byte("# Tool\n\n## Install\n\nRun the installer.\n\n```\nmake install\n```\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := sentenceTexts(c); len(got) != 1 || got[0] != "Run the installer." || c.Contexts[0].Title != "Tool › Install" {
+		t.Fatalf("sentences %q, title %q", got, c.Contexts[0].Title)
 	}
 }
