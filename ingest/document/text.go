@@ -61,7 +61,6 @@ func (t *textReader) read() {
 		}
 		// An overlined heading: rule, title, the same rule.
 		if r := ruleChar(l); r != 0 && i+2 < len(ls) && t.startsBlock() && ruleChar(ls[i+2]) == r && isTitle(strings.TrimLeft(ls[i+1], " \t")) {
-			t.flush()
 			t.heading("^"+string(r), ls[i+1], i+2)
 			i += 2
 			continue
@@ -74,8 +73,9 @@ func (t *textReader) read() {
 				continue
 			}
 		}
-		// A rule on its own separates paragraphs.
-		if ruleChar(l) != 0 && len(t.para) == 0 && len(t.item) == 0 {
+		// A rule outside a paragraph separates blocks and ends a list.
+		if ruleChar(l) != 0 && len(t.para) == 0 {
+			t.flushItem()
 			t.list = 0
 			continue
 		}

@@ -64,9 +64,9 @@ func TestParseTextListGroups(t *testing.T) {
 	}
 }
 
-// TestParseTextNotStructure checks lines that only look like structure:
-// a wrapped line starting with a year, a title too long to be one, and a
-// rule inside a paragraph.
+// TestParseTextNotStructure checks lines that only look like structure —
+// a wrapped line starting with a year, a title too long to be one, a rule
+// inside a paragraph — and that a rule after a list item ends it.
 func TestParseTextNotStructure(t *testing.T) {
 	for _, tc := range []struct {
 		name, in string
@@ -76,6 +76,7 @@ func TestParseTextNotStructure(t *testing.T) {
 		{"long title", "This line is far too long to be a heading in any plain text file anyone would write, surely\n=====\n",
 			[]got{{"", Paragraph, "This line is far too long to be a heading in any plain text file anyone would write, surely =====", 1, 0}}},
 		{"lower case", "\nnot a heading\n\n", []got{{"", Paragraph, "not a heading", 2, 0}}},
+		{"rule after an item", "- one\n-----\ntext\n", []got{{"", ListItem, "one", 1, 0}, {"", Paragraph, "text", 3, 0}}},
 	} {
 		d, err := ParseText(tc.name, []byte(tc.in))
 		if err != nil {
