@@ -45,6 +45,28 @@ const DefaultName = "default"
 // FusionMethods lists the fusion methods in canonical order.
 var FusionMethods = []string{"rrf", "minmax", "zscore", "adaptive", "learned", "rerank"}
 
+// InputNames lists the rankers a fusion takes as inputs, in canonical
+// order: BM25 of each tokenizer (tokenize.Names) and dense. An index
+// answers with those it has the fields for ([Engine.Rankers]).
+func InputNames() []string {
+	var out []string
+	for _, t := range tokenize.Names() {
+		out = append(out, "bm25-"+t)
+	}
+	return append(out, "dense")
+}
+
+// Names lists every ranker name [ParseSpec] accepts but the derived forms
+// ("NAME/sent", "ctxmax:NAME", "ctxrel:NAME"), in canonical order: the
+// [InputNames], a fusion of each of [FusionMethods], and [DefaultName].
+func Names() []string {
+	out := InputNames()
+	for _, m := range FusionMethods {
+		out = append(out, "fusion-"+m)
+	}
+	return append(out, DefaultName)
+}
+
 // Spec says which ranker, with what options. [ParseSpec] fills the fields
 // that come from a name; the caller sets the options; [Engine.Resolve]
 // turns it into a Ranker.

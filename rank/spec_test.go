@@ -76,6 +76,25 @@ func ExampleParseSpec() {
 	// true
 }
 
+// TestNames checks that every name Names lists parses, and that the
+// inputs are BM25 of every tokenizer and dense.
+func TestNames(t *testing.T) {
+	for _, n := range rank.Names() {
+		if _, err := rank.ParseSpec(n); err != nil {
+			t.Errorf("Names lists %q, which ParseSpec refuses: %v", n, err)
+		}
+	}
+	if got, want := rank.InputNames(), []string{"bm25-word", "bm25-wpm", "bm25-stem", "dense"}; !slices.Equal(got, want) {
+		t.Errorf("InputNames = %v, want %v", got, want)
+	}
+}
+
+func ExampleNames() {
+	fmt.Println(rank.Names())
+	// Output:
+	// [bm25-word bm25-wpm bm25-stem dense fusion-rrf fusion-minmax fusion-zscore fusion-adaptive fusion-learned fusion-rerank default]
+}
+
 // TestDefaultsBM25 checks the defaults of an index without embeddings.
 func TestDefaultsBM25(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bm25.reqa")

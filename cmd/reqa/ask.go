@@ -20,7 +20,7 @@ func askCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Required: true, Usage: "index file"},
 			&cli.IntFlag{Name: "k", Value: 5, Usage: "number of answers"},
-			&cli.StringFlag{Name: "ranker", Aliases: []string{"r"}, Usage: "ranker: bm25-word, bm25-wpm, dense, fusion-rrf, fusion-minmax, fusion-zscore, fusion-adaptive, fusion-learned, fusion-rerank, default (default: the index's best fusion when it has embeddings, else bm25-wpm; reqa stats lists them)"},
+			&cli.StringFlag{Name: "ranker", Aliases: []string{"r"}, Usage: "ranker: " + strings.Join(rank.Names(), ", ") + " (default: the index's best fusion when it has embeddings, else bm25-wpm; reqa stats lists the ones an index has)"},
 			&cli.BoolFlag{Name: "exact", Usage: "dense: score every candidate instead of searching the ANN graph"},
 			&cli.BoolFlag{Name: "no-adapter", Usage: "dense: ignore the question adapter stored by reqa tune"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per run (0: 1)"},

@@ -52,7 +52,7 @@ func fuseAction(c *cli.Context) error {
 	}
 	for _, in := range inputs {
 		if s, err := rank.ParseSpec(in); err != nil || s.Kind == rank.KindFusion || s.Kind == rank.KindDefault {
-			return usagef("fuse: --input %q: not a ranker to fuse (bm25-word, bm25-wpm, dense, NAME/sent, ctxmax:NAME, ctxrel:NAME)", in)
+			return usagef("fuse: --input %q: not a ranker to fuse (%s, NAME/sent, ctxmax:NAME, ctxrel:NAME)", in, strings.Join(rank.InputNames(), ", "))
 		}
 	}
 	path := c.String("index")
