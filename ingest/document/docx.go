@@ -387,38 +387,29 @@ func (r *docxReader) inline(p *docxPara, depth int) error {
 // paraProps reads a paragraph's properties: its style, numbering and
 // outline level (the change history of w:pPrChange aside).
 func (r *docxReader) paraProps(p *docxPara) error {
-	for depth := 1; depth > 0; {
-		t, err := r.d.Token()
-		if err != nil {
-			return err
+	skip := 0 // the depth of an element whose content is ignored; 0: none
+	return eachStart(r.d, func(t xml.StartElement, depth int) {
+		if skip > 0 && depth > skip {
+			return
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			depth--
-		case xml.StartElement:
-			depth++
-			if !isW(t.Name) {
-				continue
-			}
-			switch t.Name.Local {
-			case "pPrChange", "rPr", "sectPr", "tabs":
-				if err := skipElement(r.d); err != nil {
-					return err
-				}
-				depth--
-			case "pStyle":
-				p.style = attr(t, "val")
-			case "outlineLvl":
-				p.outline = outlineLevel(attr(t, "val"))
-			case "numId":
-				p.numbered = 1
-				if strings.TrimSpace(attr(t, "val")) == "0" {
-					p.numbered = -1
-				}
+		skip = 0
+		if !isW(t.Name) {
+			return
+		}
+		switch t.Name.Local {
+		case "pPrChange", "rPr", "sectPr", "tabs":
+			skip = depth
+		case "pStyle":
+			p.style = attr(t, "val")
+		case "outlineLvl":
+			p.outline = outlineLevel(attr(t, "val"))
+		case "numId":
+			p.numbered = 1
+			if strings.TrimSpace(attr(t, "val")) == "0" {
+				p.numbered = -1
 			}
 		}
-	}
-	return nil
+	})
 }
 
 // run reads a w:r whose start was just read into p's text.

@@ -129,19 +129,7 @@ func xmlError(err error) string {
 // just read, without recursion (a part nested a million deep must not
 // exhaust the stack, as xml.Decoder.Skip would).
 func skipElement(d *xml.Decoder) error {
-	for depth := 1; depth > 0; {
-		t, err := d.Token()
-		if err != nil {
-			return err
-		}
-		switch t.(type) {
-		case xml.StartElement:
-			depth++
-		case xml.EndElement:
-			depth--
-		}
-	}
-	return nil
+	return eachStart(d, func(xml.StartElement, int) {})
 }
 
 // eachStart reads the rest of the element whose start the decoder has
