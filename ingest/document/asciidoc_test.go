@@ -103,15 +103,7 @@ func TestAsciiDocInline(t *testing.T) {
 		{"*Use `x_y` and https://a.example/b_c_d*", "Use x_y and https://a.example/b_c_d"},
 		{"*unclosed and _unclosed", "*unclosed and _unclosed"},
 	} {
-		d, err := ParseAsciiDoc("t.adoc", []byte(tc.in+"\n"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := ""
-		if b := flatten(d); len(b) > 0 {
-			got = b[0].text
-		}
-		if got != tc.want {
+		if got := firstBlockText(t, AsciiDoc, tc.in); got != tc.want {
 			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
 		}
 	}

@@ -3,6 +3,7 @@ package document
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -26,6 +27,37 @@ func flatten(d *Document) []got {
 		}
 	}
 	return out
+}
+
+// firstBlockText parses in (a line end added) as format f and returns its
+// first block's text, "" when it has none: inline markup tests.
+func firstBlockText(t *testing.T, f Format, in string) string {
+	t.Helper()
+	d, err := Parse("t", f, []byte(in+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := flatten(d); len(b) > 0 {
+		return b[0].text
+	}
+	return ""
+}
+
+// checkOutline checks a parsed document's title and its sections'
+// heading paths, printing its blocks when they differ.
+func checkOutline(t *testing.T, d *Document, err error, title string, paths []string) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDocument(t, d)
+	var got []string
+	for _, s := range d.Sections {
+		got = append(got, s.Heading())
+	}
+	if d.Title != title || !slices.Equal(got, paths) {
+		t.Errorf("title %q paths %q, want %q %q\n%s", d.Title, got, title, paths, strings.Join(blockLines(d), "\n"))
+	}
 }
 
 // find returns the block whose text contains sub.

@@ -244,17 +244,7 @@ func TestODTTitles(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, err := ParseODT("a.odt", odt(t, tc.body, tc.files...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkDocument(t, d)
-			var paths []string
-			for _, s := range d.Sections {
-				paths = append(paths, s.Heading())
-			}
-			if d.Title != tc.title || !slices.Equal(paths, tc.paths) {
-				t.Errorf("title %q paths %q, want %q %q\n%s", d.Title, paths, tc.title, tc.paths, strings.Join(blockLines(d), "\n"))
-			}
+			checkOutline(t, d, err, tc.title, tc.paths)
 		})
 	}
 }

@@ -289,15 +289,7 @@ func TestRSTInline(t *testing.T) {
 		{"“*quoted*” and ‘**q**’", "“quoted” and ‘q’"},
 		{"**Use ``x`` and :func:`y`** or *see `z`_*", "Use x and y or see z"},
 	} {
-		d, err := ParseRST("t.rst", []byte(tc.in+"\n"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := ""
-		if b := flatten(d); len(b) > 0 {
-			got = b[0].text
-		}
-		if got != tc.want {
+		if got := firstBlockText(t, RST, tc.in); got != tc.want {
 			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
 		}
 	}
