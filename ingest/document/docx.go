@@ -415,52 +415,39 @@ func (r *docxReader) paraProps(p *docxPara) error {
 // run reads a w:r whose start was just read into p's text.
 func (r *docxReader) run(p *docxPara) error {
 	hidden := false
-	for {
-		t, err := r.d.Token()
-		if err != nil {
+	return eachChild(r.d, func(t xml.StartElement) error {
+		if !isW(t.Name) {
+			return skipElement(r.d)
+		}
+		switch t.Name.Local {
+		case "rPr":
+			var err error
+			hidden, err = runHidden(r.d)
+			return err
+		case "t":
+			s, err := rawText(r.d)
+			if err == nil && !hidden {
+				if attr(t, "space") != "preserve" {
+					s = strings.Trim(s, " \t\r\n")
+				}
+				p.text.WriteString(s)
+			}
 			return err
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			return nil
-		case xml.StartElement:
-			if !isW(t.Name) {
-				if err := skipElement(r.d); err != nil {
-					return err
-				}
-				continue
-			}
+		if !hidden {
 			switch t.Name.Local {
-			case "rPr":
-				hidden, err = runHidden(r.d)
-			case "t":
-				var s string
-				if s, err = rawText(r.d); err == nil && !hidden {
-					if attr(t, "space") != "preserve" {
-						s = strings.Trim(s, " \t\r\n")
-					}
-					p.text.WriteString(s)
-				}
-			default:
-				if !hidden {
-					switch t.Name.Local {
-					case "tab", "ptab":
-						p.text.WriteByte('\t')
-					case "br", "cr":
-						p.text.WriteByte('\n')
-					case "noBreakHyphen":
-						p.text.WriteByte('-')
-					}
-				}
-				// delText, instrText, sym, drawings, objects and
-				// references hold no text of the paragraph.
-				err = skipElement(r.d)
-			}
-			if err != nil {
-				return err
+			case "tab", "ptab":
+				p.text.WriteByte('\t')
+			case "br", "cr":
+				p.text.WriteByte('\n')
+			case "noBreakHyphen":
+				p.text.WriteByte('-')
 			}
 		}
-	}
+		// delText, instrText, sym, drawings, objects and references hold
+		// no text of the paragraph.
+		return skipElement(r.d)
+	})
 }
 
 // runHidden reads a run's properties and reports whether they hide it

@@ -375,32 +375,21 @@ func (r *odtReader) document() error {
 // officeBody reads an office:body whose start was just read: its
 // office:text; a body of another kind (office:spreadsheet…) is refused.
 func (r *odtReader) officeBody() error {
-	for {
-		t, err := r.d.Token()
-		if err != nil {
-			return err
+	err := eachChild(r.d, func(t xml.StartElement) error {
+		switch {
+		case odtIs(t.Name, odfOffice, "text"):
+			r.body = true
+			return r.content(0, 0, func(p *odtPara) { r.items = append(r.items, odtItem{para: p}) },
+				func(tb *odtTable) { r.items = append(r.items, odtItem{table: tb}) })
+		case t.Name.Space == odfOffice && !r.body:
+			return r.zp.partError(odtContent, "office:%s is not a text document", t.Name.Local)
 		}
-		switch t := t.(type) {
-		case xml.EndElement:
-			if !r.body {
-				return r.zp.partError(odtContent, "no text body (office:body holds no office:text)")
-			}
-			return nil
-		case xml.StartElement:
-			if odtIs(t.Name, odfOffice, "text") {
-				r.body = true
-				err = r.content(0, 0, func(p *odtPara) { r.items = append(r.items, odtItem{para: p}) },
-					func(tb *odtTable) { r.items = append(r.items, odtItem{table: tb}) })
-			} else if t.Name.Space == odfOffice && !r.body {
-				return r.zp.partError(odtContent, "office:%s is not a text document", t.Name.Local)
-			} else {
-				err = skipElement(r.d)
-			}
-			if err != nil {
-				return err
-			}
-		}
+		return skipElement(r.d)
+	})
+	if err == nil && !r.body {
+		return r.zp.partError(odtContent, "no text body (office:body holds no office:text)")
 	}
+	return err
 }
 
 // odtDropped reports whether the block-level element n is not read:
