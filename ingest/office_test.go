@@ -15,15 +15,23 @@ import (
 // zipFiles returns a zip archive of files, given as name and content in
 // turn.
 func zipFiles(t testing.TB, files ...string) []byte {
+	return zipHeaders(t, func(i int, name string) *zip.FileHeader {
+		method := zip.Deflate
+		if name == "mimetype" {
+			method = zip.Store // as EPUB requires: readers sniff it
+		}
+		return &zip.FileHeader{Name: name, Method: method}
+	}, files...)
+}
+
+// zipHeaders returns a zip archive of files, given as name and content in
+// turn, the i-th with the header header(i, name) makes.
+func zipHeaders(t testing.TB, header func(i int, name string) *zip.FileHeader, files ...string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w := zip.NewWriter(&buf)
 	for i := 0; i+1 < len(files); i += 2 {
-		method := zip.Deflate
-		if files[i] == "mimetype" {
-			method = zip.Store // as EPUB requires: readers sniff it
-		}
-		f, err := w.CreateHeader(&zip.FileHeader{Name: files[i], Method: method})
+		f, err := w.CreateHeader(header(i/2, files[i]))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,25 +209,13 @@ func TestAskOffice(t *testing.T) {
 // DOCX); a compressed mimetype is not ODF's.
 func TestSniffODT(t *testing.T) {
 	zipWith := func(method uint16, extra []byte, files ...string) []byte {
-		var buf bytes.Buffer
-		w := zip.NewWriter(&buf)
-		for i := 0; i+1 < len(files); i += 2 {
-			h := &zip.FileHeader{Name: files[i], Method: zip.Store}
+		return zipHeaders(t, func(i int, name string) *zip.FileHeader {
+			h := &zip.FileHeader{Name: name, Method: zip.Store}
 			if i == 0 {
 				h.Method, h.Extra = method, extra
 			}
-			f, err := w.CreateHeader(h)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := f.Write([]byte(files[i+1])); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return buf.Bytes()
+			return h
+		}, files...)
 	}
 	const mt = "application/vnd.oasis.opendocument.text"
 	for _, tc := range []struct {
