@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/reqa/reqa/index/display"
+	"github.com/reqa/reqa/internal/display"
 	"github.com/reqa/reqa/store"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reqa/reqa/index/metric"
+	"github.com/reqa/reqa/internal/metric"
 	"github.com/reqa/reqa/rank/fuse"
 )
 

@@ -65,7 +65,7 @@
 // [Summarize] reports the MultiReQA metrics in percent: P@1, MRR, P@5 and
 // R@10. A question is answered at rank r when its highest-ranked gold
 // candidate is at r (ties broken by candidate order): P@k counts r ≤ k, MRR
-// averages 1/r (see index/metric), and R@10 averages the fraction of a
+// averages 1/r (see internal/metric), and R@10 averages the fraction of a
 // question's gold candidates ranked in the top 10. [Engine.TuneFusions]
 // learns fusions on tuning questions, [SaveFusions] stores them;
 // [Engine.AdapterData] prepares a question adapter's training data and

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/reqa/reqa/index/bm25"
-	"github.com/reqa/reqa/index/metric"
+	"github.com/reqa/reqa/internal/metric"
 )
 
 // EvalQuestion is a question with its gold candidates.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/encoder/uselite"
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 	"github.com/reqa/reqa/ingest"
 )
 

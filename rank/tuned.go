@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/reqa/reqa/index/adapter"
-	"github.com/reqa/reqa/index/display"
+	"github.com/reqa/reqa/internal/display"
 	"github.com/reqa/reqa/rank/fuse"
 	"github.com/reqa/reqa/store"
 )

@@ -176,7 +176,7 @@ func TestRebuildReleasesLock(t *testing.T) {
 	fds := func() int {
 		es, err := os.ReadDir("/proc/self/fd")
 		if err != nil {
-			// May skip in CI: /proc/self/fd exists on every Linux (CI's OS); this is for other systems (store does not import index/testenv).
+			// May skip in CI: /proc/self/fd exists on every Linux (CI's OS); this is for other systems (store does not import internal/testenv).
 			t.Skipf("no /proc/self/fd: %v", err)
 		}
 		return len(es)

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/reqa/reqa/index/display"
+	"github.com/reqa/reqa/internal/display"
 	"github.com/reqa/reqa/rank"
 	"github.com/urfave/cli/v2"
 )

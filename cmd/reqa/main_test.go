@@ -11,7 +11,7 @@ import (
 
 	"github.com/reqa/reqa/index/encoder/ortlib"
 	"github.com/reqa/reqa/index/encoder/uselite"
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // TestMain lets the test binary stand in for bin/reqa in subprocess tests:

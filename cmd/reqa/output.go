@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reqa/reqa/index/display"
+	"github.com/reqa/reqa/internal/display"
 	"github.com/urfave/cli/v2"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reqa/reqa/index/display"
+	"github.com/reqa/reqa/internal/display"
 	"github.com/reqa/reqa/index/encoder/uselite"
 	"github.com/reqa/reqa/rank"
 	"github.com/urfave/cli/v2"

@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/reqa/reqa/index/adapter"
-	"github.com/reqa/reqa/index/display"
+	"github.com/reqa/reqa/internal/display"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 )

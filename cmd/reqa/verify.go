@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/reqa/reqa/index/display"
+	"github.com/reqa/reqa/internal/display"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/store"
 )

@@ -8,7 +8,7 @@ import (
 	"runtime"
 
 	"github.com/reqa/reqa/index/dense"
-	"github.com/reqa/reqa/index/metric"
+	"github.com/reqa/reqa/internal/metric"
 )
 
 // Data is a training set: question embeddings with the rows of Answers that

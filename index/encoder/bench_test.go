@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/reqa/reqa/index/encoder/uselite"
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // squadCandidates reads the candidate sentences of the shared SQuAD set.

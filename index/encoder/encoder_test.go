@@ -10,7 +10,7 @@ import (
 
 	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/encoder/uselite"
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 const goldenDir = "../../../shared/golden/use-lite/"

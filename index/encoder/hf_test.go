@@ -13,7 +13,7 @@ import (
 
 	"github.com/reqa/reqa/index/encoder/onnxmodel"
 	"github.com/reqa/reqa/index/encoder/ortlib"
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // The tiny test encoder: a vocabulary of testVocab, hidden width testHidden,

@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/reqa/reqa/index/display"
+	"github.com/reqa/reqa/internal/display"
 )
 
 // Header is the first line of an MRQA file: {"header": {"dataset": …,

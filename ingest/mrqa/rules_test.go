@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/reqa/reqa/index/sentence"
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/ingest/mrqa"
 )

@@ -3,7 +3,7 @@ package fuse
 import (
 	"fmt"
 
-	"github.com/reqa/reqa/index/metric"
+	"github.com/reqa/reqa/internal/metric"
 )
 
 // Evaluate scores p on tuning examples (P@1 and MRR in percent), as Tune

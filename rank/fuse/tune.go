@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/reqa/reqa/index/metric"
+	"github.com/reqa/reqa/internal/metric"
 )
 
 // Example is one tuning question, reduced to what fusion needs: each

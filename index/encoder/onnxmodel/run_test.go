@@ -9,7 +9,7 @@ import (
 
 	"github.com/reqa/reqa/index/encoder/onnxmodel"
 	"github.com/reqa/reqa/index/encoder/ort"
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // ortLib returns the ONNX Runtime library fetched into third_party (or

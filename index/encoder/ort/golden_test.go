@@ -11,7 +11,7 @@ import (
 
 	"github.com/reqa/reqa/index/encoder/onnxmodel"
 	"github.com/reqa/reqa/index/encoder/ort"
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // goldenLine is one line of the golden files: the TF.js reference

@@ -7,7 +7,7 @@ import (
 
 	"github.com/reqa/reqa/index/encoder/onnxmodel"
 	"github.com/reqa/reqa/index/encoder/ort"
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // repoRoot returns the directory holding go.mod.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // embeddedHash returns the SHA-256 of the embedded library, skipping the

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/reqa/reqa/index/encoder/uselite"
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // TestModelPrecision: "" and fp32 are the float32 model, int8 is the

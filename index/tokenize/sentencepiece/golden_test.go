@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // goldenDir holds the reference outputs of the Universal Sentence Encoder Lite,

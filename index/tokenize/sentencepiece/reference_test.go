@@ -15,7 +15,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // The reference JavaScript tokenizer, from the npm package

@@ -10,7 +10,7 @@ import (
 	"io/fs"
 	"math"
 
-	"github.com/reqa/reqa/index/display"
+	"github.com/reqa/reqa/internal/display"
 )
 
 // assets holds the build-time copy of the vocabulary. The pattern matches the

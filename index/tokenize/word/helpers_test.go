@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // fixtureTexts returns the sentences of testdata/fixtures.jsonl (one JSON

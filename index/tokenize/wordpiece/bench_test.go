@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 	"github.com/sugarme/tokenizer/pretrained"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 func TestFromJSON(t *testing.T) {

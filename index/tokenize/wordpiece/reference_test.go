@@ -10,7 +10,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // runPythonReference runs testdata/bert_reference.py (BERT's algorithm

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 	"github.com/sugarme/tokenizer"
 	"github.com/sugarme/tokenizer/pretrained"
 	"golang.org/x/text/unicode/norm"

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // TestMain skips the examples when the vocabulary asset was not copied in:

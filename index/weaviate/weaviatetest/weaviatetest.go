@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // Binary returns the weaviate-server that `make weaviate-server` builds

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reqa/reqa/index/testenv"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // recorder is a testing.TB that records how Skip stopped it; like the real
