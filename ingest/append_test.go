@@ -14,8 +14,8 @@ import (
 	"github.com/reqa/reqa/index/dense"
 	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/encoder/uselite"
-	"github.com/reqa/reqa/internal/testenv"
 	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/internal/testenv"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/store"
 )

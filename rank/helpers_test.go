@@ -6,8 +6,8 @@ import (
 
 	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/encoder/uselite"
-	"github.com/reqa/reqa/internal/testenv"
 	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // buildTestIndex builds a real index of the ingest test corpus with both

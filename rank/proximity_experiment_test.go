@@ -10,9 +10,9 @@ import (
 
 	"github.com/kljensen/snowball/english"
 
-	"github.com/reqa/reqa/internal/metric"
 	"github.com/reqa/reqa/index/tokenize/stem"
 	"github.com/reqa/reqa/index/tokenize/word"
+	"github.com/reqa/reqa/internal/metric"
 	"github.com/reqa/reqa/rank/fuse"
 )
 

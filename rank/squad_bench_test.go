@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/reqa/reqa/index/bm25"
-	"github.com/reqa/reqa/internal/testenv"
 	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/internal/testenv"
 	"github.com/reqa/reqa/rank"
 )
 

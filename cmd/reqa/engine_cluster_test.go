@@ -19,9 +19,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reqa/reqa/internal/testenv"
 	"github.com/reqa/reqa/index/weaviate/weaviatetest"
 	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/internal/testenv"
 	"github.com/reqa/reqa/rank"
 )
 

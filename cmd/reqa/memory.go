@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/reqa/reqa/internal/display"
 	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/internal/display"
 )
 
 // memoryLimitFlag lets `reqa index` refuse a build that cannot fit in

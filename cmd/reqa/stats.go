@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reqa/reqa/internal/display"
 	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/internal/display"
 	"github.com/reqa/reqa/rank"
 	"github.com/urfave/cli/v2"
 )

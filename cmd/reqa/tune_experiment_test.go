@@ -13,8 +13,8 @@ import (
 
 	"github.com/reqa/reqa/index/adapter"
 	"github.com/reqa/reqa/index/dense"
-	"github.com/reqa/reqa/internal/display"
 	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/internal/display"
 	"github.com/reqa/reqa/rank"
 )
 

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/reqa/reqa/index/sentence"
-	"github.com/reqa/reqa/internal/testenv"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/ingest/mrqa"
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // converted is a conversion's output, read back with package ingest (which
