@@ -213,17 +213,17 @@ func compareAnswers(t *testing.T, fullPath, appPath string, withDense bool) {
 		t.Fatal(err)
 	}
 	defer ea.Close()
-	type mk func(e *rank.Engine) (rank.Ranker, error)
+	type mk func(e *rank.Index) (rank.Ranker, error)
 	rankers := map[string]mk{
-		"bm25-word": func(e *rank.Engine) (rank.Ranker, error) { return e.Ranker("bm25-word") },
-		"bm25-wpm":  func(e *rank.Engine) (rank.Ranker, error) { return e.Ranker("bm25-wpm") },
+		"bm25-word": func(e *rank.Index) (rank.Ranker, error) { return e.Ranker("bm25-word") },
+		"bm25-wpm":  func(e *rank.Index) (rank.Ranker, error) { return e.Ranker("bm25-wpm") },
 	}
 	if withDense {
-		rankers["dense-exact"] = func(e *rank.Engine) (rank.Ranker, error) { return e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{}}) }
-		rankers["dense-ann"] = func(e *rank.Engine) (rank.Ranker, error) {
+		rankers["dense-exact"] = func(e *rank.Index) (rank.Ranker, error) { return e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{}}) }
+		rankers["dense-ann"] = func(e *rank.Index) (rank.Ranker, error) {
 			return e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{ANN: true, K: 5}})
 		}
-		rankers["fusion"] = func(e *rank.Engine) (rank.Ranker, error) {
+		rankers["fusion"] = func(e *rank.Index) (rank.Ranker, error) {
 			return e.Fused(rank.DefaultFusion(), rank.Spec{})
 		}
 	}

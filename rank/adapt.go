@@ -14,7 +14,7 @@ import (
 // vectors for the index's λ from its stored embeddings, each sentence's
 // context, and the gold sentences. groups (optional) holds out whole groups
 // of questions for validation (see adapter.Data).
-func (e *Engine) AdapterData(ctx context.Context, qs []EvalQuestion, groups []int, threads int) (adapter.Data, error) {
+func (e *Index) AdapterData(ctx context.Context, qs []EvalQuestion, groups []int, threads int) (adapter.Data, error) {
 	m := e.r.Meta().Dense
 	if m == nil {
 		return adapter.Data{}, fmt.Errorf("index %s has no embeddings; rebuild it with `reqa index --dense`", e.r.Path())

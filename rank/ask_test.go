@@ -12,7 +12,7 @@ import (
 	"github.com/reqa/reqa/rank/fuse"
 )
 
-// TestAskFusedTopK checks that Engine.Ask answers a fusion with the ranking
+// TestAskFusedTopK checks that Index.Ask answers a fusion with the ranking
 // ScoreAll gives (every candidate's fused score sorted, ties by lower id):
 // the same sentences, scores and input scores, for every fusion method and
 // k (including k beyond the number of candidates).

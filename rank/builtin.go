@@ -83,18 +83,18 @@ func builtinDefaults() []fuse.Params {
 // input field and no tuned parameters: the first fusion in builtin.json,
 // chosen by its worst-case gain over bm25-wpm on domains it was not fitted
 // on (see builtinJSON). An index lacking one of its inputs answers with
-// [Engine.BuiltinDefault] instead.
+// [Index.BuiltinDefault] instead.
 func DefaultFusion() fuse.Params { return builtinDefaults()[0] }
 
 // BuiltinDefault returns the built-in default fusion of this index: the
 // first of builtin.json's fusions whose inputs the index has (an index
 // built before the "stem" field existed gets the default it had then).
 // Only meaningful on an index with embeddings.
-func (e *Engine) BuiltinDefault() fuse.Params { return e.firstServed(builtinDefaults()) }
+func (e *Index) BuiltinDefault() fuse.Params { return e.firstServed(builtinDefaults()) }
 
 // firstServed returns the first of ps whose inputs the index has, else the
 // last.
-func (e *Engine) firstServed(ps []fuse.Params) fuse.Params {
+func (e *Index) firstServed(ps []fuse.Params) fuse.Params {
 	for _, p := range ps {
 		if !slices.ContainsFunc(p.Inputs, func(in string) bool { return !e.hasInput(in) }) {
 			return p
@@ -105,7 +105,7 @@ func (e *Engine) firstServed(ps []fuse.Params) fuse.Params {
 
 // hasInput reports whether the index holds what the fusion input name
 // reads: a BM25 field, or embeddings.
-func (e *Engine) hasInput(name string) bool {
+func (e *Index) hasInput(name string) bool {
 	s, err := ParseSpec(name)
 	if err != nil {
 		return false
@@ -124,7 +124,7 @@ func (e *Engine) hasInput(name string) bool {
 
 // builtinFusions are the fusions every index with embeddings answers with
 // untuned, its default first (names are distinct).
-func (e *Engine) builtinFusions() []fuse.Params {
+func (e *Index) builtinFusions() []fuse.Params {
 	out := []fuse.Params{e.BuiltinDefault()}
 	for _, p := range []fuse.Params{DefaultRRF()} {
 		if p.Name != out[0].Name {

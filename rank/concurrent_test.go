@@ -16,12 +16,12 @@ import (
 type concurrentRanker struct {
 	name  string
 	dense bool
-	build func(e *rank.Engine) (rank.Ranker, error)
+	build func(e *rank.Index) (rank.Ranker, error)
 }
 
 func concurrentRankers() []concurrentRanker {
-	bm := func(name string, withContext bool) func(e *rank.Engine) (rank.Ranker, error) {
-		return func(e *rank.Engine) (rank.Ranker, error) {
+	bm := func(name string, withContext bool) func(e *rank.Index) (rank.Ranker, error) {
+		return func(e *rank.Index) (rank.Ranker, error) {
 			s, err := rank.ParseSpec(name)
 			if err != nil {
 				return nil, err
@@ -30,8 +30,8 @@ func concurrentRankers() []concurrentRanker {
 			return e.Resolve(s)
 		}
 	}
-	fused := func(p fuse.Params) func(e *rank.Engine) (rank.Ranker, error) {
-		return func(e *rank.Engine) (rank.Ranker, error) { return e.Fused(p, rank.Spec{}) }
+	fused := func(p fuse.Params) func(e *rank.Index) (rank.Ranker, error) {
+		return func(e *rank.Index) (rank.Ranker, error) { return e.Fused(p, rank.Spec{}) }
 	}
 	in := rank.DefaultFusionInputs
 	return []concurrentRanker{
@@ -41,10 +41,10 @@ func concurrentRankers() []concurrentRanker {
 		{"bm25-wpm/sent", false, bm("bm25-wpm", false)},
 		{"dense", true, bm("dense", true)},
 		{"dense/sent", true, bm("dense", false)},
-		{"dense λ=0.5", true, func(e *rank.Engine) (rank.Ranker, error) {
+		{"dense λ=0.5", true, func(e *rank.Index) (rank.Ranker, error) {
 			return e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{Lambda: 0.5, LambdaSet: true}})
 		}},
-		{"dense-ann", true, func(e *rank.Engine) (rank.Ranker, error) {
+		{"dense-ann", true, func(e *rank.Index) (rank.Ranker, error) {
 			return e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{ANN: true, K: 5}})
 		}},
 		{"fusion-rrf", true, fused(rank.DefaultRRF())},

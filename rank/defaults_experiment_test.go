@@ -146,7 +146,7 @@ func domainExamples(t *testing.T, index, dataset string) (tune, test []fuse.Exam
 }
 
 // openDomain reads dataset and opens index (closed when t ends).
-func openDomain(t *testing.T, index, dataset string) (*ingest.Dataset, *Engine) {
+func openDomain(t *testing.T, index, dataset string) (*ingest.Dataset, *Index) {
 	t.Helper()
 	d, err := ingest.ReadDataset(dataset)
 	if err != nil {
@@ -162,7 +162,7 @@ func openDomain(t *testing.T, index, dataset string) (*ingest.Dataset, *Engine) 
 
 // splitQuestions returns the questions of d's half split with their gold
 // candidates' sentence ids in e.
-func splitQuestions(t *testing.T, e *Engine, d *ingest.Dataset, split string) []EvalQuestion {
+func splitQuestions(t *testing.T, e *Index, d *ingest.Dataset, split string) []EvalQuestion {
 	t.Helper()
 	qs, err := d.SplitQuestions(split)
 	if err != nil {

@@ -94,7 +94,7 @@ func TestTuneFusionsScoresDefaultDemoted(t *testing.T) {
 
 // openFAQ builds and opens a dense index of testdata/faq (closed when t
 // ends).
-func openFAQ(t *testing.T) *rank.Engine {
+func openFAQ(t *testing.T) *rank.Index {
 	t.Helper()
 	requireDense(t)
 	path := filepath.Join(t.TempDir(), "faq.reqa")

@@ -87,7 +87,7 @@ type denseState struct {
 	adapterErr  error
 }
 
-func (e *Engine) loadDense(threads int) (*denseState, error) {
+func (e *Index) loadDense(threads int) (*denseState, error) {
 	m := e.r.Meta().Dense
 	if m == nil {
 		return nil, fmt.Errorf("%w \"dense\": index %s has no embeddings (rebuild with `reqa index --dense`)", ErrUnknownRanker, e.r.Path())
@@ -149,7 +149,7 @@ func (e *Engine) loadDense(threads int) (*denseState, error) {
 
 // loadAdapter loads the index's question adapter once, refusing one trained
 // for another encoder.
-func (e *Engine) loadAdapter(st *denseState) (*adapter.Adapter, error) {
+func (e *Index) loadAdapter(st *denseState) (*adapter.Adapter, error) {
 	st.adapterOnce.Do(func() {
 		raw, from := []byte(nil), e.r.Path()
 		if t := e.tuned; t != nil {
@@ -195,7 +195,7 @@ func (st *denseState) answers(lambda float64) (dense.Vectors, error) {
 // DenseRanker returns the dense ranker s names (with s.Dense's options):
 // each answer is mixed with its context by the index's λ (or
 // s.Dense.Lambda), or λ = 0 when s.SentenceOnly.
-func (e *Engine) DenseRanker(s Spec) (*DenseRanker, error) {
+func (e *Index) DenseRanker(s Spec) (*DenseRanker, error) {
 	opt := s.Dense
 	if s.Name == "" {
 		s.Name = "dense"
@@ -244,7 +244,7 @@ func (e *Engine) DenseRanker(s Spec) (*DenseRanker, error) {
 var combineMax int64 = 512 << 20 // a variable for tests (SetCombineMax)
 
 // loadGraph loads the stored ANN graph over the answer vectors v.
-func (e *Engine) loadGraph(st *denseState, v dense.Vectors) (*ann.Graph, error) {
+func (e *Index) loadGraph(st *denseState, v dense.Vectors) (*ann.Graph, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.graph != nil || st.graphErr != nil {

@@ -69,7 +69,7 @@ func (c *ContextRanker) Score(question string, acc *bm25.Accumulator) error {
 }
 
 // derived builds the "ctxmax:R" / "ctxrel:R" ranker s names.
-func (e *Engine) derived(s Spec) (Ranker, error) {
+func (e *Index) derived(s Spec) (Ranker, error) {
 	b, err := s.with(s.Base)
 	if err != nil {
 		return nil, err

@@ -3,8 +3,8 @@
 //
 // # Engines and rankers
 //
-// An [Engine] is an open index. A [Ranker] scores every candidate sentence
-// for a question; [Engine.Ask] returns the best answers, each sentence once
+// An [Index] is an open index. A [Ranker] scores every candidate sentence
+// for a question; [Index.Ask] returns the best answers, each sentence once
 // (its other places in [Answer].Also), each with its context, source and
 // record id. The rankers are:
 //
@@ -30,11 +30,11 @@
 //
 // [ParseSpec] is the one parser of ranker names: it returns a [Spec], to
 // which the caller adds options (sentence only, dense options, explicit
-// fusion parameters). [Engine.Resolve] is the one place defaults are
-// applied: the empty name (or "default") is [Engine.Default] — the best
+// fusion parameters). [Index.Resolve] is the one place defaults are
+// applied: the empty name (or "default") is [Index.Default] — the best
 // fusion stored by `reqa fuse`, else the built-in default fusion on an
 // index with embeddings, else bm25-wpm — and a fusion runs with the parameters of
-// [Engine.FusionParams]. [Engine.Available] lists every ranker an index
+// [Index.FusionParams]. [Index.Available] lists every ranker an index
 // answers with. ask, eval, fuse, demo and serve all go through these, so
 // they agree on what a name and the default mean. Errors wrap
 // [ErrUnknownRanker] (not a ranker, or not one this index has) or
@@ -42,21 +42,21 @@
 //
 // [LoadTuned] reads the fusion parameters and question adapter learned for
 // another index (or a JSON file of fusion parameters) and
-// [Engine.UseTuned] answers with them instead of the index's own: how
+// [Index.UseTuned] answers with them instead of the index's own: how
 // learned parts transfer to another domain (`reqa eval --params-from`).
 //
 // # Indexes kept in an engine
 //
 // An index file whose meta names an engine (store.Meta.Engine: Weaviate,
 // written by `reqa index --engine`) holds no sentences; [Open] returns an
-// Engine whose rankers ask the engine (remote.go): bm25-TOKENIZER and
+// Index whose rankers ask the engine (remote.go): bm25-TOKENIZER and
 // dense return their [RemoteDepth] best candidates, and a fusion pools
 // every input's best, completes each input's score of every pooled
 // candidate with filtered queries and fuses them with statistics over the
 // whole collection (dense: exact, from the answer vectors' moments in the
 // file; BM25: from its [RemoteStatsDepth] best scores). Sentence-only
 // forms, context-derived inputs and the re-ranker need every candidate and
-// wrap [ErrEngineRanker]. [Engine.Ask], [Run] and [Engine.SentenceByExtID]
+// wrap [ErrEngineRanker]. [Index.Ask], [Run] and [Index.SentenceByExtID]
 // work on both kinds.
 //
 // # Evaluation and tuning
@@ -66,10 +66,10 @@
 // R@10. A question is answered at rank r when its highest-ranked gold
 // candidate is at r (ties broken by candidate order): P@k counts r ≤ k, MRR
 // averages 1/r (see internal/metric), and R@10 averages the fraction of a
-// question's gold candidates ranked in the top 10. [Engine.TuneFusions]
+// question's gold candidates ranked in the top 10. [Index.TuneFusions]
 // learns fusions on tuning questions, [SaveFusions] stores them;
-// [Engine.AdapterData] prepares a question adapter's training data and
-// [SaveAdapter] stores the adapter; [Engine.SelfQuestions] makes
+// [Index.AdapterData] prepares a question adapter's training data and
+// [SaveAdapter] stores the adapter; [Index.SelfQuestions] makes
 // pseudo-questions from the indexed text for label-free adaptation
 // (`reqa tune --self`). Package rank/report writes eval's full report.
 //

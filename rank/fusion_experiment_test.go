@@ -22,7 +22,7 @@ import (
 // experiment opens the SQuAD index named by REQA_SQUAD_INDEX (built with
 // embeddings from the SQuAD set) and returns it with the questions of each
 // split. Question embeddings are cached in REQA_QVEC_CACHE when set.
-func experiment(t testing.TB) (*rank.Engine, map[string][]rank.EvalQuestion) {
+func experiment(t testing.TB) (*rank.Index, map[string][]rank.EvalQuestion) {
 	path := os.Getenv("REQA_SQUAD_INDEX")
 	if path == "" {
 		// May skip in CI: an experiment (tag experiment) run by hand with REQA_SQUAD_INDEX.

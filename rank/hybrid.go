@@ -246,7 +246,7 @@ func DefaultRRF() fuse.Params {
 
 // StoredFusions returns the fusion parameters stored in the index (none is
 // not an error), or those of UseTuned.
-func (e *Engine) StoredFusions() ([]fuse.Params, error) {
+func (e *Index) StoredFusions() ([]fuse.Params, error) {
 	if e.tuned != nil {
 		return e.tuned.Fusions, nil
 	}
@@ -272,7 +272,7 @@ func (e *Engine) StoredFusions() ([]fuse.Params, error) {
 // Fused builds the fused ranker for params from this engine's rankers,
 // with s's options (document form, dense options; dense inputs always score
 // every candidate: fusion normalises over all of them).
-func (e *Engine) Fused(params fuse.Params, s Spec) (*FusedRanker, error) {
+func (e *Index) Fused(params fuse.Params, s Spec) (*FusedRanker, error) {
 	var inputs []Ranker
 	for _, name := range params.Inputs {
 		r, err := e.input(name, s)
@@ -290,7 +290,7 @@ func (e *Engine) Fused(params fuse.Params, s Spec) (*FusedRanker, error) {
 }
 
 // corpus describes every candidate for fusion features.
-func (e *Engine) corpus() *fuse.Corpus {
+func (e *Index) corpus() *fuse.Corpus {
 	e.corpusOnce.Do(func() {
 		c := &fuse.Corpus{Ctx: make([]uint32, len(e.sentences)), Pos: make([]int, len(e.sentences)), Len: make([]int, len(e.sentences))}
 		seen := map[uint32]int{}
@@ -312,7 +312,7 @@ func (e *Engine) corpus() *fuse.Corpus {
 // questions flags every sentence that is itself a question
 // (sentence.IsQuestion): read from the sentences' texts, or for an index
 // kept in an engine from its stored flags (nil when it has none).
-func (e *Engine) questions() ([]bool, error) {
+func (e *Index) questions() ([]bool, error) {
 	n := e.r.Meta().Sentences
 	if e.remote != nil {
 		if !e.r.HasBlob(store.BlobQuestions) {
@@ -345,7 +345,7 @@ func (e *Engine) questions() ([]bool, error) {
 
 // input returns the ranker a fusion input name stands for, with the
 // fusion's options s; the result's Name() equals name.
-func (e *Engine) input(name string, s Spec) (Ranker, error) {
+func (e *Index) input(name string, s Spec) (Ranker, error) {
 	in, err := s.with(name)
 	if err != nil {
 		return nil, err
@@ -443,7 +443,7 @@ type TuneResult struct {
 // TuneFusions learns every method in methods over inputs on tune (the
 // tuning questions), the inputs built with opt's options, and returns them
 // best first (by P@1 on tune). label records what tune was.
-func (e *Engine) TuneFusions(ctx context.Context, methods, inputs []string, tune []EvalQuestion, opt Spec, label string) ([]TuneResult, error) {
+func (e *Index) TuneFusions(ctx context.Context, methods, inputs []string, tune []EvalQuestion, opt Spec, label string) ([]TuneResult, error) {
 	type inputSet struct {
 		names []string
 		rs    []Ranker

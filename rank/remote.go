@@ -57,7 +57,7 @@ func (*remoteFused) onEngine() {}
 // serve (it wraps ErrUnknownRanker too).
 var ErrEngineRanker = errors.New("not served by an index kept in an engine")
 
-// remote is the engine behind an Engine whose index file has
+// remote is the engine behind an Index whose index file has
 // Meta.Engine.
 type remote struct {
 	target weaviate.Target
@@ -105,9 +105,9 @@ func openRemote(r *store.Reader) (*remote, error) {
 // cluster while a replica is down.
 const RemoteConsistency = "QUORUM"
 
-// Engine reports where the index's data lives: "" for this file, else
+// Index reports where the index's data lives: "" for this file, else
 // the engine's weaviate:// URL.
-func (e *Engine) EngineURL() string {
+func (e *Index) EngineURL() string {
 	if e.remote == nil {
 		return ""
 	}
@@ -118,7 +118,7 @@ func (e *Engine) EngineURL() string {
 // this index's model and completely imported. A success is kept; a failure
 // is not (the engine may be back on the next question: a long-running
 // serve must not stay broken by one outage).
-func (e *Engine) collection() (*weaviate.Collection, error) {
+func (e *Index) collection() (*weaviate.Collection, error) {
 	rm := e.remote
 	rm.colMu.Lock()
 	defer rm.colMu.Unlock()
@@ -137,7 +137,7 @@ func (e *Engine) collection() (*weaviate.Collection, error) {
 	return col, nil
 }
 
-func (e *Engine) denseMoments() (dense.Moments, error) {
+func (e *Index) denseMoments() (dense.Moments, error) {
 	rm := e.remote
 	rm.momOnce.Do(func() {
 		raw, err := e.r.LargeBlob(store.BlobDenseMoments)
@@ -158,7 +158,7 @@ func (e *Engine) denseMoments() (dense.Moments, error) {
 }
 
 // remoteExtID maps a dataset candidate id to its sentence id.
-func (e *Engine) remoteExtID(ext string) (uint32, bool) {
+func (e *Index) remoteExtID(ext string) (uint32, bool) {
 	rm := e.remote
 	rm.extOnce.Do(func() {
 		rm.ext = map[string]uint32{}
@@ -560,7 +560,7 @@ func sortHits(hits []weaviate.Hit) {
 }
 
 // remoteRanker builds the ranker s names over the engine.
-func (e *Engine) remoteRanker(s Spec) (Ranker, error) {
+func (e *Index) remoteRanker(s Spec) (Ranker, error) {
 	if s.SentenceOnly {
 		return nil, fmt.Errorf("%w %q: the sentence-only form is %w", ErrUnknownRanker, s.Name, ErrEngineRanker)
 	}
@@ -599,7 +599,7 @@ func (e *Engine) remoteRanker(s Spec) (Ranker, error) {
 }
 
 // remoteInput builds one BM25 or dense ranker over the engine.
-func (e *Engine) remoteInput(s Spec) (remoteInput, error) {
+func (e *Index) remoteInput(s Spec) (remoteInput, error) {
 	if s.SentenceOnly {
 		return nil, fmt.Errorf("%w %q: the sentence-only form is %w", ErrUnknownRanker, s.Name, ErrEngineRanker)
 	}
@@ -650,7 +650,7 @@ func (e *Engine) remoteInput(s Spec) (remoteInput, error) {
 }
 
 // remoteAsk answers question with an engine ranker.
-func (e *Engine) remoteAsk(r Ranker, question string, k int) ([]Answer, error) {
+func (e *Index) remoteAsk(r Ranker, question string, k int) ([]Answer, error) {
 	ctx := context.Background()
 	var (
 		hits   []weaviate.Hit

@@ -208,7 +208,7 @@ func TestRerankDump(t *testing.T) {
 // question by an adapter trained (with reqa tune's defaults) on the other
 // half of the tune articles, each test question by the index's adapter —
 // so fusion learned on tune sees a dense ranker as good as on unseen text.
-func crossFit(t *testing.T, e *rank.Engine, splits map[string][]rank.EvalQuestion, title map[string]string) {
+func crossFit(t *testing.T, e *rank.Index, splits map[string][]rank.EvalQuestion, title map[string]string) {
 	raw, err := e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{NoAdapter: true}})
 	if err != nil {
 		t.Fatal(err)

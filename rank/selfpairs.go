@@ -50,7 +50,7 @@ var (
 // with its gold sentences, and a group per question (its context: the
 // adapter's validation then holds out whole contexts). Deterministic for a
 // seed.
-func (e *Engine) SelfQuestions(opt SelfOptions) ([]EvalQuestion, []int, error) {
+func (e *Index) SelfQuestions(opt SelfOptions) ([]EvalQuestion, []int, error) {
 	kinds := opt.Kinds
 	if len(kinds) == 0 {
 		kinds = SelfKinds

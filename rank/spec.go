@@ -25,7 +25,7 @@ type Kind int
 
 const (
 	// KindDefault is the empty name: the index's default ranker
-	// (see [Engine.Default]).
+	// (see [Index.Default]).
 	KindDefault Kind = iota
 	// KindBM25 is "bm25-TOKENIZER": BM25 over one tokenizer's field.
 	KindBM25
@@ -47,7 +47,7 @@ var FusionMethods = []string{"rrf", "minmax", "zscore", "adaptive", "learned", "
 
 // InputNames lists the rankers a fusion takes as inputs, in canonical
 // order: BM25 of each tokenizer (tokenize.Names) and dense. An index
-// answers with those it has the fields for ([Engine.Rankers]).
+// answers with those it has the fields for ([Index.Rankers]).
 func InputNames() []string {
 	var out []string
 	for _, t := range tokenize.Names() {
@@ -68,7 +68,7 @@ func Names() []string {
 }
 
 // Spec says which ranker, with what options. [ParseSpec] fills the fields
-// that come from a name; the caller sets the options; [Engine.Resolve]
+// that come from a name; the caller sets the options; [Index.Resolve]
 // turns it into a Ranker.
 type Spec struct {
 	// Name is the ranker's name as given (the built ranker's Name()); empty
@@ -96,7 +96,7 @@ type Spec struct {
 
 // ParseSpec parses a ranker name; it is the one parser of ranker names:
 //
-//	"" or "default"    the index's default ranker (see Engine.Default)
+//	"" or "default"    the index's default ranker (see Index.Default)
 //	bm25-TOKENIZER     BM25 (tokenizers: see tokenize.Names)
 //	dense              the dual encoder
 //	fusion-METHOD      a fusion (methods: see FusionMethods)
@@ -161,8 +161,8 @@ func (s Spec) with(name string) (Spec, error) {
 }
 
 // Rankers lists the index's own rankers (BM25 per tokenizer, dense), in
-// canonical order; [Engine.Available] adds the fusions.
-func (e *Engine) Rankers() []string {
+// canonical order; [Index.Available] adds the fusions.
+func (e *Index) Rankers() []string {
 	var out []string
 	for _, t := range tokenize.Names() {
 		if _, ok := e.r.Meta().Field(store.FieldName(t, true)); ok {
@@ -179,7 +179,7 @@ func (e *Engine) Rankers() []string {
 // rankers, then the fusions it holds tuned parameters for (best first)
 // and the built-in fusions (the default, DefaultFusion, and fusion-rrf) when
 // it has embeddings.
-func (e *Engine) Available() ([]string, error) {
+func (e *Index) Available() ([]string, error) {
 	out := e.Rankers()
 	if e.r.Meta().Dense == nil {
 		return out, nil
@@ -207,7 +207,7 @@ func (e *Engine) Available() ([]string, error) {
 // is named: the best fusion `reqa fuse` stored (on an index kept in an
 // engine, the best one the engine can run), else the built-in default
 // fusion (see BuiltinDefault) when it has embeddings, else bm25-wpm.
-func (e *Engine) Default() (string, error) {
+func (e *Index) Default() (string, error) {
 	if e.r.Meta().Dense == nil {
 		return "bm25-wpm", nil
 	}
@@ -243,7 +243,7 @@ func engineServes(p fuse.Params) bool {
 // default fusion, BuiltinDefault, and fusion-rrf) on an index with
 // embeddings. Other fusions
 // of an untuned index fail with ErrNoTunedParams (and ErrUnknownRanker).
-func (e *Engine) FusionParams(name string) (fuse.Params, error) {
+func (e *Index) FusionParams(name string) (fuse.Params, error) {
 	if e.r.Meta().Dense == nil {
 		return fuse.Params{}, fmt.Errorf("%w %q: fusion needs an index with embeddings (the dense ranker; rebuild with `reqa index --dense`)", ErrUnknownRanker, name)
 	}
@@ -271,7 +271,7 @@ func (e *Engine) FusionParams(name string) (fuse.Params, error) {
 // or unserved ranker wraps ErrUnknownRanker; a fusion without parameters
 // ErrNoTunedParams. Every Ranker it returns is safe for concurrent Score
 // calls.
-func (e *Engine) Resolve(s Spec) (Ranker, error) {
+func (e *Index) Resolve(s Spec) (Ranker, error) {
 	if e.remote != nil && s.Kind != KindDefault {
 		return e.remoteRanker(s)
 	}
@@ -304,7 +304,7 @@ func (e *Engine) Resolve(s Spec) (Ranker, error) {
 
 // specFusion returns the parameters the fusion s names runs with: s.Fusion
 // when set, else the index's (FusionParams).
-func (e *Engine) specFusion(s Spec) (fuse.Params, error) {
+func (e *Index) specFusion(s Spec) (fuse.Params, error) {
 	if s.Fusion != nil {
 		return *s.Fusion, nil
 	}
@@ -313,7 +313,7 @@ func (e *Engine) specFusion(s Spec) (fuse.Params, error) {
 
 // Ranker resolves the ranker called name with default options (sentence
 // and context, exact dense search).
-func (e *Engine) Ranker(name string) (Ranker, error) {
+func (e *Index) Ranker(name string) (Ranker, error) {
 	s, err := ParseSpec(name)
 	if err != nil {
 		return nil, err

@@ -186,7 +186,7 @@ func TestDefaultsDense(t *testing.T) {
 
 // checkUseTuned applies another index's parameters, with an adapter
 // trained for this encoder, to e: they replace e's own.
-func checkUseTuned(t *testing.T, e *rank.Engine) {
+func checkUseTuned(t *testing.T, e *rank.Index) {
 	t.Helper()
 	var qs []rank.EvalQuestion
 	for i := range 8 {

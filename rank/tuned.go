@@ -94,7 +94,7 @@ func LoadTuned(path string) (*Tuned, error) {
 // transfer alone): Default, FusionParams, Available and Resolve see t. An
 // adapter trained for another encoder is refused here. Call it before the
 // engine answers anything.
-func (e *Engine) UseTuned(t *Tuned) error {
+func (e *Index) UseTuned(t *Tuned) error {
 	if e.r.Meta().Dense == nil {
 		return fmt.Errorf("%s: tuned parameters need an index with embeddings (the dense ranker)", e.r.Path())
 	}

@@ -139,7 +139,7 @@ func Verify(path string) (VerifyReport, error) {
 // vocabulary against the meta's hash, the vectors' shapes and counts, the
 // graph over the answer vectors it was built for, and the adapter. It
 // returns the parts that passed.
-func verifyDense(e *Engine, d *store.DenseMeta, problem func(error)) []string {
+func verifyDense(e *Index, d *store.DenseMeta, problem func(error)) []string {
 	var parts []string
 	onnx, err1 := e.r.LargeBlob(store.BlobDenseModel)
 	vocab, err2 := e.r.LargeBlob(store.BlobDenseVocab)
@@ -213,7 +213,7 @@ func verifyDense(e *Engine, d *store.DenseMeta, problem func(error)) []string {
 // the model against its hash, the answer vectors' moments, the candidate
 // ids, the adapter, the fusion parameters and the blob names. The engine
 // itself is not asked (`reqa ask` does).
-func verifyEngineFile(e *Engine, problem func(error)) []string {
+func verifyEngineFile(e *Index, problem func(error)) []string {
 	var parts []string
 	m := e.Meta()
 	onnx, err1 := e.r.LargeBlob(store.BlobDenseModel)

@@ -249,7 +249,7 @@ type evalReport struct {
 }
 
 // evalQuestions maps dataset questions to the index's sentence ids.
-func evalQuestions(e *rank.Engine, qs []ingest.Question, indexPath string) ([]rank.EvalQuestion, error) {
+func evalQuestions(e *rank.Index, qs []ingest.Question, indexPath string) ([]rank.EvalQuestion, error) {
 	eqs := make([]rank.EvalQuestion, len(qs))
 	for i, q := range qs {
 		eqs[i] = rank.EvalQuestion{ID: q.ID, Text: q.Text}

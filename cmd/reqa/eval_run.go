@@ -101,7 +101,7 @@ func readEvalDataset(dir, split string) (*ingest.Dataset, []ingest.Question, err
 // temporary file when path is empty (with the dense encoder when a ranker
 // asked for needs it), and applies --params-from. cleanup closes and
 // removes what it made.
-func evalIndex(c *cli.Context, ds *ingest.Dataset, dir, path string) (_ *rank.Engine, used string, cleanup func(), err error) {
+func evalIndex(c *cli.Context, ds *ingest.Dataset, dir, path string) (_ *rank.Index, used string, cleanup func(), err error) {
 	var undo []func()
 	cleanup = func() {
 		for i := len(undo) - 1; i >= 0; i-- {
@@ -183,7 +183,7 @@ func evalSpec(c *cli.Context) rank.Spec {
 // "default (NAME)" unless a row measures exactly the same thing. Fusions
 // run with the parameters ask would use (stored, --params-from, built-in);
 // a fusion with none of those is tuned now on the dataset's tune split.
-func evalRuns(c *cli.Context, e *rank.Engine, ds *ingest.Dataset, indexPath string, opt rank.Spec) ([]evalRun, []fuse.Params, error) {
+func evalRuns(c *cli.Context, e *rank.Index, ds *ingest.Dataset, indexPath string, opt rank.Spec) ([]evalRun, []fuse.Params, error) {
 	names := c.StringSlice("ranker")
 	explicit := len(names) > 0
 	tunable := ds.Split != nil && c.String("params-from") == ""
@@ -228,7 +228,7 @@ func evalRuns(c *cli.Context, e *rank.Engine, ds *ingest.Dataset, indexPath stri
 // index's own rankers and the fusions it can answer with, plus, on a
 // dataset with a tune split, every fusion method (tuned there when the
 // index has no parameters for it).
-func evalDefaultNames(e *rank.Engine, tunable bool) ([]string, error) {
+func evalDefaultNames(e *rank.Index, tunable bool) ([]string, error) {
 	names := e.Rankers()
 	if e.Meta().Dense == nil {
 		return names, nil
@@ -248,7 +248,7 @@ func evalDefaultNames(e *rank.Engine, tunable bool) ([]string, error) {
 
 // evalRunFor parses one ranker name into a row; tuneIt says its fusion
 // parameters are to be learned on the tune split.
-func evalRunFor(e *rank.Engine, name string, opt rank.Spec, tunable bool) (evalRun, bool, error) {
+func evalRunFor(e *rank.Index, name string, opt rank.Spec, tunable bool) (evalRun, bool, error) {
 	s, err := rank.ParseSpec(name)
 	if err != nil {
 		return evalRun{}, false, usagef("eval: %v", err)
@@ -315,7 +315,7 @@ func addDefaultRun(runs []evalRun, def evalRun) []evalRun {
 
 // tuneMissing learns the fusions methods on the dataset's tune split and
 // sets them on their rows.
-func tuneMissing(c *cli.Context, e *rank.Engine, ds *ingest.Dataset, indexPath string, opt rank.Spec, methods []string, runs []evalRun) error {
+func tuneMissing(c *cli.Context, e *rank.Index, ds *ingest.Dataset, indexPath string, opt rank.Spec, methods []string, runs []evalRun) error {
 	if len(methods) == 0 {
 		return nil
 	}
@@ -346,7 +346,7 @@ func tuneMissing(c *cli.Context, e *rank.Engine, ds *ingest.Dataset, indexPath s
 }
 
 // evalOne measures one row on eqs.
-func evalOne(c *cli.Context, e *rank.Engine, run evalRun, eqs []rank.EvalQuestion) (report.Run, error) {
+func evalOne(c *cli.Context, e *rank.Index, run evalRun, eqs []rank.EvalQuestion) (report.Run, error) {
 	r, err := e.Resolve(run.spec)
 	if isRankerUsage(err) {
 		return report.Run{}, usagef("eval: %v", err)

@@ -91,7 +91,7 @@ func fuseAction(c *cli.Context) error {
 
 // fuseTune learns methods over inputs on the dataset's tune split; it
 // returns the number of tuning questions and the results, best first.
-func fuseTune(c *cli.Context, ds *ingest.Dataset, e *rank.Engine, path string, methods, inputs []string) (int, []rank.TuneResult, error) {
+func fuseTune(c *cli.Context, ds *ingest.Dataset, e *rank.Index, path string, methods, inputs []string) (int, []rank.TuneResult, error) {
 	tqs, err := ds.SplitQuestions("tune")
 	if err != nil {
 		return 0, nil, err
@@ -126,7 +126,7 @@ func describeParams(p fuse.Params) string {
 
 // openDenseDatasetIndex reads a dataset and opens the index built from it,
 // which must have embeddings (for fuse and tune).
-func openDenseDatasetIndex(cmd, dir, path string) (*ingest.Dataset, *rank.Engine, error) {
+func openDenseDatasetIndex(cmd, dir, path string) (*ingest.Dataset, *rank.Index, error) {
 	ds, err := ingest.ReadDataset(dir)
 	if err != nil {
 		return nil, nil, err

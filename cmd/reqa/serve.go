@@ -50,7 +50,7 @@ func serveCommand() *cli.Command {
 
 // serveRanker chooses the ranker a request names ("" for the default): the
 // one place serve decides it.
-func serveRanker(e *rank.Engine, name string, opt rank.DenseOptions) (rank.Ranker, error) {
+func serveRanker(e *rank.Index, name string, opt rank.DenseOptions) (rank.Ranker, error) {
 	spec, err := rank.ParseSpec(name)
 	if err != nil {
 		return nil, err

@@ -78,7 +78,7 @@ type serverOptions = server.Options
 
 type testServer struct{ *server.Server }
 
-func newServer(e *rank.Engine, opt serverOptions) (*testServer, error) {
+func newServer(e *rank.Index, opt serverOptions) (*testServer, error) {
 	if opt.Ranker == nil {
 		opt.Ranker = serveRanker
 	}

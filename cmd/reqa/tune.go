@@ -146,7 +146,7 @@ func checkTuneFlags(c *cli.Context) (adapter.Kind, error) {
 // tuneQuestions opens the index at path and reads the training questions:
 // the --pairs file's, or the dataset split's (grouped by article). It
 // returns where they came from (source, split) for the report.
-func tuneQuestions(c *cli.Context, path string) (e *rank.Engine, eqs []rank.EvalQuestion, groups []int, source, split string, err error) {
+func tuneQuestions(c *cli.Context, path string) (e *rank.Index, eqs []rank.EvalQuestion, groups []int, source, split string, err error) {
 	if pairs := c.String("pairs"); pairs != "" {
 		e, eqs, groups, err = pairQuestions(path, pairs)
 		return e, eqs, groups, pairs, "pairs", err
@@ -232,7 +232,7 @@ type tuneValidation struct {
 // pairQuestions opens the dense index at path and resolves the training
 // pairs of the JSONL file pairsPath against its sentences: the questions,
 // their gold sentence ids and their groups (nil when no pair names one).
-func pairQuestions(path, pairsPath string) (*rank.Engine, []rank.EvalQuestion, []int, error) {
+func pairQuestions(path, pairsPath string) (*rank.Index, []rank.EvalQuestion, []int, error) {
 	ps, err := ingest.ReadPairs(pairsPath)
 	if err != nil {
 		return nil, nil, nil, err
@@ -241,7 +241,7 @@ func pairQuestions(path, pairsPath string) (*rank.Engine, []rank.EvalQuestion, [
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	fail := func(err error) (*rank.Engine, []rank.EvalQuestion, []int, error) {
+	fail := func(err error) (*rank.Index, []rank.EvalQuestion, []int, error) {
 		e.Close()
 		return nil, nil, nil, err
 	}
@@ -310,7 +310,7 @@ func pairQuestions(path, pairsPath string) (*rank.Engine, []rank.EvalQuestion, [
 
 // selfQuestions opens the dense index at path and makes its pseudo-questions
 // (tune --self).
-func selfQuestions(c *cli.Context, path string) (*rank.Engine, []rank.EvalQuestion, []int, error) {
+func selfQuestions(c *cli.Context, path string) (*rank.Index, []rank.EvalQuestion, []int, error) {
 	e, err := rank.Open(path)
 	if err != nil {
 		return nil, nil, nil, err

@@ -21,7 +21,7 @@ var benchQuestions = []string{"Which NFL team represented the AFC at Super Bowl 
 
 // specRanker chooses rankers as `reqa serve` does (the ranker's name
 // parsed as a spec, "" for the index's default).
-func specRanker(e *rank.Engine, name string, opt rank.DenseOptions) (rank.Ranker, error) {
+func specRanker(e *rank.Index, name string, opt rank.DenseOptions) (rank.Ranker, error) {
 	spec, err := rank.ParseSpec(name)
 	if err != nil {
 		return nil, err

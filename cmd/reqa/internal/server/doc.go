@@ -4,7 +4,7 @@
 //
 // # Generations
 //
-// The index is served as a generation: an open [rank.Engine], its own file
+// The index is served as a generation: an open [rank.Index], its own file
 // descriptor, and the size and modification time the file had when it was
 // opened. Requests hold the generation they started on. The index file can
 // change in two ways:

@@ -49,7 +49,7 @@ func (a stamp) same(b stamp) bool {
 // (hold/drop) while they use it; once retired and dropped by all it is
 // closed.
 type generation struct {
-	e       *rank.Engine
+	e       *rank.Index
 	f       *os.File // the file e mapped, for fstat
 	opened  stamp    // of f when opened
 	path    string
@@ -77,7 +77,7 @@ type generation struct {
 // (store.CheckPages reads the whole file once): bbolt trusts its pages, and
 // a damaged one could stop a long-running server for good, where a refused
 // file leaves it serving, or not starting, with the reason.
-func Open(path string) (*rank.Engine, error) {
+func Open(path string) (*rank.Index, error) {
 	if err := store.CheckPages(path); err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
@@ -137,7 +137,7 @@ var errChangedWhileOpening = errors.New("the file changed while it was opened")
 // stamped st; it loads the default ranker (and so the dense encoder, when
 // the index has embeddings) so that a broken model is reported now, not at
 // the first question.
-func newGeneration(e *rank.Engine, f *os.File, st stamp, pick RankerFunc, threads int) (*generation, error) {
+func newGeneration(e *rank.Index, f *os.File, st stamp, pick RankerFunc, threads int) (*generation, error) {
 	path := e.Store().Path()
 	g := &generation{e: e, f: f, opened: st, path: path, name: filepath.Base(path), pick: pick, threads: threads,
 		cache: map[string]rank.Ranker{}, poisoned: make(chan struct{})}

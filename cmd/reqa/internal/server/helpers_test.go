@@ -49,7 +49,7 @@ func serveIndex(t testing.TB) string {
 }
 
 // testRanker is the tests' ranker chooser: bm25-wpm by default.
-func testRanker(e *rank.Engine, name string, _ rank.DenseOptions) (rank.Ranker, error) {
+func testRanker(e *rank.Index, name string, _ rank.DenseOptions) (rank.Ranker, error) {
 	if name == "" {
 		name = "bm25-wpm"
 	}

@@ -59,7 +59,7 @@ const (
 
 // RankerFunc returns the ranker a request names ("" for the index's
 // default) over e, with the dense options the server uses.
-type RankerFunc func(e *rank.Engine, name string, opt rank.DenseOptions) (rank.Ranker, error)
+type RankerFunc func(e *rank.Index, name string, opt rank.DenseOptions) (rank.Ranker, error)
 
 // Options configure a server.
 type Options struct {
@@ -128,7 +128,7 @@ type staticFile struct {
 // when the file is replaced, or at Close). It loads the default ranker
 // (and so the dense encoder, when the index has embeddings) so that a
 // broken model is reported now, not at the first question.
-func New(e *rank.Engine, opt Options) (*Server, error) {
+func New(e *rank.Index, opt Options) (*Server, error) {
 	if opt.Ranker == nil {
 		return nil, errors.New("serve: no ranker chooser")
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/reqa/reqa/store"
 )
 
-// Engine is an open index with its rankers. It is safe for concurrent use.
-type Engine struct {
+// Index is an open index with its rankers. It is safe for concurrent use.
+type Index struct {
 	r         *store.Reader
 	sentences []store.Sentence
 	byExtOnce sync.Once
@@ -31,7 +31,7 @@ type Engine struct {
 }
 
 // Open opens the index at path.
-func Open(path string) (*Engine, error) {
+func Open(path string) (*Index, error) {
 	r, err := store.Open(path)
 	if err != nil {
 		return nil, err
@@ -42,7 +42,7 @@ func Open(path string) (*Engine, error) {
 			r.Close()
 			return nil, err
 		}
-		return &Engine{r: r, remote: rm}, nil
+		return &Index{r: r, remote: rm}, nil
 	}
 	ss, err := r.Sentences()
 	if err != nil {
@@ -53,25 +53,25 @@ func Open(path string) (*Engine, error) {
 		r.Close()
 		return nil, fmt.Errorf("open index %s: %d sentences stored, meta says %d: %w", path, len(ss), r.Meta().Sentences, store.ErrCorrupt)
 	}
-	e := &Engine{r: r, sentences: ss}
+	e := &Index{r: r, sentences: ss}
 	return e, nil
 }
 
 // Close releases the index.
-func (e *Engine) Close() error { return e.r.Close() }
+func (e *Index) Close() error { return e.r.Close() }
 
 // Store returns the underlying index reader.
-func (e *Engine) Store() *store.Reader { return e.r }
+func (e *Index) Store() *store.Reader { return e.r }
 
 // Meta returns the index metadata.
-func (e *Engine) Meta() store.Meta { return e.r.Meta() }
+func (e *Index) Meta() store.Meta { return e.r.Meta() }
 
 // Sentences returns every candidate sentence, in id order.
-func (e *Engine) Sentences() []store.Sentence { return e.sentences }
+func (e *Index) Sentences() []store.Sentence { return e.sentences }
 
 // SentenceText returns the text of sentence id (from the engine, for an
 // index kept in one).
-func (e *Engine) SentenceText(id uint32) (string, error) {
+func (e *Index) SentenceText(id uint32) (string, error) {
 	if e.remote != nil {
 		col, err := e.collection()
 		if err != nil {
@@ -88,7 +88,7 @@ func (e *Engine) SentenceText(id uint32) (string, error) {
 }
 
 // SentenceByExtID maps a dataset candidate id to its sentence id.
-func (e *Engine) SentenceByExtID(ext string) (uint32, bool) {
+func (e *Index) SentenceByExtID(ext string) (uint32, bool) {
 	if e.remote != nil {
 		return e.remoteExtID(ext)
 	}
@@ -142,7 +142,7 @@ func (b *BM25Ranker) Score(question string, acc *bm25.Accumulator) error {
 }
 
 // bm25 builds the BM25 ranker s names.
-func (e *Engine) bm25(s Spec) (Ranker, error) {
+func (e *Index) bm25(s Spec) (Ranker, error) {
 	field := store.FieldName(s.Tokenizer, !s.SentenceOnly)
 	if _, ok := e.r.Meta().Field(field); !ok {
 		return nil, fmt.Errorf("%w %q (this index supports: %s)", ErrUnknownRanker, s.Name, strings.Join(e.Rankers(), ", "))
@@ -159,7 +159,7 @@ func (e *Engine) bm25(s Spec) (Ranker, error) {
 }
 
 // contextOf returns every sentence's context id.
-func (e *Engine) contextOf() []uint32 {
+func (e *Index) contextOf() []uint32 {
 	ctxOf := make([]uint32, len(e.sentences))
 	for i, s := range e.sentences {
 		ctxOf[i] = s.ContextID
@@ -237,7 +237,7 @@ func (s *answerSet) add(a Answer) bool {
 // once: a candidate whose sentence reads the same as a better one's is
 // left out and listed in its Also (among the first [askDepth] candidates).
 // A question that matches nothing returns no answers and no error.
-func (e *Engine) Ask(r Ranker, question string, k int) ([]Answer, error) {
+func (e *Index) Ask(r Ranker, question string, k int) ([]Answer, error) {
 	if e.remote != nil {
 		return e.remoteAsk(r, question, k)
 	}
@@ -287,7 +287,7 @@ func (e *Engine) Ask(r Ranker, question string, k int) ([]Answer, error) {
 	return set.out, nil
 }
 
-func (e *Engine) answer(id uint32) (Answer, error) {
+func (e *Index) answer(id uint32) (Answer, error) {
 	if int(id) >= len(e.sentences) {
 		return Answer{}, fmt.Errorf("sentence %d: %w", id, store.ErrNotFound)
 	}

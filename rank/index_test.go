@@ -29,7 +29,7 @@ func buildBM25Index(t *testing.T, path, input string, tokenizers ...string) {
 // openTextIndex builds a BM25-only index of text (a plain-text file, one
 // paragraph per blank-line block) and opens it; the engine closes with the
 // test.
-func openTextIndex(t *testing.T, text string) *rank.Engine {
+func openTextIndex(t *testing.T, text string) *rank.Index {
 	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "notes.txt")
