@@ -7,6 +7,7 @@ import (
 
 	"github.com/reqa/reqa/index/sentence"
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/eval"
 )
 
 // TestDefaultDemotesQuestions asks an FAQ whose question sentences match
@@ -64,7 +65,7 @@ func TestTuneFusionsScoresDefaultDemoted(t *testing.T) {
 		}
 		byText[text] = s.ID
 	}
-	var qs []rank.EvalQuestion
+	var qs []eval.Question
 	for q, a := range map[string]string{
 		"How do I reset my password?":       "Open the settings page and choose Reset password.",
 		"Can I change my user name?":        "User names are fixed once the account exists.",
@@ -75,7 +76,7 @@ func TestTuneFusionsScoresDefaultDemoted(t *testing.T) {
 		if !ok {
 			t.Fatalf("no sentence %q", a)
 		}
-		qs = append(qs, rank.EvalQuestion{ID: q, Text: q, Gold: []uint32{id}})
+		qs = append(qs, eval.Question{ID: q, Text: q, Gold: []uint32{id}})
 	}
 	res, err := e.TuneFusions(context.Background(), []string{"minmax"}, rank.DefaultFusionInputs, qs, rank.Spec{}, "faq")
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/reqa/reqa/index/adapter"
 	"github.com/reqa/reqa/index/ann"
-	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/index/dense"
 	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/store"
@@ -22,13 +21,14 @@ type DenseOptions struct {
 	LambdaSet bool
 	// Threads bounds ONNX Runtime threads per run (0: 1).
 	Threads int
-	// ANN searches the index's HNSW graph for the K best answers instead of
-	// scoring every candidate; it needs a graph built for the same λ and
-	// falls back to exact search otherwise.
+	// ANN makes TopK search the index's HNSW graph instead of scoring
+	// every candidate; it needs a graph built for the same λ and falls
+	// back to exact search otherwise. ScoreAll always scores every
+	// candidate.
 	ANN bool
-	// K is how many answers an ANN search returns; Ef its beam width (0:
-	// the graph's default).
-	K, Ef int
+	// Ef is an ANN search's beam width (0: the graph's default; at least
+	// the k asked for).
+	Ef int
 	// NoAdapter ignores a question adapter stored in the index (the
 	// command line's --no-adapter): questions are scored with the raw
 	// encoder embedding.
@@ -48,7 +48,7 @@ type DenseRanker struct {
 	// else mixes sentence and context scores (dense.Mix).
 	graph   *ann.Graph
 	answers dense.Vectors
-	k, ef   int
+	ef      int
 
 	// adapter, when set, maps every question embedding before scoring.
 	adapter *adapter.Adapter
@@ -87,36 +87,49 @@ type denseState struct {
 	adapterErr  error
 }
 
-func (e *Index) loadDense(threads int) (*denseState, error) {
-	m := e.r.Meta().Dense
+func (x *Index) loadDense(threads int) (*denseState, error) {
+	m := x.r.Meta().Dense
 	if m == nil {
-		return nil, fmt.Errorf("%w \"dense\": index %s has no embeddings (rebuild with `reqa index --dense`)", ErrUnknownRanker, e.r.Path())
+		return nil, fmt.Errorf("%w \"dense\": index %s: %w", ErrUnknownRanker, x.r.Path(), ErrNoEmbeddings)
 	}
-	e.denseOnce.Do(func() {
+	x.denseOnce.Do(func() {
 		st := &denseState{combined: map[float64]dense.Vectors{}, qcache: map[string][]float32{}, aqcache: map[string][]float32{},
 			recent: map[string][]float32{}, inflight: map[string]*questionCall{}}
-		e.dense = st
+		x.dense = st
 		st.err = func() error {
-			onnx, err := e.r.LargeBlob(store.BlobDenseModel)
+			onnx, err := x.r.LargeBlob(store.BlobDenseModel)
 			if err != nil {
 				return err
 			}
-			vocab, err := e.r.LargeBlob(store.BlobDenseVocab)
+			vocab, err := x.r.LargeBlob(store.BlobDenseVocab)
 			if err != nil {
 				return err
 			}
 			st.enc, err = encoder.New(encoder.Spec{Name: m.Encoder, Kind: m.Kind, Dim: m.Dim, Hash: m.Hash}, onnx, vocab, encoder.Options{Threads: threads})
-			if err != nil {
-				return err
-			}
-			if e.remote != nil {
-				return nil // the engine holds the vectors; questions are embedded here
-			}
+			return err
+		}()
+	})
+	if x.dense.err != nil {
+		return nil, fmt.Errorf("dense ranker: %w", x.dense.err)
+	}
+	return x.dense, nil
+}
+
+// vectors loads the encoder and, once, the sentence and context vectors
+// of the file into its dense state.
+func (l *local) vectors(threads int) (*denseState, error) {
+	st, err := l.x.loadDense(threads)
+	if err != nil {
+		return nil, err
+	}
+	l.vecOnce.Do(func() {
+		m := l.r.Meta().Dense
+		l.vecErr = func() error {
 			for _, b := range []struct {
 				name string
 				dst  *dense.Vectors
 			}{{store.BlobDenseSent, &st.sent}, {store.BlobDenseCtx, &st.ctx}} {
-				raw, err := e.r.LargeBlob(b.name)
+				raw, err := l.r.LargeBlob(b.name)
 				if err != nil {
 					return err
 				}
@@ -130,33 +143,30 @@ func (e *Index) loadDense(threads int) (*denseState, error) {
 					return fmt.Errorf("blob %s: width %d, meta says %d: %w", b.name, b.dst.Dim, m.Dim, store.ErrCorrupt)
 				}
 			}
-			if st.sent.Len() != len(e.sentences) || st.ctx.Len() != e.r.Meta().Contexts {
+			if st.sent.Len() != len(l.sentences) || st.ctx.Len() != l.r.Meta().Contexts {
 				return fmt.Errorf("embeddings cover %d sentences and %d contexts, index holds %d and %d: %w",
-					st.sent.Len(), st.ctx.Len(), len(e.sentences), e.r.Meta().Contexts, store.ErrCorrupt)
+					st.sent.Len(), st.ctx.Len(), len(l.sentences), l.r.Meta().Contexts, store.ErrCorrupt)
 			}
-			st.ctxOf = make([]uint32, len(e.sentences))
-			for i, s := range e.sentences {
-				st.ctxOf[i] = s.ContextID
-			}
+			st.ctxOf = l.contextOf()
 			return nil
 		}()
 	})
-	if e.dense.err != nil {
-		return nil, fmt.Errorf("dense ranker: %w", e.dense.err)
+	if l.vecErr != nil {
+		return nil, fmt.Errorf("dense ranker: %w", l.vecErr)
 	}
-	return e.dense, nil
+	return st, nil
 }
 
 // loadAdapter loads the index's question adapter once, refusing one trained
 // for another encoder.
-func (e *Index) loadAdapter(st *denseState) (*adapter.Adapter, error) {
+func (x *Index) loadAdapter(st *denseState) (*adapter.Adapter, error) {
 	st.adapterOnce.Do(func() {
-		raw, from := []byte(nil), e.r.Path()
-		if t := e.tuned; t != nil {
+		raw, from := []byte(nil), x.r.Path()
+		if t := x.tuned; t != nil {
 			raw, from = t.Adapter, t.Source
-		} else if e.r.HasBlob(store.BlobAdapter) {
+		} else if x.r.HasBlob(store.BlobAdapter) {
 			var err error
-			if raw, err = e.r.Blob(store.BlobAdapter); err != nil {
+			if raw, err = x.r.Blob(store.BlobAdapter); err != nil {
 				st.adapterErr = fmt.Errorf("question adapter: %w", err)
 				return
 			}
@@ -164,14 +174,14 @@ func (e *Index) loadAdapter(st *denseState) (*adapter.Adapter, error) {
 		if raw == nil {
 			return
 		}
-		m := e.r.Meta().Dense
+		m := x.r.Meta().Dense
 		var err error
 		st.adapter, err = adapter.Load(raw, m.Hash, m.Dim)
 		switch {
 		case errors.Is(err, adapter.ErrCorrupt):
 			st.adapterErr = fmt.Errorf("question adapter in %s: %w: %w", from, store.ErrCorrupt, err)
 		case err != nil:
-			st.adapterErr = fmt.Errorf("question adapter in %s: %w (or run with --no-adapter)", from, err)
+			st.adapterErr = fmt.Errorf("question adapter in %s: %w", from, err)
 		}
 	})
 	return st.adapter, st.adapterErr
@@ -192,36 +202,52 @@ func (st *denseState) answers(lambda float64) (dense.Vectors, error) {
 	return v, nil
 }
 
-// DenseRanker returns the dense ranker s names (with s.Dense's options):
+// DenseRanker returns the dense ranker s names (s.Kind is set to
+// KindDense), as Resolve builds it: for tests and experiments that use
+// its methods beyond Ranker's.
+func (x *Index) DenseRanker(s Spec) (*DenseRanker, error) {
+	s.Kind = KindDense
+	r, err := x.Resolve(s)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := r.(*DenseRanker)
+	if !ok {
+		return nil, fmt.Errorf("%w %q: not a dense ranker of this file", ErrUnknownRanker, r.Name())
+	}
+	return d, nil
+}
+
+// denseRanker builds the dense ranker s names (with s.Dense's options):
 // each answer is mixed with its context by the index's λ (or
 // s.Dense.Lambda), or λ = 0 when s.SentenceOnly.
-func (e *Index) DenseRanker(s Spec) (*DenseRanker, error) {
+func (l *local) denseRanker(s Spec) (*DenseRanker, error) {
 	opt := s.Dense
 	if s.Name == "" {
 		s.Name = "dense"
 	}
-	st, err := e.loadDense(opt.Threads)
+	st, err := l.vectors(opt.Threads)
 	if err != nil {
 		return nil, err
 	}
-	lambda := e.r.Meta().Dense.Lambda
+	lambda := l.r.Meta().Dense.Lambda
 	if opt.LambdaSet {
 		lambda = opt.Lambda
 	}
 	if s.SentenceOnly {
 		lambda = 0
 	}
-	d := &DenseRanker{name: s.Name, enc: st.enc, lambda: lambda, st: st, k: opt.K, ef: opt.Ef}
+	d := &DenseRanker{name: s.Name, enc: st.enc, lambda: lambda, st: st, ef: opt.Ef}
 	if !opt.NoAdapter {
-		if d.adapter, err = e.loadAdapter(st); err != nil {
+		if d.adapter, err = l.x.loadAdapter(st); err != nil {
 			return nil, fmt.Errorf("dense ranker: %w", err)
 		}
 	}
-	if m := e.r.Meta().Dense; opt.ANN && m.Graph && m.GraphLambda == lambda {
+	if m := l.r.Meta().Dense; opt.ANN && m.Graph && m.GraphLambda == lambda {
 		if d.answers, err = st.answers(lambda); err != nil {
 			return nil, err
 		}
-		if d.graph, err = e.loadGraph(st, d.answers); err != nil {
+		if d.graph, err = l.loadGraph(st, d.answers); err != nil {
 			return nil, err
 		}
 	} else if 4*int64(len(st.sent.Data)) <= combineMax {
@@ -244,13 +270,13 @@ func (e *Index) DenseRanker(s Spec) (*DenseRanker, error) {
 var combineMax int64 = 512 << 20 // a variable for tests (SetCombineMax)
 
 // loadGraph loads the stored ANN graph over the answer vectors v.
-func (e *Index) loadGraph(st *denseState, v dense.Vectors) (*ann.Graph, error) {
+func (l *local) loadGraph(st *denseState, v dense.Vectors) (*ann.Graph, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.graph != nil || st.graphErr != nil {
 		return st.graph, st.graphErr
 	}
-	raw, err := e.r.LargeBlob(store.BlobDenseGraph)
+	raw, err := l.r.LargeBlob(store.BlobDenseGraph)
 	if err == nil {
 		st.graph, err = ann.Load(raw, v.Data, v.Dim)
 		if err != nil {
@@ -265,7 +291,7 @@ func (e *Index) loadGraph(st *denseState, v dense.Vectors) (*ann.Graph, error) {
 // question adapter before scoring.
 func (d *DenseRanker) Adapted() bool { return d.adapter != nil }
 
-// UsesANN reports whether Score searches the ANN graph.
+// UsesANN reports whether TopK searches the ANN graph.
 func (d *DenseRanker) UsesANN() bool { return d.graph != nil }
 
 // Name implements Ranker.
@@ -382,29 +408,40 @@ func (st *denseState) embedOnce(ctx context.Context, enc *encoder.Encoder, quest
 	return c.v, c.err
 }
 
-// Score implements Ranker: every candidate gets its dot product.
-func (d *DenseRanker) Score(question string, acc *bm25.Accumulator) error {
-	q, err := d.QuestionVector(context.Background(), question)
+// ScoreAll implements Scorer: every candidate gets its dot product.
+func (d *DenseRanker) ScoreAll(ctx context.Context, question string, s *Scores) error {
+	q, err := d.QuestionVector(ctx, question)
 	if err != nil {
 		return err
 	}
-	acc.Reset()
-	if d.graph != nil {
-		for _, r := range d.graph.Search(q, max(d.k, 1), d.ef) {
-			acc.Scores[r.ID] = float64(r.Score)
-			acc.Touch(r.ID)
-		}
-		return nil
-	}
-	var ctx []float64
+	s.Reset()
+	var cs []float64
 	if d.lambda != 0 && d.answers.Data == nil {
-		ctx = make([]float64, d.st.ctx.Len())
+		cs = make([]float64, d.st.ctx.Len())
 	}
-	if err := d.scoreExact([][]float32{q}, [][]float64{acc.Scores}, [][]float64{ctx}); err != nil {
+	if err := d.scoreExact([][]float32{q}, [][]float64{s.Scores}, [][]float64{cs}); err != nil {
 		return err
 	}
-	acc.TouchAll()
+	s.TouchAll()
 	return nil
+}
+
+// TopK implements Ranker: the k best over the ANN graph when the ranker
+// uses it, else over every candidate.
+func (d *DenseRanker) TopK(ctx context.Context, question string, k int) ([]Hit, error) {
+	if d.graph == nil {
+		return topOf(ctx, d, question, k)
+	}
+	q, err := d.QuestionVector(ctx, question)
+	if err != nil {
+		return nil, err
+	}
+	s := NewScores(d.Docs())
+	for _, r := range d.graph.Search(q, max(k, 1), d.ef) {
+		s.Scores[r.ID] = float64(r.Score)
+		s.Touch(r.ID)
+	}
+	return s.Top(k), nil
 }
 
 // scoreExact scores questions qs against every answer into outs: against
@@ -442,42 +479,40 @@ func (d *DenseRanker) scoreExact(qs [][]float32, outs, ctx [][]float64) error {
 	return nil
 }
 
+// EmbedQuestions embeds questions with the index's encoder, raw (no
+// question adapter, no cache).
+func (d *DenseRanker) EmbedQuestions(ctx context.Context, questions []string) ([][]float32, error) {
+	return d.enc.Encode(ctx, questions, nil)
+}
+
 // AnswerVectors returns the answer-tower vectors the ranker scores against,
 // normalize(sent_i + λ·ctx_c(i)), built on the first call (shared storage;
 // do not modify).
 func (d *DenseRanker) AnswerVectors() (dense.Vectors, error) { return d.st.answers(d.lambda) }
 
-// ScoreBatch implements BatchScorer: it scores a block of questions at once
-// (exact search only).
-func (d *DenseRanker) ScoreBatch(questions []string, accs []*bm25.Accumulator) error {
-	if d.graph != nil {
-		for i, q := range questions {
-			if err := d.Score(q, accs[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+// ScoreBatch implements BatchScorer: it scores a block of questions at
+// once, every candidate.
+func (d *DenseRanker) ScoreBatch(ctx context.Context, questions []string, ss []*Scores) error {
 	qs := make([][]float32, len(questions))
 	outs := make([][]float64, len(questions))
-	ctx := make([][]float64, len(questions))
+	cs := make([][]float64, len(questions))
 	for i, q := range questions {
-		v, err := d.QuestionVector(context.Background(), q)
+		v, err := d.QuestionVector(ctx, q)
 		if err != nil {
 			return err
 		}
 		qs[i] = v
-		accs[i].Reset()
-		outs[i] = accs[i].Scores
+		ss[i].Reset()
+		outs[i] = ss[i].Scores
 		if d.lambda != 0 && d.answers.Data == nil {
-			ctx[i] = make([]float64, d.st.ctx.Len())
+			cs[i] = make([]float64, d.st.ctx.Len())
 		}
 	}
-	if err := d.scoreExact(qs, outs, ctx); err != nil {
+	if err := d.scoreExact(qs, outs, cs); err != nil {
 		return err
 	}
-	for _, a := range accs[:len(questions)] {
-		a.TouchAll()
+	for _, s := range ss[:len(questions)] {
+		s.TouchAll()
 	}
 	return nil
 }
@@ -520,8 +555,8 @@ type denseShared struct {
 //	(q·sent_i + λ·q·ctx_c(i)) / ‖sent_i + λ·ctx_c(i)‖ = q·normalize(sent_i + λ·ctx_c(i)),
 //
 // the score Score gives (up to float32 rounding, about 1e-7).
-func scoreShared(rs []*DenseRanker, question string, outs [][]float64, scratch *denseShared) error {
-	q, err := rs[0].QuestionVector(context.Background(), question)
+func scoreShared(ctx context.Context, rs []*DenseRanker, question string, outs [][]float64, scratch *denseShared) error {
+	q, err := rs[0].QuestionVector(ctx, question)
 	if err != nil {
 		return err
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-
-	"github.com/reqa/reqa/index/bm25"
 )
 
 // ContextRanker derives context-level evidence from a sentence ranker, for
@@ -22,7 +20,7 @@ import (
 type ContextRanker struct {
 	name  string
 	mode  string // "ctxmax" or "ctxrel"
-	base  Ranker
+	base  Scorer
 	ctxOf []uint32
 	nCtx  int
 }
@@ -41,10 +39,10 @@ func (c *ContextRanker) Prepare(ctx context.Context, questions []string, progres
 	return nil
 }
 
-// Score implements Ranker.
-func (c *ContextRanker) Score(question string, acc *bm25.Accumulator) error {
-	base := bm25.NewAccumulator(c.Docs())
-	if err := c.base.Score(question, base); err != nil {
+// ScoreAll implements Scorer.
+func (c *ContextRanker) ScoreAll(ctx context.Context, question string, s *Scores) error {
+	base := NewScores(c.Docs())
+	if err := c.base.ScoreAll(ctx, question, base); err != nil {
 		return err
 	}
 	best := make([]float64, c.nCtx)
@@ -56,20 +54,25 @@ func (c *ContextRanker) Score(question string, acc *bm25.Accumulator) error {
 			best[k] = s
 		}
 	}
-	acc.Reset()
-	for d, s := range base.Scores {
+	s.Reset()
+	for d, v := range base.Scores {
 		if c.mode == "ctxmax" {
-			acc.Scores[d] = best[c.ctxOf[d]]
+			s.Scores[d] = best[c.ctxOf[d]]
 		} else {
-			acc.Scores[d] = s - best[c.ctxOf[d]]
+			s.Scores[d] = v - best[c.ctxOf[d]]
 		}
 	}
-	acc.TouchAll()
+	s.TouchAll()
 	return nil
 }
 
+// TopK implements Ranker.
+func (c *ContextRanker) TopK(ctx context.Context, question string, k int) ([]Hit, error) {
+	return topOf(ctx, c, question, k)
+}
+
 // derived builds the "ctxmax:R" / "ctxrel:R" ranker s names.
-func (e *Index) derived(s Spec) (Ranker, error) {
+func (l *local) derived(s Spec) (Ranker, error) {
 	b, err := s.with(s.Base)
 	if err != nil {
 		return nil, err
@@ -78,9 +81,13 @@ func (e *Index) derived(s Spec) (Ranker, error) {
 		return nil, fmt.Errorf("%w %q: derives from %q, not a ranker to derive from", ErrUnknownRanker, s.Name, s.Base)
 	}
 	b.Dense.ANN = false // every candidate's score is needed
-	r, err := e.Resolve(b)
+	r, err := l.x.Resolve(b)
 	if err != nil {
 		return nil, err
 	}
-	return &ContextRanker{name: s.Name, mode: s.Method, base: r, ctxOf: e.contextOf(), nCtx: e.r.Meta().Contexts}, nil
+	sc, ok := r.(Scorer)
+	if !ok {
+		return nil, fmt.Errorf("%w %q: %s does not score every candidate", ErrUnknownRanker, s.Name, r.Name())
+	}
+	return &ContextRanker{name: s.Name, mode: s.Method, base: sc, ctxOf: l.contextOf(), nCtx: l.r.Meta().Contexts}, nil
 }

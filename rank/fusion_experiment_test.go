@@ -16,13 +16,14 @@ import (
 	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/eval"
 	"github.com/reqa/reqa/rank/fuse"
 )
 
 // experiment opens the SQuAD index named by REQA_SQUAD_INDEX (built with
 // embeddings from the SQuAD set) and returns it with the questions of each
 // split. Question embeddings are cached in REQA_QVEC_CACHE when set.
-func experiment(t testing.TB) (*rank.Index, map[string][]rank.EvalQuestion) {
+func experiment(t testing.TB) (*rank.Index, map[string][]eval.Question) {
 	path := os.Getenv("REQA_SQUAD_INDEX")
 	if path == "" {
 		// May skip in CI: an experiment (tag experiment) run by hand with REQA_SQUAD_INDEX.
@@ -37,12 +38,12 @@ func experiment(t testing.TB) (*rank.Index, map[string][]rank.EvalQuestion) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	splits := map[string][]rank.EvalQuestion{}
+	splits := map[string][]eval.Question{}
 	for _, split := range []string{"all", "tune", "test"} {
 		qs, _ := d.SplitQuestions(split)
-		out := make([]rank.EvalQuestion, len(qs))
+		out := make([]eval.Question, len(qs))
 		for i, q := range qs {
-			out[i] = rank.EvalQuestion{ID: q.ID, Text: q.Text}
+			out[i] = eval.Question{ID: q.ID, Text: q.Text}
 			for _, g := range q.Gold {
 				id, _ := e.SentenceByExtID(g)
 				out[i].Gold = append(out[i].Gold, id)
@@ -99,11 +100,11 @@ func TestLambdaSweep(t *testing.T) {
 		}
 		line := ""
 		for _, split := range []string{"all", "tune", "test"} {
-			rs, err := rank.Run(context.Background(), dr, splits[split], 0, nil)
+			rs, err := eval.Run(context.Background(), dr, splits[split], 0, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := rank.Summarize("dense", splits[split], rs)
+			res := eval.Summarize("dense", splits[split], rs)
 			line += "  " + split + ": P@1 " + f2(res.PAt1) + " MRR " + f2(res.MRR)
 		}
 		t.Logf("λ=%-4v%s", l, line)
@@ -133,7 +134,7 @@ func TestFusionExperiment(t *testing.T) {
 	}
 	for _, inputs := range sets {
 		t0 := time.Now()
-		res, err := e.TuneFusions(ctx, []string{"zscore", "adaptive", "learned"}, inputs, splits["tune"], rank.Spec{}, "squad tune")
+		res, err := eval.TuneFusions(ctx, e, []string{"zscore", "adaptive", "learned"}, inputs, splits["tune"], rank.Spec{}, "squad tune")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,11 +144,11 @@ func TestFusionExperiment(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := rank.Run(ctx, fr, splits["test"], 0, nil)
+			out, err := eval.Run(ctx, fr, splits["test"], 0, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := rank.Summarize(r.Params.Name, splits["test"], out)
+			s := eval.Summarize(r.Params.Name, splits["test"], out)
 			t.Logf("  %-16s tune P@1 %.2f → test P@1 %.2f MRR %.2f  %v", r.Params.Name, r.Params.TuneP1, s.PAt1, s.MRR, describe(r.Params))
 		}
 	}

@@ -4,25 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"slices"
-	"sort"
-	"strings"
 	"sync"
-	"sync/atomic"
 
-	"github.com/reqa/reqa/index/bm25"
-	"github.com/reqa/reqa/index/sentence"
 	"github.com/reqa/reqa/rank/fuse"
 	"github.com/reqa/reqa/store"
 )
 
 // FusedRanker ranks by fusing the scores of its input rankers.
 type FusedRanker struct {
-	params fuse.Params
-	inputs []Ranker
-	corpus *fuse.Corpus // every candidate's context, position, length ("rerank")
-	pool   sync.Pool
+	params  fuse.Params
+	inputs  []Ranker
+	scorers []Scorer     // inputs, each scoring every candidate
+	corpus  *fuse.Corpus // every candidate's context, position, length ("rerank")
+	pool    sync.Pool
 	// shared are the dense inputs scored in one pass (sharedDense).
 	shared  []int
 	sharedR []*DenseRanker
@@ -32,9 +27,9 @@ type FusedRanker struct {
 // scores (every candidate touched once for all: FuseContext overwrites
 // every score).
 type fusedScratch struct {
-	accs   []*bm25.Accumulator
+	accs   []*Scores
 	inputs [][]float64
-	fused  *bm25.Accumulator
+	fused  *Scores
 	dense  denseShared
 	outs   [][]float64
 }
@@ -48,7 +43,13 @@ func NewFusedRanker(params fuse.Params, inputs []Ranker) (*FusedRanker, error) {
 		return nil, fmt.Errorf("fusion %s: %d rankers for %d inputs", params.Name, len(inputs), len(params.Inputs))
 	}
 	n := inputs[0].Docs()
+	scorers := make([]Scorer, len(inputs))
 	for i, r := range inputs {
+		sc, ok := r.(Scorer)
+		if !ok {
+			return nil, fmt.Errorf("fusion %s: input %s does not score every candidate", params.Name, r.Name())
+		}
+		scorers[i] = sc
 		if r.Name() != params.Inputs[i] {
 			return nil, fmt.Errorf("fusion %s: input %d is %s, want %s", params.Name, i, r.Name(), params.Inputs[i])
 		}
@@ -56,18 +57,18 @@ func NewFusedRanker(params fuse.Params, inputs []Ranker) (*FusedRanker, error) {
 			return nil, fmt.Errorf("fusion %s: inputs cover %d and %d candidates", params.Name, n, r.Docs())
 		}
 	}
-	f := &FusedRanker{params: params, inputs: inputs, shared: sharedDense(inputs)}
+	f := &FusedRanker{params: params, inputs: inputs, scorers: scorers, shared: sharedDense(inputs)}
 	for _, i := range f.shared {
 		f.sharedR = append(f.sharedR, inputs[i].(*DenseRanker))
 	}
 	f.pool.New = func() any {
 		s := &fusedScratch{}
 		for range inputs {
-			a := bm25.NewAccumulator(n)
+			a := NewScores(n)
 			s.accs = append(s.accs, a)
 			s.inputs = append(s.inputs, a.Scores)
 		}
-		s.fused = bm25.NewAccumulator(n)
+		s.fused = NewScores(n)
 		s.fused.TouchAll()
 		return s
 	}
@@ -98,30 +99,30 @@ func (f *FusedRanker) Prepare(ctx context.Context, questions []string, progress 
 	return nil
 }
 
-// Score implements Ranker.
-func (f *FusedRanker) Score(question string, acc *bm25.Accumulator) error {
+// ScoreAll implements Scorer.
+func (f *FusedRanker) ScoreAll(ctx context.Context, question string, out *Scores) error {
 	s := f.pool.Get().(*fusedScratch)
 	defer f.pool.Put(s)
-	_, err := f.scoreInputs(question, s)
+	_, err := f.scoreInputs(ctx, question, s)
 	if err != nil {
 		return err
 	}
-	acc.Reset()
-	if err := fuse.FuseContext(f.params, s.inputs, f.corpus, acc.Scores); err != nil {
+	out.Reset()
+	if err := fuse.FuseContext(f.params, s.inputs, f.corpus, out.Scores); err != nil {
 		return err
 	}
-	acc.TouchAll()
+	out.TouchAll()
 	return nil
 }
 
-// ScoreAll returns every input's score vector and the fused one (for
+// Breakdown returns every input's score vector and the fused one (for
 // reports that show each ranker's score next to the fused score). The
 // slices are fresh copies. matched is false when no sparse input ranker
 // matched any candidate (the question shares no term with the corpus).
-func (f *FusedRanker) ScoreAll(question string) (inputs [][]float64, fused []float64, matched bool, err error) {
+func (f *FusedRanker) Breakdown(ctx context.Context, question string) (inputs [][]float64, fused []float64, matched bool, err error) {
 	s := f.pool.Get().(*fusedScratch)
 	defer f.pool.Put(s)
-	if _, err := f.scoreInputs(question, s); err != nil {
+	if _, err := f.scoreInputs(ctx, question, s); err != nil {
 		return nil, nil, false, err
 	}
 	matched = f.sparseMatched(s)
@@ -145,55 +146,52 @@ func (f *FusedRanker) sparseMatched(s *fusedScratch) bool {
 	return false
 }
 
-// TopK returns the k best candidates of the fused ranking (ordered as
-// Accumulator.TopK orders them) and, for each, every input's score
-// (inputs[i][j]: hit i, input j); matched is as for ScoreAll, and no hits
-// are returned when it is false. It is what `reqa ask` and `reqa serve`
-// answer with: the same ranking as ScoreAll without copying any score
-// vector (pooled scratch), so a question costs its input rankers and one
-// fusion pass.
-func (f *FusedRanker) TopK(question string, k int) (hits []bm25.Hit, inputs [][]float64, matched bool, err error) {
+// TopK implements Ranker: the k best candidates of the fused ranking,
+// each with every input's score; none when no sparse input matched any
+// candidate (see Breakdown). It is what `reqa ask` and `reqa serve` answer
+// with: the same ranking as ScoreAll without copying any score vector
+// (pooled scratch), so a question costs its input rankers and one fusion
+// pass.
+func (f *FusedRanker) TopK(ctx context.Context, question string, k int) ([]Hit, error) {
 	s := f.pool.Get().(*fusedScratch)
 	defer f.pool.Put(s)
-	if _, err := f.scoreInputs(question, s); err != nil {
-		return nil, nil, false, err
+	if _, err := f.scoreInputs(ctx, question, s); err != nil {
+		return nil, err
 	}
-	matched = f.sparseMatched(s)
-	if !matched {
-		return nil, nil, false, nil
+	if !f.sparseMatched(s) {
+		return nil, nil
 	}
 	if err := fuse.FuseContext(f.params, s.inputs, f.corpus, s.fused.Scores); err != nil {
-		return nil, nil, false, err
+		return nil, err
 	}
-	hits = s.fused.TopK(k)
-	inputs = make([][]float64, len(hits))
+	hits := s.fused.Top(k)
 	for i, h := range hits {
-		inputs[i] = make([]float64, len(s.inputs))
+		hits[i].Inputs = make(map[string]float64, len(s.inputs))
 		for j, in := range s.inputs {
-			inputs[i][j] = in[h.Doc]
+			hits[i].Inputs[f.inputs[j].Name()] = in[h.ID]
 		}
 	}
-	return hits, inputs, true, nil
+	return hits, nil
 }
 
 // ScoreBatch implements BatchScorer: inputs that batch do so, the others
 // score question by question; then each question is fused.
-func (f *FusedRanker) ScoreBatch(questions []string, accs []*bm25.Accumulator) error {
+func (f *FusedRanker) ScoreBatch(ctx context.Context, questions []string, out []*Scores) error {
 	n := f.Docs()
-	per := make([][]*bm25.Accumulator, len(f.inputs))
-	for i, r := range f.inputs {
-		per[i] = make([]*bm25.Accumulator, len(questions))
+	per := make([][]*Scores, len(f.inputs))
+	for i, r := range f.scorers {
+		per[i] = make([]*Scores, len(questions))
 		for j := range questions {
-			per[i][j] = bm25.NewAccumulator(n)
+			per[i][j] = NewScores(n)
 		}
 		if b, ok := r.(BatchScorer); ok {
-			if err := b.ScoreBatch(questions, per[i]); err != nil {
+			if err := b.ScoreBatch(ctx, questions, per[i]); err != nil {
 				return err
 			}
 			continue
 		}
 		for j, q := range questions {
-			if err := r.Score(q, per[i][j]); err != nil {
+			if err := r.ScoreAll(ctx, q, per[i][j]); err != nil {
 				return err
 			}
 		}
@@ -203,35 +201,34 @@ func (f *FusedRanker) ScoreBatch(questions []string, accs []*bm25.Accumulator) e
 		for i := range f.inputs {
 			inputs[i] = per[i][j].Scores
 		}
-		accs[j].Reset()
-		if err := fuse.FuseContext(f.params, inputs, f.corpus, accs[j].Scores); err != nil {
+		out[j].Reset()
+		if err := fuse.FuseContext(f.params, inputs, f.corpus, out[j].Scores); err != nil {
 			return err
 		}
-		accs[j].TouchAll()
+		out[j].TouchAll()
 	}
 	return nil
 }
 
-func (f *FusedRanker) scoreInputs(question string, s *fusedScratch) ([][]float64, error) {
+func (f *FusedRanker) scoreInputs(ctx context.Context, question string, s *fusedScratch) ([][]float64, error) {
 	if len(f.shared) > 0 {
 		s.outs = s.outs[:0]
 		for _, i := range f.shared {
 			s.accs[i].Reset()
 			s.outs = append(s.outs, s.accs[i].Scores)
 		}
-		if err := scoreShared(f.sharedR, question, s.outs, &s.dense); err != nil {
+		if err := scoreShared(ctx, f.sharedR, question, s.outs, &s.dense); err != nil {
 			return nil, fmt.Errorf("%s: %w", f.inputs[f.shared[0]].Name(), err)
 		}
 		for _, i := range f.shared {
 			s.accs[i].TouchAll()
 		}
 	}
-	for i, r := range f.inputs {
+	for i, r := range f.scorers {
 		if slices.Contains(f.shared, i) {
 			continue
 		}
-		s.accs[i].Reset()
-		if err := r.Score(question, s.accs[i]); err != nil {
+		if err := r.ScoreAll(ctx, question, s.accs[i]); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Name(), err)
 		}
 	}
@@ -246,17 +243,23 @@ func DefaultRRF() fuse.Params {
 
 // StoredFusions returns the fusion parameters stored in the index (none is
 // not an error), or those of UseTuned.
-func (e *Index) StoredFusions() ([]fuse.Params, error) {
-	if e.tuned != nil {
-		return e.tuned.Fusions, nil
+func (x *Index) StoredFusions() ([]fuse.Params, error) {
+	if x.tuned != nil {
+		return x.tuned.Fusions, nil
 	}
-	if !e.r.HasBlob(store.BlobFusion) {
+	if !x.r.HasBlob(store.BlobFusion) {
 		return nil, nil
 	}
-	raw, err := e.r.Blob(store.BlobFusion)
+	raw, err := x.r.Blob(store.BlobFusion)
 	if err != nil {
 		return nil, err
 	}
+	return DecodeFusions(raw)
+}
+
+// DecodeFusions decodes and checks the fusion parameters stored in an
+// index (blob store.BlobFusion); an error wraps store.ErrCorrupt.
+func DecodeFusions(raw []byte) ([]fuse.Params, error) {
 	var ps []fuse.Params
 	if err := json.Unmarshal(raw, &ps); err != nil {
 		return nil, fmt.Errorf("fusion parameters (blob %s): %v: %w", store.BlobFusion, jsonProblem(err), store.ErrCorrupt)
@@ -269,13 +272,19 @@ func (e *Index) StoredFusions() ([]fuse.Params, error) {
 	return ps, nil
 }
 
-// Fused builds the fused ranker for params from this engine's rankers,
-// with s's options (document form, dense options; dense inputs always score
-// every candidate: fusion normalises over all of them).
-func (e *Index) Fused(params fuse.Params, s Spec) (*FusedRanker, error) {
+// Fused builds the fusion params of the index's rankers, with s's options
+// (document form, dense options; dense inputs always score every
+// candidate: fusion normalises over all of them).
+func (x *Index) Fused(params fuse.Params, s Spec) (Ranker, error) {
+	s.Name, s.Kind, s.Method, s.Fusion = params.Name, KindFusion, params.Method, &params
+	return x.Resolve(s)
+}
+
+// fused builds the fused ranker for params from the file's rankers.
+func (l *local) fused(params fuse.Params, s Spec) (*FusedRanker, error) {
 	var inputs []Ranker
 	for _, name := range params.Inputs {
-		r, err := e.input(name, s)
+		r, err := l.x.input(name, s)
 		if err != nil {
 			return nil, fmt.Errorf("fusion %s: %w", params.Name, err)
 		}
@@ -285,16 +294,21 @@ func (e *Index) Fused(params fuse.Params, s Spec) (*FusedRanker, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.corpus = e.corpus()
+	f.corpus = l.x.corpus()
 	return f, nil
 }
 
+// FusionCorpus describes every candidate for fusion features (context,
+// position, length, question flag).
+func (x *Index) FusionCorpus() *fuse.Corpus { return x.corpus() }
+
 // corpus describes every candidate for fusion features.
-func (e *Index) corpus() *fuse.Corpus {
-	e.corpusOnce.Do(func() {
-		c := &fuse.Corpus{Ctx: make([]uint32, len(e.sentences)), Pos: make([]int, len(e.sentences)), Len: make([]int, len(e.sentences))}
+func (x *Index) corpus() *fuse.Corpus {
+	x.corpusOnce.Do(func() {
+		ss := x.b.allSentences()
+		c := &fuse.Corpus{Ctx: make([]uint32, len(ss)), Pos: make([]int, len(ss)), Len: make([]int, len(ss))}
 		seen := map[uint32]int{}
-		for i, s := range e.sentences {
+		for i, s := range ss {
 			c.Ctx[i] = s.ContextID
 			c.Pos[i] = seen[s.ContextID]
 			seen[s.ContextID]++
@@ -303,49 +317,18 @@ func (e *Index) corpus() *fuse.Corpus {
 		// Without the question flags a fusion demotes nothing: the
 		// ranking stays what it was (a damaged part is reported where it
 		// is read for answers, and by verify).
-		c.Question, _ = e.questions()
-		e.corpusV = c
+		c.Question, _ = x.b.questions()
+		x.corpusV = c
 	})
-	return e.corpusV
+	return x.corpusV
 }
 
-// questions flags every sentence that is itself a question
-// (sentence.IsQuestion): read from the sentences' texts, or for an index
-// kept in an engine from its stored flags (nil when it has none).
-func (e *Index) questions() ([]bool, error) {
-	n := e.r.Meta().Sentences
-	if e.remote != nil {
-		if !e.r.HasBlob(store.BlobQuestions) {
-			return nil, nil
-		}
-		raw, err := e.r.LargeBlob(store.BlobQuestions)
-		if err != nil {
-			return nil, err
-		}
-		q, err := sentence.DecodeFlags(raw, n)
-		if err != nil {
-			return nil, fmt.Errorf("blob %s: %w: %w", store.BlobQuestions, store.ErrCorrupt, err)
-		}
-		return q, nil
-	}
-	ctxs, err := e.r.Contexts()
-	if err != nil {
-		return nil, err
-	}
-	for i, s := range e.sentences {
-		if int(s.ContextID) >= len(ctxs) || s.Start < 0 || s.Start > s.End || s.End > len(ctxs[s.ContextID].Text) {
-			return nil, fmt.Errorf("sentence %d: offsets outside its context: %w", i, store.ErrCorrupt)
-		}
-	}
-	return sentence.Questions(func(i int) string {
-		s := e.sentences[i]
-		return ctxs[s.ContextID].Text[s.Start:s.End]
-	}, len(e.sentences)), nil
-}
+// Input returns the ranker a fusion input name stands for, with the
+// fusion's options s (dense inputs score every candidate); the result's
+// Name() equals name.
+func (x *Index) Input(name string, s Spec) (Ranker, error) { return x.input(name, s) }
 
-// input returns the ranker a fusion input name stands for, with the
-// fusion's options s; the result's Name() equals name.
-func (e *Index) input(name string, s Spec) (Ranker, error) {
+func (x *Index) input(name string, s Spec) (Ranker, error) {
 	in, err := s.with(name)
 	if err != nil {
 		return nil, err
@@ -354,73 +337,7 @@ func (e *Index) input(name string, s Spec) (Ranker, error) {
 		return nil, fmt.Errorf("%w %q: not a fusion input", ErrUnknownRanker, name)
 	}
 	in.Dense.ANN = false // fusion normalises over every candidate's score
-	return e.Resolve(in)
-}
-
-// TuningExamples scores qs with every input and reduces each question to a
-// fuse.Example (pool depth 50 per input). Runs on GOMAXPROCS workers.
-func TuningExamples(ctx context.Context, inputs []Ranker, qs []EvalQuestion) ([]fuse.Example, error) {
-	return tuningExamples(ctx, inputs, qs, nil, false)
-}
-
-// tuningExamples is TuningExamples; with rerank each example also carries
-// ranks, context maxima and sentence positions and lengths for the "rerank" method.
-func tuningExamples(ctx context.Context, inputs []Ranker, qs []EvalQuestion, corpus *fuse.Corpus, rerank bool) ([]fuse.Example, error) {
-	texts := make([]string, len(qs))
-	for i, q := range qs {
-		texts[i] = q.Text
-	}
-	for _, r := range inputs {
-		if p, ok := r.(Preparer); ok {
-			if err := p.Prepare(ctx, texts, nil); err != nil {
-				return nil, err
-			}
-		}
-	}
-	out := make([]fuse.Example, len(qs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make([]error, runtime.GOMAXPROCS(0))
-	for w := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			accs := make([]*bm25.Accumulator, len(inputs))
-			scores := make([][]float64, len(inputs))
-			for i, r := range inputs {
-				accs[i] = bm25.NewAccumulator(r.Docs())
-				scores[i] = accs[i].Scores
-			}
-			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= len(qs) {
-					return
-				}
-				for j, r := range inputs {
-					accs[j].Reset()
-					if err := r.Score(qs[i].Text, accs[j]); err != nil {
-						errs[w] = err
-						return
-					}
-				}
-				if rerank {
-					out[i] = fuse.NewExampleContext(scores, qs[i].Gold, 50, corpus)
-				} else {
-					out[i] = fuse.NewExample(scores, qs[i].Gold, 50)
-					// The built-in default demotes questions when it is
-					// scored among tuned fusions (TuneFusions).
-					out[i].Question = corpus.QuestionsOf(out[i].Pool, len(scores[0]))
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, ctx.Err()
+	return x.Resolve(in)
 }
 
 // RerankInputs are the inputs the "rerank" method fuses when asked for the
@@ -433,128 +350,6 @@ var RerankInputs = []string{"bm25-wpm", "bm25-word", "bm25-wpm/sent", "bm25-word
 // tokenizations and the dense ranker. On the SQuAD tune half this set beat
 // BM25-wpm + dense for every tuned method (see BENCHMARKS.md).
 var DefaultFusionInputs = []string{"bm25-wpm", "bm25-word", "dense"}
-
-// TuneResult is one tuned fusion with its sweep (convex methods).
-type TuneResult struct {
-	Params fuse.Params
-	Sweep  []fuse.SweepPoint
-}
-
-// TuneFusions learns every method in methods over inputs on tune (the
-// tuning questions), the inputs built with opt's options, and returns them
-// best first (by P@1 on tune). label records what tune was.
-func (e *Index) TuneFusions(ctx context.Context, methods, inputs []string, tune []EvalQuestion, opt Spec, label string) ([]TuneResult, error) {
-	type inputSet struct {
-		names []string
-		rs    []Ranker
-		exs   []fuse.Example
-	}
-	sets := map[string]*inputSet{}
-	get := func(names []string, rerank bool) (*inputSet, error) {
-		key := strings.Join(names, "\x00")
-		if rerank {
-			key += "\x00rerank"
-		}
-		if s, ok := sets[key]; ok {
-			return s, nil
-		}
-		s := &inputSet{names: names}
-		for _, n := range names {
-			r, err := e.input(n, opt)
-			if err != nil {
-				return nil, err
-			}
-			s.rs = append(s.rs, r)
-		}
-		var err error
-		if s.exs, err = tuningExamples(ctx, s.rs, tune, e.corpus(), rerank); err != nil {
-			return nil, err
-		}
-		sets[key] = s
-		return s, nil
-	}
-	var out []TuneResult
-	for _, m := range methods {
-		names := inputs
-		if m == "rerank" && slices.Equal(inputs, DefaultFusionInputs) {
-			names = RerankInputs
-		}
-		set, err := get(names, m == "rerank")
-		if err != nil {
-			return nil, err
-		}
-		p, sweep, err := fuse.Tune(m, names, set.exs, fuse.TuneOptions{Label: label})
-		if err != nil {
-			return nil, err
-		}
-		if m == "rrf" {
-			// RRF's k is not tuned; score it on the tuning set for ordering.
-			fr, err := NewFusedRanker(p, set.rs)
-			if err != nil {
-				return nil, err
-			}
-			res, err := Run(ctx, fr, tune, 0, nil)
-			if err != nil {
-				return nil, err
-			}
-			p.TuneP1 = Summarize(p.Name, tune, res).PAt1
-		}
-		out = append(out, TuneResult{Params: p, Sweep: sweep})
-	}
-	if len(tune) >= CVBelow || len(tune) < fuse.CVFolds {
-		sort.SliceStable(out, func(i, j int) bool { return out[i].Params.TuneP1 > out[j].Params.TuneP1 })
-		return out, nil
-	}
-	// A small tuning set: order by cross-validated P@1, the built-in
-	// default among the candidates (BENCHMARKS.md "Out of domain": on a
-	// few dozen questions the re-ranker fits them and does worse than
-	// learning nothing, even on its own domain's test half).
-	for i := range out {
-		p := &out[i].Params
-		if p.Method == "rrf" {
-			p.CVP1 = p.TuneP1 // nothing fitted
-			continue
-		}
-		names := p.Inputs
-		set, err := get(names, p.Method == "rerank")
-		if err != nil {
-			return nil, err
-		}
-		if p.CVP1, err = fuse.CrossValidate(p.Method, names, set.exs, fuse.TuneOptions{Label: label}); err != nil {
-			return nil, err
-		}
-	}
-	def := e.BuiltinDefault()
-	set, err := get(def.Inputs, false)
-	if err != nil {
-		return nil, err
-	}
-	if def.TuneP1, _, err = fuse.Evaluate(def, set.exs); err != nil {
-		return nil, err
-	}
-	def.CVP1 = def.TuneP1 // fitted elsewhere: out of sample here
-	kept := out[:0]
-	replaced := false
-	for _, r := range out {
-		if r.Params.Name == def.Name && r.Params.CVP1 <= def.CVP1 {
-			replaced = true // the built-in parameters carry further
-			continue
-		}
-		kept = append(kept, r)
-	}
-	out = kept
-	if replaced || !slices.ContainsFunc(out, func(r TuneResult) bool { return r.Params.Name == def.Name }) {
-		out = append(out, TuneResult{Params: def})
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Params.CVP1 > out[j].Params.CVP1 })
-	return out, nil
-}
-
-// CVBelow is the tuning-set size under which TuneFusions orders fusions by
-// cross-validated P@1 (fuse.CrossValidate) instead of P@1 on the tuning
-// set, with the built-in default among them: `reqa ask` then uses a tuned
-// fusion only when it beats the default on questions it was not fitted on.
-const CVBelow = 1000
 
 // SaveFusions stores fusion parameters in the index at path (best first:
 // the first is what `reqa ask` uses by default).

@@ -6,18 +6,19 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/reqa/reqa/index/bm25"
-	"github.com/reqa/reqa/index/tokenize"
 	"github.com/reqa/reqa/rank/fuse"
 	"github.com/reqa/reqa/store"
 )
 
 // Index is an open index with its rankers. It is safe for concurrent use.
+// What the index holds lives in this file (the local backend) or in an
+// engine the file names (the Weaviate backend); Open picks the backend
+// once and everything else asks it.
 type Index struct {
-	r         *store.Reader
-	sentences []store.Sentence
-	byExtOnce sync.Once
-	byExt     map[string]uint32
+	r *store.Reader
+	b backend
+	// dense is the question encoder and its caches, shared by every dense
+	// ranker (and, on the local backend, the vectors).
 	denseOnce sync.Once
 	dense     *denseState
 	// corpusOnce builds corpusV, what fusions know of every candidate.
@@ -25,9 +26,30 @@ type Index struct {
 	corpusV    *fuse.Corpus
 	// tuned replaces the index's own fusions and adapter (see UseTuned).
 	tuned *Tuned
-	// remote is set when the index is kept in an external engine
-	// (remote.go).
-	remote *remote
+}
+
+// backend is where an index's sentences, vectors and postings live: this
+// file (local.go) or a Weaviate collection (weaviate.go).
+type backend interface {
+	// ranker builds the ranker s names; s is not the default (Resolve
+	// has applied it).
+	ranker(s Spec) (Ranker, error)
+	// answers calls yield with the answer of each of ids, in order, until
+	// it returns false (Score and Inputs unset).
+	answers(ctx context.Context, ids []uint32, yield func(Answer) bool) error
+	// extID maps a dataset candidate id to its sentence id.
+	extID(ext string) (uint32, bool)
+	// questions flags every sentence that is itself a question
+	// (sentence.IsQuestion); nil when the backend does not know.
+	questions() ([]bool, error)
+	// serves reports whether the backend can run the fusion p.
+	serves(p fuse.Params) bool
+	// allSentences returns every candidate sentence, in id order (nil
+	// when they are kept in an engine).
+	allSentences() []store.Sentence
+	// url is where the data lives: "" for this file, else the engine's
+	// weaviate:// URL.
+	url() string
 }
 
 // Open opens the index at path.
@@ -36,136 +58,52 @@ func Open(path string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	x := &Index{r: r}
 	if r.Meta().Engine != nil {
-		rm, err := openRemote(r)
-		if err != nil {
-			r.Close()
-			return nil, err
-		}
-		return &Index{r: r, remote: rm}, nil
+		x.b, err = openWeaviate(x)
+	} else {
+		x.b, err = openLocal(x)
 	}
-	ss, err := r.Sentences()
 	if err != nil {
 		r.Close()
-		return nil, fmt.Errorf("open index %s: %w", path, err)
+		return nil, err
 	}
-	if len(ss) != r.Meta().Sentences {
-		r.Close()
-		return nil, fmt.Errorf("open index %s: %d sentences stored, meta says %d: %w", path, len(ss), r.Meta().Sentences, store.ErrCorrupt)
-	}
-	e := &Index{r: r, sentences: ss}
-	return e, nil
+	return x, nil
 }
 
 // Close releases the index.
-func (e *Index) Close() error { return e.r.Close() }
+func (x *Index) Close() error { return x.r.Close() }
 
 // Store returns the underlying index reader.
-func (e *Index) Store() *store.Reader { return e.r }
+func (x *Index) Store() *store.Reader { return x.r }
 
 // Meta returns the index metadata.
-func (e *Index) Meta() store.Meta { return e.r.Meta() }
+func (x *Index) Meta() store.Meta { return x.r.Meta() }
 
-// Sentences returns every candidate sentence, in id order.
-func (e *Index) Sentences() []store.Sentence { return e.sentences }
+// EngineURL reports where the index's data lives: "" for this file, else
+// the engine's weaviate:// URL.
+func (x *Index) EngineURL() string { return x.b.url() }
 
-// SentenceText returns the text of sentence id (from the engine, for an
-// index kept in one).
-func (e *Index) SentenceText(id uint32) (string, error) {
-	if e.remote != nil {
-		col, err := e.collection()
-		if err != nil {
-			return "", err
-		}
-		objs, err := col.Objects(context.Background(), []int{int(id)})
-		if err != nil {
-			return "", err
-		}
-		return objs[0].Text, nil
+// SentenceText returns the text of sentence id.
+func (x *Index) SentenceText(id uint32) (string, error) {
+	var text string
+	found := false
+	err := x.b.answers(context.Background(), []uint32{id}, func(a Answer) bool {
+		text, found = a.Sentence, true
+		return false
+	})
+	if err == nil && !found {
+		err = fmt.Errorf("sentence %d: %w", id, store.ErrNotFound)
 	}
-	a, err := e.answer(id)
-	return a.Sentence, err
+	return text, err
 }
+
+// Sentences returns every candidate sentence, in id order (none for an
+// index kept in an engine).
+func (x *Index) Sentences() []store.Sentence { return x.b.allSentences() }
 
 // SentenceByExtID maps a dataset candidate id to its sentence id.
-func (e *Index) SentenceByExtID(ext string) (uint32, bool) {
-	if e.remote != nil {
-		return e.remoteExtID(ext)
-	}
-	e.byExtOnce.Do(func() {
-		m := make(map[string]uint32, len(e.sentences))
-		for _, s := range e.sentences {
-			if s.ExtID != "" {
-				m[s.ExtID] = s.ID
-			}
-		}
-		e.byExt = m
-	})
-	id, ok := e.byExt[ext]
-	return id, ok
-}
-
-// Ranker scores every candidate sentence for a question.
-type Ranker interface {
-	// Name is the ranker's name, e.g. "bm25-wpm".
-	Name() string
-	// Score fills acc with every candidate's score for question.
-	// Candidates not in acc.Touched scored 0.
-	Score(question string, acc *bm25.Accumulator) error
-	// Docs is the number of candidates.
-	Docs() int
-}
-
-// BM25Ranker ranks with one BM25 field.
-type BM25Ranker struct {
-	name  string
-	tok   tokenize.Tokenizer
-	field *bm25.Field
-}
-
-// Name implements Ranker.
-func (b *BM25Ranker) Name() string { return b.name }
-
-// Docs implements Ranker.
-func (b *BM25Ranker) Docs() int { return b.field.Docs() }
-
-// Tokens returns the question's tokens as the ranker sees them.
-func (b *BM25Ranker) Tokens(question string) []string {
-	toks, _ := b.tok.Query(question)
-	return toks
-}
-
-// Score implements Ranker.
-func (b *BM25Ranker) Score(question string, acc *bm25.Accumulator) error {
-	toks, weights := b.tok.Query(question)
-	return b.field.ScoreWeighted(toks, weights, acc)
-}
-
-// bm25 builds the BM25 ranker s names.
-func (e *Index) bm25(s Spec) (Ranker, error) {
-	field := store.FieldName(s.Tokenizer, !s.SentenceOnly)
-	if _, ok := e.r.Meta().Field(field); !ok {
-		return nil, fmt.Errorf("%w %q (this index supports: %s)", ErrUnknownRanker, s.Name, strings.Join(e.Rankers(), ", "))
-	}
-	tok, err := tokenize.Get(s.Tokenizer)
-	if err != nil {
-		return nil, err
-	}
-	f, err := bm25.Open(e.r, field, e.contextOf())
-	if err != nil {
-		return nil, err
-	}
-	return &BM25Ranker{name: s.Name, tok: tok, field: f}, nil
-}
-
-// contextOf returns every sentence's context id.
-func (e *Index) contextOf() []uint32 {
-	ctxOf := make([]uint32, len(e.sentences))
-	for i, s := range e.sentences {
-		ctxOf[i] = s.ContextID
-	}
-	return ctxOf
-}
+func (x *Index) SentenceByExtID(ext string) (uint32, bool) { return x.b.extID(ext) }
 
 // Answer is one ranked answer sentence with its context.
 type Answer struct {
@@ -237,95 +175,26 @@ func (s *answerSet) add(a Answer) bool {
 // once: a candidate whose sentence reads the same as a better one's is
 // left out and listed in its Also (among the first [askDepth] candidates).
 // A question that matches nothing returns no answers and no error.
-func (e *Index) Ask(r Ranker, question string, k int) ([]Answer, error) {
-	if e.remote != nil {
-		return e.remoteAsk(r, question, k)
+func (x *Index) Ask(ctx context.Context, r Ranker, question string, k int) ([]Answer, error) {
+	hits, err := r.TopK(ctx, question, askDepth(k, r.Docs()))
+	if err != nil || len(hits) == 0 {
+		return nil, err
 	}
-	var (
-		hits   []bm25.Hit
-		inputs [][]float64 // per hit, each input's score (fusions)
-		names  []string
-	)
-	if fr, ok := r.(*FusedRanker); ok {
-		var matched bool
-		var err error
-		hits, inputs, matched, err = fr.TopK(question, askDepth(k, fr.Docs()))
-		if err != nil {
-			return nil, err
-		}
-		// A question no sparse input matches gets no answers.
-		if !matched {
-			return nil, nil
-		}
-		for _, x := range fr.Inputs() {
-			names = append(names, x.Name())
-		}
-	} else {
-		acc := bm25.NewAccumulator(r.Docs())
-		if err := r.Score(question, acc); err != nil {
-			return nil, err
-		}
-		hits = acc.TopK(askDepth(k, r.Docs()))
+	ids := make([]uint32, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
 	}
 	set := answerSet{k: k}
-	for i, h := range hits {
-		a, err := e.answer(h.Doc)
-		if err != nil {
-			return nil, err
-		}
-		a.Score = h.Score
-		if inputs != nil {
-			a.Scores = map[string]float64{}
-			for j, n := range names {
-				a.Scores[n] = inputs[i][j]
-			}
-		}
-		if !set.add(a) {
-			break
-		}
+	i := 0
+	err = x.b.answers(ctx, ids, func(a Answer) bool {
+		a.Score, a.Scores = hits[i].Score, hits[i].Inputs
+		i++
+		return set.add(a)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return set.out, nil
-}
-
-func (e *Index) answer(id uint32) (Answer, error) {
-	if int(id) >= len(e.sentences) {
-		return Answer{}, fmt.Errorf("sentence %d: %w", id, store.ErrNotFound)
-	}
-	s := e.sentences[id]
-	c, err := e.r.Context(s.ContextID)
-	if err != nil {
-		return Answer{}, err
-	}
-	if s.End > len(c.Text) || s.Start > s.End {
-		return Answer{}, fmt.Errorf("sentence %d: offsets outside its context: %w", id, store.ErrCorrupt)
-	}
-	return Answer{Sentence: c.Text[s.Start:s.End], Context: c.Text, Start: s.Start, End: s.End,
-		Title: c.Title, Source: s.Anchor(c), Kind: kindName(s.Kind), ID: c.ExtID, SentenceID: id, CandidateID: s.ExtID}, nil
-}
-
-// rankOf returns the 1-based rank of document g when every document is
-// ranked by score (descending), ties by lower id; documents outside
-// acc.Touched scored 0.
-func rankOf(acc *bm25.Accumulator, n int, g uint32) int {
-	sg := acc.Scores[g]
-	better := 0
-	touchedBelow := 0
-	for _, d := range acc.Touched {
-		sd := acc.Scores[d]
-		if sd > sg || (sd == sg && d < g) {
-			better++
-		}
-		if d < g {
-			touchedBelow++
-		}
-	}
-	switch {
-	case sg < 0:
-		better += n - len(acc.Touched)
-	case sg == 0:
-		better += int(g) - touchedBelow
-	}
-	return better + 1
 }
 
 // kindName names a block kind for answers; plain text has none.

@@ -17,6 +17,7 @@ import (
 	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/eval"
 	"github.com/reqa/reqa/rank/fuse"
 )
 
@@ -87,7 +88,7 @@ func TestRerankDump(t *testing.T) {
 		nsent[s.ContextID]++
 	}
 	nctx := e.Meta().Contexts
-	var qs []rank.EvalQuestion
+	var qs []eval.Question
 	var split []string
 	for _, sp := range []string{"tune", "test"} {
 		for _, q := range splits[sp] {
@@ -208,7 +209,7 @@ func TestRerankDump(t *testing.T) {
 // question by an adapter trained (with reqa tune's defaults) on the other
 // half of the tune articles, each test question by the index's adapter —
 // so fusion learned on tune sees a dense ranker as good as on unseen text.
-func crossFit(t *testing.T, e *rank.Index, splits map[string][]rank.EvalQuestion, title map[string]string) {
+func crossFit(t *testing.T, e *rank.Index, splits map[string][]eval.Question, title map[string]string) {
 	raw, err := e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{NoAdapter: true}})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,11 @@ import (
 // index cannot serve.
 var ErrUnknownRanker = errors.New("unknown ranker")
 
+// ErrNoEmbeddings reports an index without embeddings asked for what
+// needs them (the dense ranker, fusions, a question adapter). Such an
+// error wraps ErrUnknownRanker too when a ranker was asked for.
+var ErrNoEmbeddings = errors.New("index has no embeddings")
+
 // ErrNoTunedParams reports a fusion that needs tuned parameters the index
 // does not hold (and that has no built-in default). Such an error wraps
 // ErrUnknownRanker too: the index cannot answer with that ranker.
@@ -216,26 +221,11 @@ func (e *Index) Default() (string, error) {
 		return "", err
 	}
 	for _, p := range stored {
-		if e.remote == nil || engineServes(p) {
+		if e.b.serves(p) {
 			return p.Name, nil
 		}
 	}
 	return e.BuiltinDefault().Name, nil
-}
-
-// engineServes reports whether an index kept in an engine can run the
-// fusion p: not the re-ranker, and only plain BM25 and dense inputs.
-func engineServes(p fuse.Params) bool {
-	if p.Method == "rerank" {
-		return false
-	}
-	for _, in := range p.Inputs {
-		s, err := ParseSpec(in)
-		if err != nil || s.SentenceOnly || (s.Kind != KindBM25 && s.Kind != KindDense) {
-			return false
-		}
-	}
-	return true
 }
 
 // FusionParams returns the parameters the index answers the fusion called
@@ -245,7 +235,7 @@ func engineServes(p fuse.Params) bool {
 // of an untuned index fail with ErrNoTunedParams (and ErrUnknownRanker).
 func (e *Index) FusionParams(name string) (fuse.Params, error) {
 	if e.r.Meta().Dense == nil {
-		return fuse.Params{}, fmt.Errorf("%w %q: fusion needs an index with embeddings (the dense ranker; rebuild with `reqa index --dense`)", ErrUnknownRanker, name)
+		return fuse.Params{}, fmt.Errorf("%w %q: a fusion needs the dense ranker: %w", ErrUnknownRanker, name, ErrNoEmbeddings)
 	}
 	stored, err := e.StoredFusions()
 	if err != nil {
@@ -261,7 +251,7 @@ func (e *Index) FusionParams(name string) (fuse.Params, error) {
 			return p, nil
 		}
 	}
-	return fuse.Params{}, fmt.Errorf("%w %q: %w in index %s (run `reqa fuse --index FILE DATASET_DIR`, or eval --params-from)", ErrUnknownRanker, name, ErrNoTunedParams, e.r.Path())
+	return fuse.Params{}, fmt.Errorf("%w %q: %w in index %s", ErrUnknownRanker, name, ErrNoTunedParams, e.r.Path())
 }
 
 // Resolve builds the ranker s names, with its options; it is the one place
@@ -272,11 +262,7 @@ func (e *Index) FusionParams(name string) (fuse.Params, error) {
 // ErrNoTunedParams. Every Ranker it returns is safe for concurrent Score
 // calls.
 func (e *Index) Resolve(s Spec) (Ranker, error) {
-	if e.remote != nil && s.Kind != KindDefault {
-		return e.remoteRanker(s)
-	}
-	switch s.Kind {
-	case KindDefault:
+	if s.Kind == KindDefault {
 		name, err := e.Default()
 		if err != nil {
 			return nil, err
@@ -286,20 +272,8 @@ func (e *Index) Resolve(s Spec) (Ranker, error) {
 			return nil, err
 		}
 		return e.Resolve(d)
-	case KindBM25:
-		return e.bm25(s)
-	case KindDense:
-		return e.DenseRanker(s)
-	case KindFusion:
-		p, err := e.specFusion(s)
-		if err != nil {
-			return nil, err
-		}
-		return e.Fused(p, s)
-	case KindDerived:
-		return e.derived(s)
 	}
-	return nil, fmt.Errorf("%w %q", ErrUnknownRanker, s.Name)
+	return e.b.ranker(s)
 }
 
 // specFusion returns the parameters the fusion s names runs with: s.Fusion

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reqa/reqa/index/adapter"
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/eval"
 	"github.com/reqa/reqa/rank/fuse"
 )
 
@@ -188,9 +189,9 @@ func TestDefaultsDense(t *testing.T) {
 // trained for this encoder, to e: they replace e's own.
 func checkUseTuned(t *testing.T, e *rank.Index) {
 	t.Helper()
-	var qs []rank.EvalQuestion
+	var qs []eval.Question
 	for i := range 8 {
-		qs = append(qs, rank.EvalQuestion{ID: fmt.Sprint(i), Text: fmt.Sprintf("question %d about bees and bridges", i), Gold: []uint32{uint32(i)}})
+		qs = append(qs, eval.Question{ID: fmt.Sprint(i), Text: fmt.Sprintf("question %d about bees and bridges", i), Gold: []uint32{uint32(i)}})
 	}
 	data, err := e.AdapterData(context.Background(), qs, nil, 1)
 	if err != nil {

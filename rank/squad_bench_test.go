@@ -13,6 +13,7 @@ import (
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/internal/testenv"
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/eval"
 )
 
 const squadDir = "../../shared/data/squad-multireqa-test"
@@ -122,9 +123,9 @@ func BenchmarkSQuADEval(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer e.Close()
-	qs := make([]rank.EvalQuestion, len(d.Questions))
+	qs := make([]eval.Question, len(d.Questions))
 	for i, q := range d.Questions {
-		qs[i] = rank.EvalQuestion{ID: q.ID, Text: q.Text}
+		qs[i] = eval.Question{ID: q.ID, Text: q.Text}
 		for _, g := range q.Gold {
 			id, _ := e.SentenceByExtID(g)
 			qs[i].Gold = append(qs[i].Gold, id)
@@ -133,13 +134,13 @@ func BenchmarkSQuADEval(b *testing.B) {
 	for _, name := range []string{"bm25-word", "bm25-wpm"} {
 		b.Run(name, func(b *testing.B) {
 			r, _ := e.Ranker(name)
-			var res rank.Result
+			var res eval.Result
 			for i := 0; i < b.N; i++ {
-				rs, err := rank.Run(context.Background(), r, qs, 0, nil)
+				rs, err := eval.Run(context.Background(), r, qs, 0, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
-				res = rank.Summarize(name, qs, rs)
+				res = eval.Summarize(name, qs, rs)
 			}
 			b.ReportMetric(float64(len(qs)*b.N)/b.Elapsed().Seconds(), "questions/s")
 			b.ReportMetric(res.PAt1, "P@1")

@@ -10,8 +10,33 @@ import (
 	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/index/dense"
 	"github.com/reqa/reqa/index/encoder"
+	"github.com/reqa/reqa/index/sentence"
+	"github.com/reqa/reqa/index/tokenize"
 	"github.com/reqa/reqa/store"
 )
+
+// VerifyOptions are what Verify is told of the blobs upper layers own.
+type VerifyOptions struct {
+	// Fusions, when set, decodes and checks the fusion parameters (blob
+	// store.BlobFusion); an error is reported as damage.
+	Fusions func(raw []byte) error
+}
+
+// verifyFusions checks the fusion parameters with opt.Fusions.
+func verifyFusions(r *store.Reader, problem func(error), opt VerifyOptions) []string {
+	if !r.HasBlob(store.BlobFusion) || opt.Fusions == nil {
+		return nil
+	}
+	raw, err := r.Blob(store.BlobFusion)
+	if err == nil {
+		err = opt.Fusions(raw)
+	}
+	if err != nil {
+		problem(err)
+		return nil
+	}
+	return []string{"fusion parameters"}
+}
 
 // VerifyReport is what [Verify] checked and found.
 type VerifyReport struct {
@@ -38,7 +63,7 @@ func (r VerifyReport) OK() bool { return len(r.Problems) == 0 }
 // needs ONNX Runtime. Each problem names its part and wraps
 // store.ErrCorrupt; the error is for a file that cannot be opened as an
 // index at all.
-func Verify(path string) (VerifyReport, error) {
+func Verify(path string, opt VerifyOptions) (VerifyReport, error) {
 	cr, err := store.CheckFile(path)
 	if err != nil {
 		return VerifyReport{}, err
@@ -64,24 +89,36 @@ func Verify(path string) (VerifyReport, error) {
 		}
 		rep.Problems = append(rep.Problems, err)
 	}
-	e, err := Open(path)
+	r, err := store.Open(path)
 	if err != nil {
-		problem(err) // e.g. a sentence record that does not decode
+		problem(err)
 		return rep, nil
 	}
-	defer e.Close()
-	m := e.Meta()
-	if e.remote != nil {
-		rep.Parts = append(rep.Parts, verifyEngineFile(e, problem)...)
+	defer r.Close()
+	m := r.Meta()
+	if m.Engine != nil {
+		rep.Parts = append(rep.Parts, verifyEngineFile(r, problem, opt)...)
 		return rep, nil
+	}
+	sentences, err := r.Sentences()
+	if err == nil && len(sentences) != m.Sentences {
+		err = fmt.Errorf("%d sentences stored, meta says %d: %w", len(sentences), m.Sentences, store.ErrCorrupt)
+	}
+	if err != nil {
+		problem(fmt.Errorf("open index %s: %w", path, err)) // e.g. a sentence record that does not decode
+		return rep, nil
+	}
+	ctxOf := make([]uint32, len(sentences))
+	for i, s := range sentences {
+		ctxOf[i] = s.ContextID
 	}
 	// Every sentence lies inside its context (records with valid checksums
 	// can still disagree, e.g. resealed by hand).
-	if ctxs, err := e.r.Contexts(); err != nil {
+	if ctxs, err := r.Contexts(); err != nil {
 		problem(err)
 	} else {
 		bad := 0
-		for _, s := range e.sentences {
+		for _, s := range sentences {
 			if int(s.ContextID) >= len(ctxs) || s.Start < 0 || s.Start > s.End || s.End > len(ctxs[s.ContextID].Text) {
 				if bad++; bad <= 10 {
 					problem(fmt.Errorf("sentence %d: offsets [%d,%d) outside context %d: %w", s.ID, s.Start, s.End, s.ContextID, store.ErrCorrupt))
@@ -98,7 +135,7 @@ func Verify(path string) (VerifyReport, error) {
 		if f.Layout == bm25.ContextLayout {
 			maxDoc = uint32(m.Contexts)
 		}
-		err := e.r.ScanPostings(f.Name, func(term string, enc []byte) error {
+		err := r.ScanPostings(f.Name, func(term string, enc []byte) error {
 			if _, err := bm25.DecodePostings(enc, maxDoc); err != nil {
 				problem(fmt.Errorf("field %s postings of %q: %w: %w", f.Name, term, store.ErrCorrupt, err))
 			}
@@ -106,7 +143,9 @@ func Verify(path string) (VerifyReport, error) {
 			return nil
 		})
 		problem(err)
-		if _, err := e.Resolve(Spec{Name: "bm25-" + f.Tokenizer, Kind: KindBM25, Tokenizer: f.Tokenizer, SentenceOnly: !f.WithContext}); err != nil {
+		if _, err := tokenize.Get(f.Tokenizer); err != nil {
+			problem(err)
+		} else if _, err := bm25.Open(r, f.Name, ctxOf); err != nil {
 			problem(err)
 		}
 		rep.Parts = append(rep.Parts, "field "+f.Name)
@@ -116,16 +155,10 @@ func Verify(path string) (VerifyReport, error) {
 		for _, b := range []string{store.BlobDenseModel, store.BlobDenseVocab, store.BlobDenseSent, store.BlobDenseCtx, store.BlobDenseGraph} {
 			known[b] = true
 		}
-		rep.Parts = append(rep.Parts, verifyDense(e, d, problem)...)
+		rep.Parts = append(rep.Parts, verifyDense(r, sentences, ctxOf, d, problem)...)
 	}
-	if e.r.HasBlob(store.BlobFusion) {
-		if _, err := e.StoredFusions(); err != nil {
-			problem(err)
-		} else {
-			rep.Parts = append(rep.Parts, "fusion parameters")
-		}
-	}
-	names, err := e.r.BlobNames()
+	rep.Parts = append(rep.Parts, verifyFusions(r, problem, opt)...)
+	names, err := r.BlobNames()
 	problem(err)
 	for _, n := range names {
 		if !known[n] {
@@ -139,10 +172,10 @@ func Verify(path string) (VerifyReport, error) {
 // vocabulary against the meta's hash, the vectors' shapes and counts, the
 // graph over the answer vectors it was built for, and the adapter. It
 // returns the parts that passed.
-func verifyDense(e *Index, d *store.DenseMeta, problem func(error)) []string {
+func verifyDense(r *store.Reader, sentences []store.Sentence, ctxOf []uint32, d *store.DenseMeta, problem func(error)) []string {
 	var parts []string
-	onnx, err1 := e.r.LargeBlob(store.BlobDenseModel)
-	vocab, err2 := e.r.LargeBlob(store.BlobDenseVocab)
+	onnx, err1 := r.LargeBlob(store.BlobDenseModel)
+	vocab, err2 := r.LargeBlob(store.BlobDenseVocab)
 	problem(err1)
 	problem(err2)
 	if err1 == nil && err2 == nil {
@@ -157,8 +190,8 @@ func verifyDense(e *Index, d *store.DenseMeta, problem func(error)) []string {
 	for i, b := range []struct {
 		name string
 		n    int
-	}{{store.BlobDenseSent, len(e.sentences)}, {store.BlobDenseCtx, e.r.Meta().Contexts}} {
-		raw, err := e.r.LargeBlob(b.name)
+	}{{store.BlobDenseSent, len(sentences)}, {store.BlobDenseCtx, r.Meta().Contexts}} {
+		raw, err := r.LargeBlob(b.name)
 		if err != nil {
 			problem(err)
 			okVecs = false
@@ -180,14 +213,10 @@ func verifyDense(e *Index, d *store.DenseMeta, problem func(error)) []string {
 	}
 	parts = append(parts, "vectors")
 	if d.Graph {
-		ctxOf := make([]uint32, len(e.sentences))
-		for i, s := range e.sentences {
-			ctxOf[i] = s.ContextID
-		}
 		answers, err := dense.Combine(vecs[0], vecs[1], ctxOf, d.GraphLambda)
 		if err != nil {
 			problem(fmt.Errorf("vectors: %w: %w", store.ErrCorrupt, err))
-		} else if raw, err := e.r.LargeBlob(store.BlobDenseGraph); err != nil {
+		} else if raw, err := r.LargeBlob(store.BlobDenseGraph); err != nil {
 			problem(err)
 		} else if _, err := ann.Load(raw, answers.Data, answers.Dim); err != nil {
 			problem(fmt.Errorf("ANN graph: %w: %w", store.ErrCorrupt, err))
@@ -195,8 +224,8 @@ func verifyDense(e *Index, d *store.DenseMeta, problem func(error)) []string {
 			parts = append(parts, "ANN graph")
 		}
 	}
-	if e.r.HasBlob(store.BlobAdapter) {
-		raw, err := e.r.Blob(store.BlobAdapter)
+	if r.HasBlob(store.BlobAdapter) {
+		raw, err := r.Blob(store.BlobAdapter)
 		if err == nil {
 			_, err = adapter.Load(raw, d.Hash, d.Dim)
 		}
@@ -213,11 +242,15 @@ func verifyDense(e *Index, d *store.DenseMeta, problem func(error)) []string {
 // the model against its hash, the answer vectors' moments, the candidate
 // ids, the adapter, the fusion parameters and the blob names. The engine
 // itself is not asked (`reqa ask` does).
-func verifyEngineFile(e *Index, problem func(error)) []string {
+func verifyEngineFile(r *store.Reader, problem func(error), opt VerifyOptions) []string {
 	var parts []string
-	m := e.Meta()
-	onnx, err1 := e.r.LargeBlob(store.BlobDenseModel)
-	vocab, err2 := e.r.LargeBlob(store.BlobDenseVocab)
+	m := r.Meta()
+	if m.Dense == nil {
+		problem(fmt.Errorf("index %s: an engine index without embeddings: %w", r.Path(), store.ErrCorrupt))
+		return nil
+	}
+	onnx, err1 := r.LargeBlob(store.BlobDenseModel)
+	vocab, err2 := r.LargeBlob(store.BlobDenseVocab)
 	problem(err1)
 	problem(err2)
 	if err1 == nil && err2 == nil {
@@ -227,22 +260,32 @@ func verifyEngineFile(e *Index, problem func(error)) []string {
 			parts = append(parts, "model")
 		}
 	}
-	if _, err := e.denseMoments(); err != nil {
-		problem(err)
+	if raw, err := r.LargeBlob(store.BlobDenseMoments); err != nil {
+		problem(fmt.Errorf("blob %s: %w", store.BlobDenseMoments, err))
+	} else if mo, err := dense.DecodeMoments(raw); err != nil {
+		problem(fmt.Errorf("blob %s: %w: %w", store.BlobDenseMoments, store.ErrCorrupt, err))
+	} else if mo.Dim != m.Dense.Dim {
+		problem(fmt.Errorf("blob %s: %w: moments of dimension %d, meta says %d", store.BlobDenseMoments, store.ErrCorrupt, mo.Dim, m.Dense.Dim))
 	} else {
 		parts = append(parts, "vector moments")
 	}
 	known := map[string]bool{store.BlobFusion: true, store.BlobAdapter: true, store.BlobDenseModel: true,
 		store.BlobDenseVocab: true, store.BlobDenseMoments: true, store.BlobExtIDs: true, store.BlobQuestions: true}
-	if e.r.HasBlob(store.BlobQuestions) {
-		if _, err := e.questions(); err != nil {
+	if r.HasBlob(store.BlobQuestions) {
+		raw, err := r.LargeBlob(store.BlobQuestions)
+		if err == nil {
+			if _, derr := sentence.DecodeFlags(raw, m.Sentences); derr != nil {
+				err = fmt.Errorf("blob %s: %w: %w", store.BlobQuestions, store.ErrCorrupt, derr)
+			}
+		}
+		if err != nil {
 			problem(err)
 		} else {
 			parts = append(parts, "question flags")
 		}
 	}
-	if e.r.HasBlob(store.BlobExtIDs) {
-		raw, err := e.r.LargeBlob(store.BlobExtIDs)
+	if r.HasBlob(store.BlobExtIDs) {
+		raw, err := r.LargeBlob(store.BlobExtIDs)
 		if err == nil && strings.Count(string(raw), "\n") != m.Sentences {
 			err = fmt.Errorf("blob %s: %d candidate ids for %d sentences: %w", store.BlobExtIDs, strings.Count(string(raw), "\n"), m.Sentences, store.ErrCorrupt)
 		}
@@ -252,8 +295,8 @@ func verifyEngineFile(e *Index, problem func(error)) []string {
 			parts = append(parts, "candidate ids")
 		}
 	}
-	if e.r.HasBlob(store.BlobAdapter) {
-		raw, err := e.r.Blob(store.BlobAdapter)
+	if r.HasBlob(store.BlobAdapter) {
+		raw, err := r.Blob(store.BlobAdapter)
 		if err == nil {
 			_, err = adapter.Load(raw, m.Dense.Hash, m.Dense.Dim)
 		}
@@ -263,14 +306,8 @@ func verifyEngineFile(e *Index, problem func(error)) []string {
 			parts = append(parts, "question adapter")
 		}
 	}
-	if e.r.HasBlob(store.BlobFusion) {
-		if _, err := e.StoredFusions(); err != nil {
-			problem(err)
-		} else {
-			parts = append(parts, "fusion parameters")
-		}
-	}
-	names, err := e.r.BlobNames()
+	parts = append(parts, verifyFusions(r, problem, opt)...)
+	names, err := r.BlobNames()
 	problem(err)
 	for _, n := range names {
 		if !known[n] {

@@ -48,7 +48,7 @@ func askAction(c *cli.Context) error {
 		return usagef("ask: --ranker: %v", err)
 	}
 	spec.SentenceOnly = c.Bool("no-context")
-	spec.Dense = rank.DenseOptions{ANN: !c.Bool("exact"), K: c.Int("k"), Threads: c.Int("threads"), NoAdapter: c.Bool("no-adapter")}
+	spec.Dense = rank.DenseOptions{ANN: !c.Bool("exact"), Threads: c.Int("threads"), NoAdapter: c.Bool("no-adapter")}
 	e, err := rank.Open(c.String("index"))
 	if err != nil {
 		return err
@@ -61,7 +61,7 @@ func askAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	answers, err := e.Ask(r, q, c.Int("k"))
+	answers, err := e.Ask(c.Context, r, q, c.Int("k"))
 	if err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func demoAction(c *cli.Context) error {
 	if err != nil {
 		return usagef("demo: --ranker: %v", err)
 	}
-	spec.Dense = rank.DenseOptions{ANN: true, K: c.Int("k")}
+	spec.Dense = rank.DenseOptions{ANN: true}
 	tmp, err := os.MkdirTemp("", "reqa-demo-*")
 	if err != nil {
 		return err
@@ -87,7 +87,7 @@ func demoAction(c *cli.Context) error {
 		res.Encoder = meta.Dense.Encoder
 	}
 	for _, q := range demoQuestions {
-		answers, err := e.Ask(r, q, c.Int("k"))
+		answers, err := e.Ask(c.Context, r, q, c.Int("k"))
 		if err != nil {
 			return err
 		}

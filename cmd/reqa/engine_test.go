@@ -19,6 +19,7 @@ import (
 	"github.com/reqa/reqa/index/weaviate/weaviatetest"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/eval"
 	"github.com/reqa/reqa/store"
 )
 
@@ -160,7 +161,7 @@ func testEngineEval(t *testing.T, host, dir string) {
 			t.Fatalf("eval %s: exit %d: %s", index, code, errs)
 		}
 		var rep struct {
-			Results []rank.Result `json:"results"`
+			Results []eval.Result `json:"results"`
 		}
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("eval %s: %v\n%s", index, err, out)

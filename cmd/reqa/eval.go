@@ -14,8 +14,9 @@ import (
 
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/eval"
+	"github.com/reqa/reqa/rank/eval/report"
 	"github.com/reqa/reqa/rank/fuse"
-	"github.com/reqa/reqa/rank/report"
 )
 
 func evalAction(c *cli.Context) error {
@@ -238,7 +239,7 @@ func evalCommand() *cli.Command {
 // evalReport is `reqa eval --json`'s output.
 type evalReport struct {
 	report.Header
-	Results []rank.Result `json:"results"`
+	Results []eval.Result `json:"results"`
 	Fusions []fuse.Params `json:"fusions,omitempty"`
 	// Engine is where the index's data lives: "embedded" (the file) or
 	// the engine's weaviate:// URL.
@@ -249,10 +250,10 @@ type evalReport struct {
 }
 
 // evalQuestions maps dataset questions to the index's sentence ids.
-func evalQuestions(e *rank.Index, qs []ingest.Question, indexPath string) ([]rank.EvalQuestion, error) {
-	eqs := make([]rank.EvalQuestion, len(qs))
+func evalQuestions(e *rank.Index, qs []ingest.Question, indexPath string) ([]eval.Question, error) {
+	eqs := make([]eval.Question, len(qs))
 	for i, q := range qs {
-		eqs[i] = rank.EvalQuestion{ID: q.ID, Text: q.Text}
+		eqs[i] = eval.Question{ID: q.ID, Text: q.Text}
 		for _, g := range q.Gold {
 			id, ok := e.SentenceByExtID(g)
 			if !ok {

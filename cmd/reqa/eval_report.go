@@ -10,14 +10,15 @@ import (
 	"github.com/reqa/reqa/index/tokenize"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/eval"
+	"github.com/reqa/reqa/rank/eval/report"
 	"github.com/reqa/reqa/rank/fuse"
-	"github.com/reqa/reqa/rank/report"
 )
 
 // evalFullReport writes eval's full report (--report) into dir: the runs,
 // the sentence-only ablation of every non-fusion row, the questions and
 // the fusion-weight sweep.
-func evalFullReport(c *cli.Context, e *rank.Index, ds *ingest.Dataset, qs []ingest.Question, eqs []rank.EvalQuestion,
+func evalFullReport(c *cli.Context, e *rank.Index, ds *ingest.Dataset, qs []ingest.Question, eqs []eval.Question,
 	runs []evalRun, rruns []report.Run, rep evalReport, indexPath, dir string) error {
 	in := report.Input{Dataset: ds.Name, Split: rep.Split, Document: rep.Document, Candidates: rep.Candidates, Runs: rruns, Fusions: rep.Fusions, Sparse: "bm25-wpm", Dense: "dense"}
 	opt := evalSpec(c)
@@ -51,7 +52,7 @@ func evalFullReport(c *cli.Context, e *rank.Index, ds *ingest.Dataset, qs []inge
 
 // fillReportQuestions adds question texts, gold sentences and
 // question–answer token overlaps to the report input.
-func fillReportQuestions(e *rank.Index, ds *ingest.Dataset, qs []ingest.Question, eqs []rank.EvalQuestion, in *report.Input) error {
+func fillReportQuestions(e *rank.Index, ds *ingest.Dataset, qs []ingest.Question, eqs []eval.Question, in *report.Input) error {
 	tok, err := tokenize.Get("wpm")
 	if err != nil {
 		return err
@@ -88,7 +89,7 @@ func fillReportQuestions(e *rank.Index, ds *ingest.Dataset, qs []ingest.Question
 
 // sweep adds the z-score fusion-weight sweep of BM25 (wpm) against dense,
 // on the tune split and on the evaluated questions.
-func sweep(c *cli.Context, e *rank.Index, ds *ingest.Dataset, eqs []rank.EvalQuestion, opt rank.Spec, indexPath string, in *report.Input) error {
+func sweep(c *cli.Context, e *rank.Index, ds *ingest.Dataset, eqs []eval.Question, opt rank.Spec, indexPath string, in *report.Input) error {
 	if e.Meta().Dense == nil || ds.Split == nil {
 		return nil
 	}
@@ -115,9 +116,9 @@ func sweep(c *cli.Context, e *rank.Index, ds *ingest.Dataset, eqs []rank.EvalQue
 	}
 	for _, set := range []struct {
 		label string
-		qs    []rank.EvalQuestion
+		qs    []eval.Question
 	}{{"tune split", tune}, {in.Split + " split", eqs}} {
-		exs, err := rank.TuningExamples(c.Context, rs, set.qs)
+		exs, err := eval.TuningExamples(c.Context, rs, set.qs)
 		if err != nil {
 			return err
 		}

@@ -13,8 +13,9 @@ import (
 
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/eval"
+	"github.com/reqa/reqa/rank/eval/report"
 	"github.com/reqa/reqa/rank/fuse"
-	"github.com/reqa/reqa/rank/report"
 )
 
 // evalRun is one row of eval's table: what it is called and the ranker it
@@ -330,7 +331,7 @@ func tuneMissing(c *cli.Context, e *rank.Index, ds *ingest.Dataset, indexPath st
 	if !c.Bool("quiet") {
 		fmt.Fprintf(c.App.ErrWriter, "reqa: tuning %s on the %d questions of %s's tune split\n", strings.Join(methods, ", "), len(tune), ds.Name)
 	}
-	res, err := e.TuneFusions(c.Context, methods, rank.DefaultFusionInputs, tune, opt, ds.Name+" tune split")
+	res, err := eval.TuneFusions(c.Context, e, methods, rank.DefaultFusionInputs, tune, opt, ds.Name+" tune split")
 	if err != nil {
 		return err
 	}
@@ -346,7 +347,7 @@ func tuneMissing(c *cli.Context, e *rank.Index, ds *ingest.Dataset, indexPath st
 }
 
 // evalOne measures one row on eqs.
-func evalOne(c *cli.Context, e *rank.Index, run evalRun, eqs []rank.EvalQuestion) (report.Run, error) {
+func evalOne(c *cli.Context, e *rank.Index, run evalRun, eqs []eval.Question) (report.Run, error) {
 	r, err := e.Resolve(run.spec)
 	if isRankerUsage(err) {
 		return report.Run{}, usagef("eval: %v", err)
@@ -359,12 +360,12 @@ func evalOne(c *cli.Context, e *rank.Index, run evalRun, eqs []rank.EvalQuestion
 		pf = func(d, t int) { progress("eval "+run.label, d, t) }
 	}
 	t0 := time.Now()
-	rs, err := rank.Run(c.Context, r, eqs, 0, pf)
+	rs, err := eval.Run(c.Context, r, eqs, 0, pf)
 	if err != nil {
 		return report.Run{}, err
 	}
 	if !c.Bool("quiet") {
 		fmt.Fprintf(c.App.ErrWriter, "reqa: %s: %d questions in %.2fs\n", run.label, len(eqs), time.Since(t0).Seconds())
 	}
-	return report.Run{Name: run.label, Results: rs, Summary: rank.Summarize(run.label, eqs, rs)}, nil
+	return report.Run{Name: run.label, Results: rs, Summary: eval.Summarize(run.label, eqs, rs)}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/eval"
 )
 
 func TestEvalDataset(t *testing.T) {
@@ -56,8 +57,8 @@ func evalJSON(t *testing.T, args ...string) evalReport {
 }
 
 // resultsByRanker maps each row of a report to its results.
-func resultsByRanker(rep evalReport) map[string]rank.Result {
-	m := map[string]rank.Result{}
+func resultsByRanker(rep evalReport) map[string]eval.Result {
+	m := map[string]eval.Result{}
 	for _, r := range rep.Results {
 		m[r.Ranker] = r
 	}

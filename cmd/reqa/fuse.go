@@ -7,6 +7,7 @@ import (
 
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/eval"
 	"github.com/reqa/reqa/rank/fuse"
 	"github.com/urfave/cli/v2"
 )
@@ -91,7 +92,7 @@ func fuseAction(c *cli.Context) error {
 
 // fuseTune learns methods over inputs on the dataset's tune split; it
 // returns the number of tuning questions and the results, best first.
-func fuseTune(c *cli.Context, ds *ingest.Dataset, e *rank.Index, path string, methods, inputs []string) (int, []rank.TuneResult, error) {
+func fuseTune(c *cli.Context, ds *ingest.Dataset, e *rank.Index, path string, methods, inputs []string) (int, []eval.TuneResult, error) {
 	tqs, err := ds.SplitQuestions("tune")
 	if err != nil {
 		return 0, nil, err
@@ -104,7 +105,7 @@ func fuseTune(c *cli.Context, ds *ingest.Dataset, e *rank.Index, path string, me
 		fmt.Fprintf(c.App.ErrWriter, "reqa: tuning %s on the %d questions of %s's tune split\n", strings.Join(methods, ", "), len(tune), ds.Name)
 	}
 	opt := rank.Spec{Dense: rank.DenseOptions{Threads: c.Int("threads")}}
-	res, err := e.TuneFusions(c.Context, methods, inputs, tune, opt, ds.Name+" tune split")
+	res, err := eval.TuneFusions(c.Context, e, methods, inputs, tune, opt, ds.Name+" tune split")
 	return len(tune), res, err
 }
 

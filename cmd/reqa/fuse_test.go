@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestFuseSmallTuneSet: on a tuning set under rank.CVBelow questions,
+// TestFuseSmallTuneSet: on a tuning set under eval.CVBelow questions,
 // `reqa fuse` orders the fusions by cross-validated P@1, with the built-in
 // default among them, so `ask` uses a tuned fusion only when it beats the
 // default on questions it was not fitted on.

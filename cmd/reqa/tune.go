@@ -12,6 +12,7 @@ import (
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/internal/display"
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/eval"
 )
 
 func tuneCommand() *cli.Command {
@@ -60,7 +61,7 @@ func tuneAction(c *cli.Context) error {
 	}
 	defer e.Close()
 	t0 := time.Now()
-	data, err := e.AdapterData(c.Context, eqs, groups, c.Int("threads"))
+	data, err := eval.AdapterData(c.Context, e, eqs, groups, c.Int("threads"))
 	if err != nil {
 		return fmt.Errorf("tune: %w", err)
 	}
@@ -146,7 +147,7 @@ func checkTuneFlags(c *cli.Context) (adapter.Kind, error) {
 // tuneQuestions opens the index at path and reads the training questions:
 // the --pairs file's, or the dataset split's (grouped by article). It
 // returns where they came from (source, split) for the report.
-func tuneQuestions(c *cli.Context, path string) (e *rank.Index, eqs []rank.EvalQuestion, groups []int, source, split string, err error) {
+func tuneQuestions(c *cli.Context, path string) (e *rank.Index, eqs []eval.Question, groups []int, source, split string, err error) {
 	if pairs := c.String("pairs"); pairs != "" {
 		e, eqs, groups, err = pairQuestions(path, pairs)
 		return e, eqs, groups, pairs, "pairs", err
@@ -232,7 +233,7 @@ type tuneValidation struct {
 // pairQuestions opens the dense index at path and resolves the training
 // pairs of the JSONL file pairsPath against its sentences: the questions,
 // their gold sentence ids and their groups (nil when no pair names one).
-func pairQuestions(path, pairsPath string) (*rank.Index, []rank.EvalQuestion, []int, error) {
+func pairQuestions(path, pairsPath string) (*rank.Index, []eval.Question, []int, error) {
 	ps, err := ingest.ReadPairs(pairsPath)
 	if err != nil {
 		return nil, nil, nil, err
@@ -241,7 +242,7 @@ func pairQuestions(path, pairsPath string) (*rank.Index, []rank.EvalQuestion, []
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	fail := func(err error) (*rank.Index, []rank.EvalQuestion, []int, error) {
+	fail := func(err error) (*rank.Index, []eval.Question, []int, error) {
 		e.Close()
 		return nil, nil, nil, err
 	}
@@ -262,12 +263,12 @@ func pairQuestions(path, pairsPath string) (*rank.Index, []rank.EvalQuestion, []
 			}
 		}
 	}
-	eqs := make([]rank.EvalQuestion, len(ps))
+	eqs := make([]eval.Question, len(ps))
 	groupIDs := map[string]int{}
 	groups := make([]int, len(ps))
 	named := false
 	for i, p := range ps {
-		q := rank.EvalQuestion{ID: fmt.Sprintf("%s:%d", pairsPath, p.Line), Text: p.Question}
+		q := eval.Question{ID: fmt.Sprintf("%s:%d", pairsPath, p.Line), Text: p.Question}
 		for _, id := range p.AnswerIDs {
 			sid, ok := e.SentenceByExtID(id)
 			if !ok {
@@ -310,7 +311,7 @@ func pairQuestions(path, pairsPath string) (*rank.Index, []rank.EvalQuestion, []
 
 // selfQuestions opens the dense index at path and makes its pseudo-questions
 // (tune --self).
-func selfQuestions(c *cli.Context, path string) (*rank.Index, []rank.EvalQuestion, []int, error) {
+func selfQuestions(c *cli.Context, path string) (*rank.Index, []eval.Question, []int, error) {
 	e, err := rank.Open(path)
 	if err != nil {
 		return nil, nil, nil, err
@@ -319,7 +320,7 @@ func selfQuestions(c *cli.Context, path string) (*rank.Index, []rank.EvalQuestio
 		e.Close()
 		return nil, nil, nil, fmt.Errorf("tune: index %s has no embeddings; rebuild it with `reqa index --dense`", path)
 	}
-	qs, groups, err := e.SelfQuestions(rank.SelfOptions{Kinds: c.StringSlice("self-kinds"), Max: c.Int("self-max"), Seed: c.Uint64("seed")})
+	qs, groups, err := eval.SelfQuestions(e, eval.SelfOptions{Kinds: c.StringSlice("self-kinds"), Max: c.Int("self-max"), Seed: c.Uint64("seed")})
 	if err != nil {
 		e.Close()
 		return nil, nil, nil, fmt.Errorf("tune --self: %w", err)

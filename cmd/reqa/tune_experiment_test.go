@@ -16,6 +16,7 @@ import (
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/internal/display"
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/eval"
 )
 
 // TestTuneSquadExperiment trains adapters on the SQuAD tune half and
@@ -62,7 +63,7 @@ func TestTuneSquadExperiment(t *testing.T) {
 	}
 	answers, ctxOf := base.Answers, base.Context
 	groups := map[string][]int{}
-	split := func(name string) ([]rank.EvalQuestion, [][]float32) {
+	split := func(name string) ([]eval.Question, [][]float32) {
 		qs, err := ds.SplitQuestions(name)
 		if err != nil {
 			t.Fatal(err)
@@ -147,7 +148,7 @@ func num(t *testing.T, s string) float64 {
 func fmtSscan(s string, x *float64) (int, error) { return fmt.Sscan(s, x) }
 
 // tuneData pairs question vectors with their gold sentences.
-func tuneData(qs []rank.EvalQuestion, qvecs [][]float32, answers dense.Vectors, ctxOf []uint32, groups []int) adapter.Data {
+func tuneData(qs []eval.Question, qvecs [][]float32, answers dense.Vectors, ctxOf []uint32, groups []int) adapter.Data {
 	d := adapter.Data{Questions: qvecs, Answers: answers, Context: ctxOf, Gold: make([][]uint32, len(qs)), Group: groups}
 	for i, q := range qs {
 		d.Gold[i] = q.Gold

@@ -65,7 +65,7 @@ type Params struct {
 	TuneP1          float64 `json:"tune_p_at_1,omitempty"`
 	// CVP1 is the P@1 of the method refitted on each of CVFolds folds of
 	// the tuning set and scored on the held-out fold: what `reqa fuse`
-	// orders by when the tuning set is small (see rank.CVBelow). For an
+	// orders by when the tuning set is small (see rank/eval.CVBelow). For an
 	// untuned fusion it is its P@1 on the tuning set.
 	CVP1 float64 `json:"cv_p_at_1,omitempty"`
 }

@@ -212,12 +212,12 @@ func (s *Server) answer(g *generation, p askParams) (res askResult) {
 			res.err = fmt.Errorf("unreadable index (%v): %w", x, store.ErrCorrupt)
 		}
 	}()
-	rk, err := g.ranker(p.ranker, p.k)
+	rk, err := g.ranker(p.ranker)
 	if err != nil {
 		return askResult{ranker: p.ranker, err: err}
 	}
 	res.ranker = rk.Name()
-	res.answers, res.err = g.e.Ask(rk, p.question, p.k)
+	res.answers, res.err = g.e.Ask(context.Background(), rk, p.question, p.k)
 	return res
 }
 

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -141,7 +140,7 @@ func newGeneration(e *rank.Index, f *os.File, st stamp, pick RankerFunc, threads
 	path := e.Store().Path()
 	g := &generation{e: e, f: f, opened: st, path: path, name: filepath.Base(path), pick: pick, threads: threads,
 		cache: map[string]rank.Ranker{}, poisoned: make(chan struct{})}
-	r, err := g.ranker("", DefaultK)
+	r, err := g.ranker("")
 	if err != nil {
 		return nil, fmt.Errorf("serve: default ranker: %w", err)
 	}
@@ -153,24 +152,19 @@ func newGeneration(e *rank.Index, f *os.File, st stamp, pick RankerFunc, threads
 }
 
 // ranker returns the ranker called name ("" for the default), built once
-// per generation and shared: every rank.Ranker is safe for concurrent Score
-// calls.
-func (g *generation) ranker(name string, k int) (rank.Ranker, error) {
-	key := name
-	if name == "dense" {
-		// The ANN search returns exactly k answers.
-		key = name + "/" + strconv.Itoa(k)
-	}
+// per generation and shared, whatever k a request asks for: every
+// rank.Ranker is safe for concurrent use and takes k per question.
+func (g *generation) ranker(name string) (rank.Ranker, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if r, ok := g.cache[key]; ok {
+	if r, ok := g.cache[name]; ok {
 		return r, nil
 	}
-	r, err := g.pick(g.e, name, rank.DenseOptions{ANN: true, K: k, Threads: g.threads})
+	r, err := g.pick(g.e, name, rank.DenseOptions{ANN: true, Threads: g.threads})
 	if err != nil {
 		return nil, err
 	}
-	g.cache[key] = r
+	g.cache[name] = r
 	return r, nil
 }
 

@@ -1,18 +1,18 @@
-package rank
+package eval
 
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
 	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/internal/metric"
+	"github.com/reqa/reqa/rank"
 )
 
-// EvalQuestion is a question with its gold candidates.
-type EvalQuestion struct {
+// Question is a question with its gold candidates.
+type Question struct {
 	ID   string
 	Text string
 	// Gold lists the sentence ids of every gold candidate.
@@ -38,30 +38,16 @@ type QuestionResult struct {
 	GoldInTop10 int
 }
 
-// Preparer is implemented by rankers that work faster on a known batch of
-// questions (the dense ranker embeds them in batches).
-type Preparer interface {
-	Prepare(ctx context.Context, questions []string, progress func(done, total int)) error
-}
-
-// BatchScorer is implemented by rankers that score a block of questions
-// faster than one by one (exhaustive dense search).
-type BatchScorer interface {
-	ScoreBatch(questions []string, accs []*bm25.Accumulator) error
-}
-
 // batchSize is the block of questions a BatchScorer gets in Run.
 const batchSize = 32
 
-// Run evaluates ranker r over qs with workers goroutines (GOMAXPROCS when
-// ≤ 0) and returns per-question outcomes in question order. progress, if
-// set, is called with the number of questions done.
-func Run(ctx context.Context, r Ranker, qs []EvalQuestion, workers int, progress func(done, total int)) ([]QuestionResult, error) {
+// Run evaluates ranker r over qs with workers goroutines (rank.Parallelism(r)
+// when ≤ 0) and returns per-question outcomes in question order. progress, if
+// set, is called with the number of questions done. A ranker that is not a
+// Scorer is ranked by its rank.RemoteDepth best candidates.
+func Run(ctx context.Context, r rank.Ranker, qs []Question, workers int, progress func(done, total int)) ([]QuestionResult, error) {
 	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-		if _, ok := r.(engineRanker); ok {
-			workers = max(workers, RemoteWorkers)
-		}
+		workers = rank.Parallelism(r)
 	}
 	out := make([]QuestionResult, len(qs))
 	var next, done atomic.Int64
@@ -69,7 +55,7 @@ func Run(ctx context.Context, r Ranker, qs []EvalQuestion, workers int, progress
 	var once sync.Once
 	var wg sync.WaitGroup
 	n := r.Docs()
-	if p, ok := r.(Preparer); ok {
+	if p, ok := r.(rank.Preparer); ok {
 		texts := make([]string, len(qs))
 		for i, q := range qs {
 			texts[i] = q.Text
@@ -78,7 +64,8 @@ func Run(ctx context.Context, r Ranker, qs []EvalQuestion, workers int, progress
 			return nil, err
 		}
 	}
-	bs, batched := r.(BatchScorer)
+	bs, batched := r.(rank.BatchScorer)
+	sc, scores := r.(rank.Scorer)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -87,9 +74,9 @@ func Run(ctx context.Context, r Ranker, qs []EvalQuestion, workers int, progress
 			if batched {
 				step = batchSize
 			}
-			accs := make([]*bm25.Accumulator, step)
+			accs := make([]*rank.Scores, step)
 			for i := range accs {
-				accs[i] = bm25.NewAccumulator(n)
+				accs[i] = rank.NewScores(n)
 			}
 			texts := make([]string, 0, step)
 			for ctx.Err() == nil {
@@ -99,15 +86,17 @@ func Run(ctx context.Context, r Ranker, qs []EvalQuestion, workers int, progress
 				}
 				hi := min(lo+step, len(qs))
 				var err error
-				if batched {
+				switch {
+				case batched:
 					texts = texts[:0]
 					for i := lo; i < hi; i++ {
 						texts = append(texts, qs[i].Text)
 					}
-					err = bs.ScoreBatch(texts, accs)
-				} else {
-					accs[0].Reset()
-					err = r.Score(qs[lo].Text, accs[0])
+					err = bs.ScoreBatch(ctx, texts, accs)
+				case scores:
+					err = sc.ScoreAll(ctx, qs[lo].Text, accs[0])
+				default:
+					err = fillTop(ctx, r, qs[lo].Text, accs[0])
 				}
 				if err != nil {
 					once.Do(func() { firstErr = fmt.Errorf("question %s: %w", qs[lo].ID, err) })
@@ -120,7 +109,7 @@ func Run(ctx context.Context, r Ranker, qs []EvalQuestion, workers int, progress
 						if int(g) >= n {
 							continue
 						}
-						rk := rankOf(acc, n, g)
+						rk := rankOf(&acc.Accumulator, n, g)
 						if rk < qr.Rank {
 							qr.Rank = rk
 						}
@@ -149,8 +138,26 @@ func Run(ctx context.Context, r Ranker, qs []EvalQuestion, workers int, progress
 	return out, nil
 }
 
+// fillTop scores r's rank.RemoteDepth best candidates into s, shifted above
+// the others' 0 in their order.
+func fillTop(ctx context.Context, r rank.Ranker, question string, s *rank.Scores) error {
+	hits, err := r.TopK(ctx, question, rank.RemoteDepth)
+	if err != nil {
+		return err
+	}
+	s.Reset()
+	for i, h := range hits {
+		if int(h.ID) >= len(s.Scores) {
+			return fmt.Errorf("%s answered sentence %d of %d", r.Name(), h.ID, len(s.Scores))
+		}
+		s.Scores[h.ID] = float64(len(hits) - i)
+		s.Touch(h.ID)
+	}
+	return nil
+}
+
 // Summarize turns per-question outcomes into metrics (percent).
-func Summarize(name string, qs []EvalQuestion, rs []QuestionResult) Result {
+func Summarize(name string, qs []Question, rs []QuestionResult) Result {
 	res := Result{Ranker: name}
 	if len(rs) == 0 {
 		return res
@@ -165,4 +172,29 @@ func Summarize(name string, qs []EvalQuestion, rs []QuestionResult) Result {
 	}
 	res.PAt1, res.MRR, res.PAt5, res.RecallAt10 = metric.PAt(ranks, 1), metric.MRR(ranks), metric.PAt(ranks, 5), 100*r10/float64(len(rs))
 	return res
+}
+
+// rankOf returns the 1-based rank of document g when every document is
+// ranked by score (descending), ties by lower id; documents outside
+// acc.Touched scored 0.
+func rankOf(acc *bm25.Accumulator, n int, g uint32) int {
+	sg := acc.Scores[g]
+	better := 0
+	touchedBelow := 0
+	for _, d := range acc.Touched {
+		sd := acc.Scores[d]
+		if sd > sg || (sd == sg && d < g) {
+			better++
+		}
+		if d < g {
+			touchedBelow++
+		}
+	}
+	switch {
+	case sg < 0:
+		better += n - len(acc.Touched)
+	case sg == 0:
+		better += int(g) - touchedBelow
+	}
+	return better + 1
 }

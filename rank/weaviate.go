@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 
-	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/index/dense"
+	"github.com/reqa/reqa/index/sentence"
 	"github.com/reqa/reqa/index/tokenize"
 	"github.com/reqa/reqa/index/weaviate"
 	"github.com/reqa/reqa/rank/fuse"
@@ -45,21 +46,30 @@ const RemoteStatsDepth = RemoteDepth
 // rankers wait on the network, not on this machine's cores).
 const RemoteWorkers = 8
 
-// engineRanker is implemented by the rankers of an index kept in an
-// engine.
-type engineRanker interface{ onEngine() }
-
-func (*remoteBM25) onEngine()  {}
-func (*remoteDense) onEngine() {}
-func (*remoteFused) onEngine() {}
+// Parallelism is how many questions at once a ranker is best asked
+// (evaluation's workers): GOMAXPROCS, or RemoteWorkers for the rankers
+// of an index kept in an engine, which wait on the network, not on this
+// machine's cores.
+func Parallelism(r Ranker) int {
+	n := runtime.GOMAXPROCS(0)
+	switch r.(type) {
+	case *remoteBM25, *remoteDense, *remoteFused:
+		n = max(n, RemoteWorkers)
+	}
+	return n
+}
 
 // ErrEngineRanker reports a ranker an index kept in an engine cannot
 // serve (it wraps ErrUnknownRanker too).
 var ErrEngineRanker = errors.New("not served by an index kept in an engine")
 
-// remote is the engine behind an Index whose index file has
-// Meta.Engine.
-type remote struct {
+// engine is the backend of an index file whose meta names an engine
+// (store.Meta.Engine): its sentences, tokens and answer vectors are in a
+// Weaviate collection; the file holds the model, the answer vectors'
+// moments, the candidate ids, the question flags and what was tuned.
+type engine struct {
+	x      *Index
+	r      *store.Reader
 	target weaviate.Target
 	client *weaviate.Client
 
@@ -75,9 +85,10 @@ type remote struct {
 	extErr  error
 }
 
-// openRemote prepares the engine named by the index's meta; nothing is
+// openWeaviate prepares the engine named by the index's meta; nothing is
 // asked of the engine until a ranker needs it.
-func openRemote(r *store.Reader) (*remote, error) {
+func openWeaviate(x *Index) (*engine, error) {
+	r := x.r
 	em := r.Meta().Engine
 	if em.Kind != weaviate.Scheme {
 		return nil, fmt.Errorf("index %s: engine %q: this reqa knows %q: %w", r.Path(), em.Kind, weaviate.Scheme, store.ErrNewerFormat)
@@ -97,7 +108,7 @@ func openRemote(r *store.Reader) (*remote, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", r.Path(), err)
 	}
-	return &remote{target: t, client: c}, nil
+	return &engine{x: x, r: r, target: t, client: c}, nil
 }
 
 // RemoteConsistency is the consistency level of engine queries on a
@@ -105,21 +116,79 @@ func openRemote(r *store.Reader) (*remote, error) {
 // cluster while a replica is down.
 const RemoteConsistency = "QUORUM"
 
-// Index reports where the index's data lives: "" for this file, else
-// the engine's weaviate:// URL.
-func (e *Index) EngineURL() string {
-	if e.remote == nil {
-		return ""
+func (g *engine) url() string { return g.target.String() }
+
+// allSentences: the sentences are in the engine.
+func (g *engine) allSentences() []store.Sentence { return nil }
+
+// serves reports whether the engine can run the fusion p: not the
+// re-ranker, and only plain BM25 and dense inputs.
+func (g *engine) serves(p fuse.Params) bool {
+	if p.Method == "rerank" {
+		return false
 	}
-	return e.remote.target.String()
+	for _, in := range p.Inputs {
+		s, err := ParseSpec(in)
+		if err != nil || s.SentenceOnly || (s.Kind != KindBM25 && s.Kind != KindDense) {
+			return false
+		}
+	}
+	return true
+}
+
+// questions reads the sentences' question flags stored in the file (nil
+// when it has none).
+func (g *engine) questions() ([]bool, error) {
+	if !g.r.HasBlob(store.BlobQuestions) {
+		return nil, nil
+	}
+	raw, err := g.r.LargeBlob(store.BlobQuestions)
+	if err != nil {
+		return nil, err
+	}
+	q, err := sentence.DecodeFlags(raw, g.r.Meta().Sentences)
+	if err != nil {
+		return nil, fmt.Errorf("blob %s: %w: %w", store.BlobQuestions, store.ErrCorrupt, err)
+	}
+	return q, nil
+}
+
+// answers fetches the objects of ids from the engine.
+func (g *engine) answers(ctx context.Context, ids []uint32, yield func(Answer) bool) error {
+	col, err := g.collection()
+	if err != nil {
+		return err
+	}
+	is := make([]int, len(ids))
+	for i, id := range ids {
+		is[i] = int(id)
+	}
+	objs, err := col.Objects(ctx, is)
+	if err != nil {
+		return err
+	}
+	for _, o := range objs {
+		a := Answer{Sentence: o.Text, Context: o.Context, Start: o.Start, End: o.End,
+			Title: o.Title, Source: o.Source, Kind: o.Kind, SentenceID: uint32(o.ID), CandidateID: o.Ext}
+		if o.End > len(o.Context) || o.Start > o.End || o.Context[o.Start:o.End] != o.Text {
+			a.Start, a.End = 0, 0
+			if j := strings.Index(o.Context, o.Text); j >= 0 {
+				a.Start, a.End = j, j+len(o.Text)
+			}
+		}
+		if !yield(a) {
+			return nil
+		}
+	}
+	return nil
 }
 
 // collection opens the engine's collection, checking that it was built by
 // this index's model and completely imported. A success is kept; a failure
 // is not (the engine may be back on the next question: a long-running
 // serve must not stay broken by one outage).
-func (e *Index) collection() (*weaviate.Collection, error) {
-	rm := e.remote
+func (g *engine) collection() (*weaviate.Collection, error) {
+	rm, e := g, g
 	rm.colMu.Lock()
 	defer rm.colMu.Unlock()
 	if rm.col != nil {
@@ -137,8 +206,8 @@ func (e *Index) collection() (*weaviate.Collection, error) {
 	return col, nil
 }
 
-func (e *Index) denseMoments() (dense.Moments, error) {
-	rm := e.remote
+func (g *engine) denseMoments() (dense.Moments, error) {
+	rm, e := g, g
 	rm.momOnce.Do(func() {
 		raw, err := e.r.LargeBlob(store.BlobDenseMoments)
 		if err == nil {
@@ -157,9 +226,9 @@ func (e *Index) denseMoments() (dense.Moments, error) {
 	return rm.moments, rm.momErr
 }
 
-// remoteExtID maps a dataset candidate id to its sentence id.
-func (e *Index) remoteExtID(ext string) (uint32, bool) {
-	rm := e.remote
+// extID maps a dataset candidate id to its sentence id.
+func (g *engine) extID(ext string) (uint32, bool) {
+	rm, e := g, g
 	rm.extOnce.Do(func() {
 		rm.ext = map[string]uint32{}
 		if !e.r.HasBlob(store.BlobExtIDs) {
@@ -298,8 +367,11 @@ func (b *remoteBM25) stats(_ remoteQuery, best []weaviate.Hit) fuse.Stats {
 	s.Min = min(s.Min, 0)
 	return s
 }
-func (b *remoteBM25) Score(question string, acc *bm25.Accumulator) error {
-	return scoreRemote(b, question, acc)
+func (b *remoteBM25) ScoreAll(ctx context.Context, question string, s *Scores) error {
+	return scoreRemote(ctx, b, question, s)
+}
+func (b *remoteBM25) TopK(ctx context.Context, question string, k int) ([]Hit, error) {
+	return topRemote(ctx, b, question, k)
 }
 
 // remoteDense is "dense" of an engine index.
@@ -335,8 +407,11 @@ func (d *remoteDense) stats(q remoteQuery, best []weaviate.Hit) fuse.Stats {
 	s.Mean, s.Std = d.moments.Stats(q.vector)
 	return s
 }
-func (d *remoteDense) Score(question string, acc *bm25.Accumulator) error {
-	return scoreRemote(d, question, acc)
+func (d *remoteDense) ScoreAll(ctx context.Context, question string, s *Scores) error {
+	return scoreRemote(ctx, d, question, s)
+}
+func (d *remoteDense) TopK(ctx context.Context, question string, k int) ([]Hit, error) {
+	return topRemote(ctx, d, question, k)
 }
 
 func hitMap(hits []weaviate.Hit) map[int]float64 {
@@ -364,9 +439,33 @@ func hitStats(best []weaviate.Hit) fuse.Stats {
 	return s
 }
 
-// scoreRemote ranks one input's RemoteDepth best candidates into acc.
-func scoreRemote(in remoteInput, question string, acc *bm25.Accumulator) error {
-	ctx := context.Background()
+// topRemote returns one input's k best candidates.
+func topRemote(ctx context.Context, in remoteInput, question string, k int) ([]Hit, error) {
+	q, err := in.prepare(ctx, question)
+	if err != nil {
+		return nil, err
+	}
+	hits, err := in.top(ctx, q, k)
+	if err != nil {
+		return nil, err
+	}
+	return engineHits(hits, in.Docs())
+}
+
+// engineHits turns the engine's hits into Hits, checking their ids.
+func engineHits(hits []weaviate.Hit, n int) ([]Hit, error) {
+	out := make([]Hit, len(hits))
+	for i, h := range hits {
+		if h.ID < 0 || h.ID >= n {
+			return nil, fmt.Errorf("engine answered sentence %d of %d: %w", h.ID, n, store.ErrCorrupt)
+		}
+		out[i] = Hit{ID: uint32(h.ID), Score: h.Score}
+	}
+	return out, nil
+}
+
+// scoreRemote ranks one input's RemoteDepth best candidates into s.
+func scoreRemote(ctx context.Context, in remoteInput, question string, s *Scores) error {
 	q, err := in.prepare(ctx, question)
 	if err != nil {
 		return err
@@ -375,13 +474,13 @@ func scoreRemote(in remoteInput, question string, acc *bm25.Accumulator) error {
 	if err != nil {
 		return err
 	}
-	acc.Reset()
-	return fillAcc(acc, hits)
+	s.Reset()
+	return fillAcc(s, hits)
 }
 
 // fillAcc writes hits into acc, shifted so that every one scores above
 // the untouched candidates' 0 and their order is kept.
-func fillAcc(acc *bm25.Accumulator, hits []weaviate.Hit) error {
+func fillAcc(acc *Scores, hits []weaviate.Hit) error {
 	lowest := math.Inf(1)
 	for _, h := range hits {
 		if h.ID < 0 || h.ID >= len(acc.Scores) {
@@ -520,19 +619,56 @@ func (f *remoteFused) pool(ctx context.Context, question string) (ids []int, inp
 	return ids, inputs, fused, nil
 }
 
-// Score implements Ranker: the pool's candidates, ranked by the fusion.
-func (f *remoteFused) Score(question string, acc *bm25.Accumulator) error {
-	ids, _, fused, err := f.pool(context.Background(), question)
+// ranked returns the pool's candidates, ranked by the fusion, with every
+// input's score of each.
+func (f *remoteFused) ranked(ctx context.Context, question string) ([]weaviate.Hit, map[int][]float64, error) {
+	ids, in, fused, err := f.pool(ctx, question)
+	if err != nil {
+		return nil, nil, err
+	}
+	hits := make([]weaviate.Hit, len(ids))
+	inputs := make(map[int][]float64, len(ids))
+	for j, id := range ids {
+		hits[j] = weaviate.Hit{ID: id, Score: fused[j]}
+		row := make([]float64, len(in))
+		for i := range in {
+			row[i] = in[i][j]
+		}
+		inputs[id] = row
+	}
+	sortHits(hits)
+	return hits, inputs, nil
+}
+
+// ScoreAll implements Scorer: the pool's candidates, ranked by the fusion.
+func (f *remoteFused) ScoreAll(ctx context.Context, question string, s *Scores) error {
+	hits, _, err := f.ranked(ctx, question)
 	if err != nil {
 		return err
 	}
-	hits := make([]weaviate.Hit, len(ids))
-	for j, id := range ids {
-		hits[j] = weaviate.Hit{ID: id, Score: fused[j]}
+	s.Reset()
+	return fillAcc(s, hits)
+}
+
+// TopK implements Ranker: the k best of the pool, each with every
+// input's score.
+func (f *remoteFused) TopK(ctx context.Context, question string, k int) ([]Hit, error) {
+	hits, inputs, err := f.ranked(ctx, question)
+	if err != nil {
+		return nil, err
 	}
-	sortHits(hits)
-	acc.Reset()
-	return fillAcc(acc, hits)
+	out, err := engineHits(hits[:min(k, len(hits))], f.n)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		row := inputs[int(out[i].ID)]
+		out[i].Inputs = make(map[string]float64, len(row))
+		for j, name := range f.params.Inputs {
+			out[i].Inputs[name] = row[j]
+		}
+	}
+	return out, nil
 }
 
 // firstError returns the first non-nil error (the inputs of a question
@@ -559,14 +695,15 @@ func sortHits(hits []weaviate.Hit) {
 	})
 }
 
-// remoteRanker builds the ranker s names over the engine.
-func (e *Index) remoteRanker(s Spec) (Ranker, error) {
+// ranker builds the ranker s names over the engine.
+func (g *engine) ranker(s Spec) (Ranker, error) {
+	e := g.x
 	if s.SentenceOnly {
 		return nil, fmt.Errorf("%w %q: the sentence-only form is %w", ErrUnknownRanker, s.Name, ErrEngineRanker)
 	}
 	switch s.Kind {
 	case KindBM25, KindDense:
-		return e.remoteInput(s)
+		return g.input(s)
 	case KindFusion:
 		p, err := e.specFusion(s)
 		if err != nil {
@@ -587,7 +724,7 @@ func (e *Index) remoteRanker(s Spec) (Ranker, error) {
 			if in.Kind != KindBM25 && in.Kind != KindDense {
 				return nil, fmt.Errorf("fusion %s: input %q is %w", p.Name, name, ErrEngineRanker)
 			}
-			r, err := e.remoteInput(in)
+			r, err := g.input(in)
 			if err != nil {
 				return nil, fmt.Errorf("fusion %s: %w", p.Name, err)
 			}
@@ -598,8 +735,9 @@ func (e *Index) remoteRanker(s Spec) (Ranker, error) {
 	return nil, fmt.Errorf("%w %q: %w", ErrUnknownRanker, s.Name, ErrEngineRanker)
 }
 
-// remoteInput builds one BM25 or dense ranker over the engine.
-func (e *Index) remoteInput(s Spec) (remoteInput, error) {
+// input builds one BM25 or dense ranker over the engine.
+func (g *engine) input(s Spec) (remoteInput, error) {
+	e := g.x
 	if s.SentenceOnly {
 		return nil, fmt.Errorf("%w %q: the sentence-only form is %w", ErrUnknownRanker, s.Name, ErrEngineRanker)
 	}
@@ -613,7 +751,7 @@ func (e *Index) remoteInput(s Spec) (remoteInput, error) {
 		if err != nil {
 			return nil, err
 		}
-		col, err := e.collection()
+		col, err := g.collection()
 		if err != nil {
 			return nil, err
 		}
@@ -636,87 +774,15 @@ func (e *Index) remoteInput(s Spec) (remoteInput, error) {
 				return nil, fmt.Errorf("dense ranker: %w", err)
 			}
 		}
-		m, err := e.denseMoments()
+		m, err := g.denseMoments()
 		if err != nil {
 			return nil, err
 		}
-		col, err := e.collection()
+		col, err := g.collection()
 		if err != nil {
 			return nil, err
 		}
 		return &remoteDense{name: name, q: q, col: col, n: n, moments: m}, nil
 	}
 	return nil, fmt.Errorf("%w %q: %w", ErrUnknownRanker, s.Name, ErrEngineRanker)
-}
-
-// remoteAsk answers question with an engine ranker.
-func (e *Index) remoteAsk(r Ranker, question string, k int) ([]Answer, error) {
-	ctx := context.Background()
-	var (
-		hits   []weaviate.Hit
-		inputs map[int][]float64
-		names  []string
-	)
-	switch r := r.(type) {
-	case *remoteFused:
-		ids, in, fused, err := r.pool(ctx, question)
-		if err != nil {
-			return nil, err
-		}
-		inputs = map[int][]float64{}
-		for j, id := range ids {
-			hits = append(hits, weaviate.Hit{ID: id, Score: fused[j]})
-			row := make([]float64, len(in))
-			for i := range in {
-				row[i] = in[i][j]
-			}
-			inputs[id] = row
-		}
-		sortHits(hits)
-		names = r.params.Inputs
-	case remoteInput:
-		q, err := r.prepare(ctx, question)
-		if err != nil {
-			return nil, err
-		}
-		if hits, err = r.top(ctx, q, askDepth(k, r.Docs())); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("ranker %s does not run on an engine index: %w", r.Name(), ErrEngineRanker)
-	}
-	hits = hits[:min(askDepth(k, len(hits)), len(hits))]
-	ids := make([]int, len(hits))
-	for i, h := range hits {
-		ids[i] = h.ID
-	}
-	col, err := e.collection()
-	if err != nil {
-		return nil, err
-	}
-	objs, err := col.Objects(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	set := answerSet{k: k}
-	for i, o := range objs {
-		a := Answer{Score: hits[i].Score, Sentence: o.Text, Context: o.Context, Start: o.Start, End: o.End,
-			Title: o.Title, Source: o.Source, Kind: o.Kind, SentenceID: uint32(o.ID), CandidateID: o.Ext}
-		if o.End > len(o.Context) || o.Start > o.End || o.Context[o.Start:o.End] != o.Text {
-			a.Start, a.End = 0, 0
-			if j := strings.Index(o.Context, o.Text); j >= 0 {
-				a.Start, a.End = j, j+len(o.Text)
-			}
-		}
-		if row, ok := inputs[o.ID]; ok {
-			a.Scores = map[string]float64{}
-			for j, n := range names {
-				a.Scores[n] = row[j]
-			}
-		}
-		if !set.add(a) {
-			break
-		}
-	}
-	return set.out, nil
 }

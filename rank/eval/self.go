@@ -1,4 +1,4 @@
-package rank
+package eval
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/store"
 )
 
@@ -50,7 +51,7 @@ var (
 // with its gold sentences, and a group per question (its context: the
 // adapter's validation then holds out whole contexts). Deterministic for a
 // seed.
-func (e *Index) SelfQuestions(opt SelfOptions) ([]EvalQuestion, []int, error) {
+func SelfQuestions(e *rank.Index, opt SelfOptions) ([]Question, []int, error) {
 	kinds := opt.Kinds
 	if len(kinds) == 0 {
 		kinds = SelfKinds
@@ -63,7 +64,7 @@ func (e *Index) SelfQuestions(opt SelfOptions) ([]EvalQuestion, []int, error) {
 	if opt.Max <= 0 {
 		opt.Max = 4000
 	}
-	ctxs, err := e.r.Contexts()
+	ctxs, err := e.Store().Contexts()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -71,21 +72,21 @@ func (e *Index) SelfQuestions(opt SelfOptions) ([]EvalQuestion, []int, error) {
 	for _, k := range kinds {
 		switch k {
 		case SelfHeading:
-			bySrc[k] = headingQuestions(ctxs, e.sentences)
+			bySrc[k] = headingQuestions(ctxs, e.Sentences())
 		case SelfCloze:
-			bySrc[k] = clozeQuestions(ctxs, e.sentences)
+			bySrc[k] = clozeQuestions(ctxs, e.Sentences())
 		case SelfDefinition:
-			bySrc[k] = definitionQuestions(ctxs, e.sentences)
+			bySrc[k] = definitionQuestions(ctxs, e.Sentences())
 		}
 	}
 	picked := sampleSelf(kinds, bySrc, opt.Max, opt.Seed)
 	if len(picked) == 0 {
-		return nil, nil, fmt.Errorf("index %s: no text to make pseudo-questions of (kinds %s)", e.r.Path(), strings.Join(kinds, ", "))
+		return nil, nil, fmt.Errorf("index %s: no text to make pseudo-questions of (kinds %s)", e.Store().Path(), strings.Join(kinds, ", "))
 	}
-	qs := make([]EvalQuestion, len(picked))
+	qs := make([]Question, len(picked))
 	groups := make([]int, len(picked))
 	for i, p := range picked {
-		qs[i] = EvalQuestion{ID: fmt.Sprintf("self-%s-%d", p.kind, i), Text: p.text, Gold: p.gold}
+		qs[i] = Question{ID: fmt.Sprintf("self-%s-%d", p.kind, i), Text: p.text, Gold: p.gold}
 		groups[i] = int(p.ctx)
 	}
 	return qs, groups, nil

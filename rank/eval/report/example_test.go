@@ -3,7 +3,7 @@ package report_test
 import (
 	"fmt"
 
-	"github.com/reqa/reqa/rank/report"
+	"github.com/reqa/reqa/rank/eval/report"
 )
 
 // A ranker that answers 12 questions first that the baseline misses, and

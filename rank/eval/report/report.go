@@ -18,7 +18,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/eval"
 	"github.com/reqa/reqa/rank/fuse"
 )
 
@@ -36,8 +36,8 @@ type Question struct {
 // Run is one ranker's outcome on every question (same order as Questions).
 type Run struct {
 	Name    string
-	Results []rank.QuestionResult
-	Summary rank.Result
+	Results []eval.QuestionResult
+	Summary eval.Result
 }
 
 // Input is everything a report is built from.
@@ -78,8 +78,8 @@ type Header struct {
 // Report is the evaluation report.
 type Report struct {
 	Header
-	Results      []rank.Result   `json:"results"`
-	Ablation     []rank.Result   `json:"ablation_sentence_only,omitempty"`
+	Results      []eval.Result   `json:"results"`
+	Ablation     []eval.Result   `json:"ablation_sentence_only,omitempty"`
 	Fusions      []fuse.Params   `json:"fusions,omitempty"`
 	Disagreement *Disagreement   `json:"disagreement,omitempty"`
 	Paired       []Paired        `json:"paired,omitempty"`
@@ -285,7 +285,7 @@ func sig(x float64) float64 {
 	return f
 }
 
-func round(res rank.Result) rank.Result {
+func round(res eval.Result) eval.Result {
 	res.PAt1, res.MRR, res.PAt5, res.RecallAt10 = r2(res.PAt1), r2(res.MRR), r2(res.PAt5), r2(res.RecallAt10)
 	return res
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/eval"
 	"github.com/reqa/reqa/rank/fuse"
 )
 
@@ -17,13 +17,13 @@ func input() Input {
 		{ID: "3", Text: "q3", Overlap: 0.5, Gold: "g3"},
 		{ID: "4", Text: "q4", Overlap: 0.1, Gold: "g4"},
 	}
-	sparse := []rank.QuestionResult{{Rank: 1, Top: 10}, {Rank: 3, Top: 11}, {Rank: 1, Top: 12}, {Rank: 2, Top: 13}}
-	dense := []rank.QuestionResult{{Rank: 2, Top: 20}, {Rank: 1, Top: 21}, {Rank: 1, Top: 12}, {Rank: 4, Top: 23}}
+	sparse := []eval.QuestionResult{{Rank: 1, Top: 10}, {Rank: 3, Top: 11}, {Rank: 1, Top: 12}, {Rank: 2, Top: 13}}
+	dense := []eval.QuestionResult{{Rank: 2, Top: 20}, {Rank: 1, Top: 21}, {Rank: 1, Top: 12}, {Rank: 4, Top: 23}}
 	return Input{
 		Dataset: "toy", Split: "test", Document: "sentence+context", Candidates: 30, Questions: qs,
 		Runs: []Run{
-			{Name: "bm25-wpm", Results: sparse, Summary: rank.Result{Ranker: "bm25-wpm", PAt1: 50}},
-			{Name: "dense", Results: dense, Summary: rank.Result{Ranker: "dense", PAt1: 50}},
+			{Name: "bm25-wpm", Results: sparse, Summary: eval.Result{Ranker: "bm25-wpm", PAt1: 50}},
+			{Name: "dense", Results: dense, Summary: eval.Result{Ranker: "dense", PAt1: 50}},
 		},
 		Sparse: "bm25-wpm", Dense: "dense",
 		Fusions: []fuse.Params{{Name: "fusion-zscore", Method: "zscore", Inputs: []string{"bm25-wpm", "dense"}, Weights: []float64{0.5, 0.5}}},

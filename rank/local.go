@@ -1,0 +1,151 @@
+package rank
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/index/sentence"
+	"github.com/reqa/reqa/index/tokenize"
+	"github.com/reqa/reqa/rank/fuse"
+	"github.com/reqa/reqa/store"
+)
+
+// local is the backend of an index whose sentences, postings and vectors
+// are in its own file: every ranker scores every candidate here.
+type local struct {
+	x         *Index
+	r         *store.Reader
+	sentences []store.Sentence
+	byExtOnce sync.Once
+	byExt     map[string]uint32
+	// vecOnce loads the sentence and context vectors into the index's
+	// dense state (vectors).
+	vecOnce sync.Once
+	vecErr  error
+}
+
+func openLocal(x *Index) (*local, error) {
+	r := x.r
+	ss, err := r.Sentences()
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", r.Path(), err)
+	}
+	if len(ss) != r.Meta().Sentences {
+		return nil, fmt.Errorf("open index %s: %d sentences stored, meta says %d: %w", r.Path(), len(ss), r.Meta().Sentences, store.ErrCorrupt)
+	}
+	return &local{x: x, r: r, sentences: ss}, nil
+}
+
+func (l *local) url() string { return "" }
+
+// serves: every fusion runs on the local backend.
+func (l *local) serves(fuse.Params) bool { return true }
+
+func (l *local) allSentences() []store.Sentence { return l.sentences }
+
+func (l *local) extID(ext string) (uint32, bool) {
+	l.byExtOnce.Do(func() {
+		m := make(map[string]uint32, len(l.sentences))
+		for _, s := range l.sentences {
+			if s.ExtID != "" {
+				m[s.ExtID] = s.ID
+			}
+		}
+		l.byExt = m
+	})
+	id, ok := l.byExt[ext]
+	return id, ok
+}
+
+func (l *local) answers(_ context.Context, ids []uint32, yield func(Answer) bool) error {
+	for _, id := range ids {
+		a, err := l.answer(id)
+		if err != nil {
+			return err
+		}
+		if !yield(a) {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (l *local) answer(id uint32) (Answer, error) {
+	if int(id) >= len(l.sentences) {
+		return Answer{}, fmt.Errorf("sentence %d: %w", id, store.ErrNotFound)
+	}
+	s := l.sentences[id]
+	c, err := l.r.Context(s.ContextID)
+	if err != nil {
+		return Answer{}, err
+	}
+	if s.End > len(c.Text) || s.Start > s.End {
+		return Answer{}, fmt.Errorf("sentence %d: offsets outside its context: %w", id, store.ErrCorrupt)
+	}
+	return Answer{Sentence: c.Text[s.Start:s.End], Context: c.Text, Start: s.Start, End: s.End,
+		Title: c.Title, Source: s.Anchor(c), Kind: kindName(s.Kind), ID: c.ExtID, SentenceID: id, CandidateID: s.ExtID}, nil
+}
+
+// questions reads the flags from the sentences' texts.
+func (l *local) questions() ([]bool, error) {
+	ctxs, err := l.r.Contexts()
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range l.sentences {
+		if int(s.ContextID) >= len(ctxs) || s.Start < 0 || s.Start > s.End || s.End > len(ctxs[s.ContextID].Text) {
+			return nil, fmt.Errorf("sentence %d: offsets outside its context: %w", i, store.ErrCorrupt)
+		}
+	}
+	return sentence.Questions(func(i int) string {
+		s := l.sentences[i]
+		return ctxs[s.ContextID].Text[s.Start:s.End]
+	}, len(l.sentences)), nil
+}
+
+func (l *local) ranker(s Spec) (Ranker, error) {
+	switch s.Kind {
+	case KindBM25:
+		return l.bm25(s)
+	case KindDense:
+		return l.denseRanker(s)
+	case KindFusion:
+		p, err := l.x.specFusion(s)
+		if err != nil {
+			return nil, err
+		}
+		return l.fused(p, s)
+	case KindDerived:
+		return l.derived(s)
+	}
+	return nil, fmt.Errorf("%w %q", ErrUnknownRanker, s.Name)
+}
+
+// bm25 builds the BM25 ranker s names.
+func (l *local) bm25(s Spec) (Ranker, error) {
+	field := store.FieldName(s.Tokenizer, !s.SentenceOnly)
+	if _, ok := l.r.Meta().Field(field); !ok {
+		return nil, fmt.Errorf("%w %q (this index supports: %s)", ErrUnknownRanker, s.Name, strings.Join(l.x.Rankers(), ", "))
+	}
+	tok, err := tokenize.Get(s.Tokenizer)
+	if err != nil {
+		return nil, err
+	}
+	f, err := bm25.Open(l.r, field, l.contextOf())
+	if err != nil {
+		return nil, err
+	}
+	return &BM25Ranker{name: s.Name, tok: tok, field: f}, nil
+}
+
+// contextOf returns every sentence's context id.
+func (l *local) contextOf() []uint32 {
+	ctxOf := make([]uint32, len(l.sentences))
+	for i, s := range l.sentences {
+		ctxOf[i] = s.ContextID
+	}
+	return ctxOf
+}
