@@ -221,7 +221,7 @@ func compareAnswers(t *testing.T, fullPath, appPath string, withDense bool) {
 	if withDense {
 		rankers["dense-exact"] = func(e *rank.Index) (rank.Ranker, error) { return e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{}}) }
 		rankers["dense-ann"] = func(e *rank.Index) (rank.Ranker, error) {
-			return e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{ANN: true, K: 5}})
+			return e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{ANN: true}})
 		}
 		rankers["fusion"] = func(e *rank.Index) (rank.Ranker, error) {
 			return e.Fused(rank.DefaultFusion(), rank.Spec{})
@@ -242,8 +242,8 @@ func compareAnswers(t *testing.T, fullPath, appPath string, withDense bool) {
 			t.Fatal(err)
 		}
 		for _, q := range appendQuestions {
-			af, err1 := ef.Ask(rf, q, 5)
-			aa, err2 := ea.Ask(ra, q, 5)
+			af, err1 := ef.Ask(context.Background(), rf, q, 5)
+			aa, err2 := ea.Ask(context.Background(), ra, q, 5)
 			if err1 != nil || err2 != nil {
 				t.Fatalf("%s %q: %v %v", name, q, err1, err2)
 			}

@@ -240,7 +240,7 @@ func askFirst(t *testing.T, dir string, cases []askCase) {
 		t.Fatal(err)
 	}
 	for _, tc := range cases {
-		a, err := e.Ask(r, tc.q, 3)
+		a, err := e.Ask(context.Background(), r, tc.q, 3)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package rank_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"sort"
@@ -37,12 +38,12 @@ func TestAskFusedTopK(t *testing.T) {
 	questions := []string{"Who kept the Bell Rock light?", "How do arch bridges carry loads?", "What do bees make?",
 		"Where do ants live?", "What guides ships at night?", "zzzz qqqq", "the"}
 	for _, p := range fusions {
-		fr, err := e.Fused(p, rank.Spec{})
+		fr, err := fusedRanker(e, p)
 		if err != nil {
 			t.Fatalf("%s: %v", p.Name, err)
 		}
 		for _, q := range questions {
-			inputs, fused, matched, err := fr.ScoreAll(q)
+			inputs, fused, matched, err := fr.Breakdown(context.Background(), q)
 			if err != nil {
 				t.Fatalf("%s %q: ScoreAll: %v", p.Name, q, err)
 			}
@@ -52,7 +53,7 @@ func TestAskFusedTopK(t *testing.T) {
 			}
 			sort.SliceStable(order, func(a, b int) bool { return fused[order[a]] > fused[order[b]] })
 			for _, k := range []int{1, 3, 10, len(fused) + 5} {
-				got, err := e.Ask(fr, q, k)
+				got, err := e.Ask(context.Background(), fr, q, k)
 				if err != nil {
 					t.Fatalf("%s %q k=%d: %v", p.Name, q, k, err)
 				}
@@ -94,17 +95,17 @@ func TestSharedDense(t *testing.T) {
 	}
 	defer e.Close()
 	p := fuse.Params{Name: "fusion-dd", Method: "zscore", Inputs: []string{"bm25-wpm", "dense", "dense/sent"}, Weights: []float64{0.5, 0.3, 0.2}}
-	fr, err := e.Fused(p, rank.Spec{})
+	fr, err := fusedRanker(e, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref := rank.Unshared(fr)
 	for _, q := range []string{"Who kept the Bell Rock light?", "How do arch bridges carry loads?", "What do bees make?", "Where do ants live?"} {
-		got, _, _, err := fr.ScoreAll(q)
+		got, _, _, err := fr.Breakdown(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _, _, err := ref.ScoreAll(q)
+		want, _, _, err := ref.Breakdown(context.Background(), q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,11 +116,11 @@ func TestSharedDense(t *testing.T) {
 				}
 			}
 		}
-		a, err := e.Ask(fr, q, 5)
+		a, err := e.Ask(context.Background(), fr, q, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := e.Ask(ref, q, 5)
+		b, err := e.Ask(context.Background(), ref, q, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,11 +172,11 @@ func TestSharedDenseSQuAD(t *testing.T) {
 	diff := 0
 	n := min(1000, len(d.Questions))
 	for _, q := range d.Questions[:n] {
-		a, err := e.Ask(fr, q.Text, 10)
+		a, err := e.Ask(context.Background(), fr, q.Text, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := e.Ask(ref, q.Text, 10)
+		b, err := e.Ask(context.Background(), ref, q.Text, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +210,7 @@ func TestAskDistinctSentences(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []int{1, 2, 10} {
-		as, err := e.Ask(r, "How do I set it up with make install, and which tool?", k)
+		as, err := e.Ask(context.Background(), r, "How do I set it up with make install, and which tool?", k)
 		if err != nil {
 			t.Fatal(err)
 		}

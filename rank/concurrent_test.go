@@ -1,6 +1,7 @@
 package rank_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,7 +46,7 @@ func concurrentRankers() []concurrentRanker {
 			return e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{Lambda: 0.5, LambdaSet: true}})
 		}},
 		{"dense-ann", true, func(e *rank.Index) (rank.Ranker, error) {
-			return e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{ANN: true, K: 5}})
+			return e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{ANN: true}})
 		}},
 		{"fusion-rrf", true, fused(rank.DefaultRRF())},
 		{"fusion-zscore", true, fused(rank.DefaultFusion())},
@@ -95,7 +96,7 @@ func TestConcurrentQueries(t *testing.T) {
 				t.Fatalf("%s: %v", cr.name, err)
 			}
 			for _, q := range questions {
-				a, err := e.Ask(r, q, 3)
+				a, err := e.Ask(context.Background(), r, q, 3)
 				if err != nil {
 					t.Fatalf("%s %q: %v", cr.name, q, err)
 				}
@@ -142,7 +143,7 @@ func TestConcurrentQueries(t *testing.T) {
 					}
 					for j := range questions {
 						q := questions[(j+w+round)%len(questions)]
-						got, err := e.Ask(built[k], q, 3)
+						got, err := e.Ask(context.Background(), built[k], q, 3)
 						if err != nil {
 							errs <- fmt.Errorf("worker %d: %s %q: %v", w, cr.name, q, err)
 							continue

@@ -40,7 +40,7 @@ func TestDamagedIndexNeverPanics(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return e.Ask(r, "Who kept the Bell Rock light?", 3)
+		return e.Ask(context.Background(), r, "Who kept the Bell Rock light?", 3)
 	}
 	want, err := ask(good)
 	if err != nil {
@@ -71,7 +71,7 @@ func TestDamagedIndexNeverPanics(t *testing.T) {
 			got, err := ask(p)
 			// Verify reads everything: when it finds nothing wrong, the
 			// index must answer exactly as before.
-			rep, verr := rank.Verify(p)
+			rep, verr := rank.Verify(p, rank.VerifyOptions{Fusions: rank.CheckFusions})
 			if verr == nil && rep.OK() {
 				verifiedOK++
 				if err != nil || !reflect.DeepEqual(got, want) {

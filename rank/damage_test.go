@@ -1,6 +1,7 @@
 package rank_test
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -48,7 +49,7 @@ func askDamaged(path, name string) (answers []rank.Answer, err error) {
 	var r rank.Ranker
 	switch name {
 	case "dense-ann":
-		d, err := e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{ANN: true, K: 3}})
+		d, err := e.DenseRanker(rank.Spec{Dense: rank.DenseOptions{ANN: true}})
 		if err != nil {
 			return nil, err
 		}
@@ -64,7 +65,7 @@ func askDamaged(path, name string) (answers []rank.Answer, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.Ask(r, damageQuestion, 3)
+	return e.Ask(context.Background(), r, damageQuestion, 3)
 }
 
 // checkDamaged asks the damaged index at path with every ranker: none may
@@ -322,7 +323,7 @@ func TestDamagedParts(t *testing.T) {
 			rewrite(t, p, tc.bucket, tc.key, tc.edit)
 			failed := checkDamaged(t, tc.name, p, want, tc.mustFail, tc.wantName)
 			// Verify finds every one of these, naming the part.
-			rep, err := rank.Verify(p)
+			rep, err := rank.Verify(p, rank.VerifyOptions{Fusions: rank.CheckFusions})
 			found := fmt.Sprint(err)
 			for _, e := range rep.Problems {
 				found += "\n" + e.Error()

@@ -33,7 +33,7 @@ func TestDefaultDemotesQuestions(t *testing.T) {
 		{"How do I reset my password?", "Open the settings page and choose Reset password."},
 		{"Can I change my user name?", "User names are fixed once the account exists."},
 	} {
-		as, err := e.Ask(def, tc.q, 3)
+		as, err := e.Ask(context.Background(), def, tc.q, 3)
 		if err != nil || len(as) == 0 {
 			t.Fatalf("%q: %v, %d answers", tc.q, err, len(as))
 		}
@@ -45,7 +45,7 @@ func TestDefaultDemotesQuestions(t *testing.T) {
 				t.Errorf("%q: default ranks the question %q among answers that are not", tc.q, a.Sentence)
 			}
 		}
-		if bs, err := e.Ask(plain, tc.q, 1); err != nil || len(bs) == 0 || !sentence.IsQuestion(bs[0].Sentence) {
+		if bs, err := e.Ask(context.Background(), plain, tc.q, 1); err != nil || len(bs) == 0 || !sentence.IsQuestion(bs[0].Sentence) {
 			t.Errorf("%q: without demotion the first answer is %+v (%v), want the FAQ's question", tc.q, bs, err)
 		}
 	}
@@ -78,7 +78,7 @@ func TestTuneFusionsScoresDefaultDemoted(t *testing.T) {
 		}
 		qs = append(qs, eval.Question{ID: q, Text: q, Gold: []uint32{id}})
 	}
-	res, err := e.TuneFusions(context.Background(), []string{"minmax"}, rank.DefaultFusionInputs, qs, rank.Spec{}, "faq")
+	res, err := eval.TuneFusions(context.Background(), e, []string{"minmax"}, rank.DefaultFusionInputs, qs, rank.Spec{}, "faq")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,13 @@
 package rank_test
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"math"
 	"path/filepath"
 	"testing"
 
-	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/index/encoder/uselite"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/store"
@@ -34,23 +34,23 @@ func TestDenseMixedScoring(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, q := range questions {
-			acc := bm25.NewAccumulator(r.Docs())
-			if err := r.Score(q, acc); err != nil {
+			acc := rank.NewScores(r.Docs())
+			if err := r.(rank.Scorer).ScoreAll(context.Background(), q, acc); err != nil {
 				t.Fatal(err)
 			}
 			one = append(one, append([]float64(nil), acc.Scores...))
-			as, err := e.Ask(r, q, 5)
+			as, err := e.Ask(context.Background(), r, q, 5)
 			if err != nil {
 				t.Fatal(err)
 			}
 			answers = append(answers, as)
 		}
 		if b, ok := r.(rank.BatchScorer); ok {
-			accs := make([]*bm25.Accumulator, len(questions))
+			accs := make([]*rank.Scores, len(questions))
 			for i := range accs {
-				accs[i] = bm25.NewAccumulator(r.Docs())
+				accs[i] = rank.NewScores(r.Docs())
 			}
-			if err := b.ScoreBatch(questions, accs); err != nil {
+			if err := b.ScoreBatch(context.Background(), questions, accs); err != nil {
 				t.Fatal(err)
 			}
 			for _, a := range accs {

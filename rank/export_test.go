@@ -3,7 +3,7 @@ package rank
 // Unshared returns a copy of f that scores each dense input on its own
 // (no scoreShared): the reference the shared pass is tested against.
 func Unshared(f *FusedRanker) *FusedRanker {
-	g := &FusedRanker{params: f.params, inputs: f.inputs, corpus: f.corpus}
+	g := &FusedRanker{params: f.params, inputs: f.inputs, scorers: f.scorers, corpus: f.corpus}
 	g.pool.New = f.pool.New
 	return g
 }

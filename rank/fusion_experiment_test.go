@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/reqa/reqa/index/ann"
-	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/rank/eval"
@@ -245,12 +244,12 @@ func BenchmarkFusionOverhead(b *testing.B) {
 			b.Fatalf("index has no fusion %s", name)
 		}
 	}
-	fr, err := e.Fused(p, rank.Spec{})
+	fr, err := fusedRanker(e, p)
 	if err != nil {
 		b.Fatal(err)
 	}
 	qs := splits["test"]
-	acc := bm25.NewAccumulator(fr.Docs())
+	acc := rank.NewScores(fr.Docs())
 	var inputs, fused time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -258,12 +257,12 @@ func BenchmarkFusionOverhead(b *testing.B) {
 		t0 := time.Now()
 		for _, r := range fr.Inputs() {
 			acc.Reset()
-			r.Score(q, acc)
+			r.(rank.Scorer).ScoreAll(context.Background(), q, acc)
 			acc.TopK(5) // what answering with this ranker alone costs
 		}
 		t1 := time.Now()
 		acc.Reset()
-		fr.Score(q, acc)
+		fr.ScoreAll(context.Background(), q, acc)
 		acc.TopK(5)
 		t2 := time.Now()
 		inputs += t1.Sub(t0)

@@ -2,12 +2,15 @@ package rank_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/encoder/uselite"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/internal/testenv"
+	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/rank/fuse"
 )
 
 // buildTestIndex builds a real index of the ingest test corpus with both
@@ -63,4 +66,18 @@ func requireDense(t *testing.T) {
 	if !uselite.Available() {
 		testenv.Skip(t, "the USE-Lite encoder is not embedded in this build (fetch it with make)")
 	}
+}
+
+// fusedRanker resolves the fusion p on e as a *rank.FusedRanker (for its
+// Breakdown).
+func fusedRanker(e *rank.Index, p fuse.Params) (*rank.FusedRanker, error) {
+	r, err := e.Fused(p, rank.Spec{})
+	if err != nil {
+		return nil, err
+	}
+	f, ok := r.(*rank.FusedRanker)
+	if !ok {
+		return nil, fmt.Errorf("%s: a %T, not a *rank.FusedRanker", p.Name, r)
+	}
+	return f, nil
 }

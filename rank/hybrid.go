@@ -272,6 +272,13 @@ func DecodeFusions(raw []byte) ([]fuse.Params, error) {
 	return ps, nil
 }
 
+// CheckFusions checks the fusion parameters stored in an index (what
+// DecodeFusions decodes): the check verify runs on them.
+func CheckFusions(raw []byte) error {
+	_, err := DecodeFusions(raw)
+	return err
+}
+
 // Fused builds the fusion params of the index's rankers, with s's options
 // (document form, dense options; dense inputs always score every
 // candidate: fusion normalises over all of them).
@@ -360,3 +367,12 @@ func SaveFusions(path string, ps []fuse.Params) error {
 	}
 	return store.Amend(path, func(tx *store.WriteTx) error { return tx.PutBlob(store.BlobFusion, b) })
 }
+
+// Corpus returns what the fusion knows of every candidate (nil for a
+// fusion made by NewFusedRanker, until SetCorpus).
+func (f *FusedRanker) Corpus() *fuse.Corpus { return f.corpus }
+
+// SetCorpus gives a fusion made by NewFusedRanker what it needs to know of
+// every candidate (Index.FusionCorpus): context-aware methods and the
+// question demotion read it. Call it before the ranker answers.
+func (f *FusedRanker) SetCorpus(c *fuse.Corpus) { f.corpus = c }

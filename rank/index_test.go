@@ -8,7 +8,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 )
@@ -82,8 +81,8 @@ func TestStemRanker(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %q: %v", filepath.Base(tc.path), name, err)
 			}
-			acc := bm25.NewAccumulator(r.Docs())
-			if err := r.Score("How are configurations installed?", acc); err != nil {
+			acc := rank.NewScores(r.Docs())
+			if err := r.(rank.Scorer).ScoreAll(context.Background(), "How are configurations installed?", acc); err != nil {
 				t.Fatalf("%s: %s: %v", filepath.Base(tc.path), name, err)
 			}
 		}
@@ -109,7 +108,7 @@ func TestStemMatchesInflections(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			as, err := e.Ask(r, tc.q, 1)
+			as, err := e.Ask(context.Background(), r, tc.q, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +134,7 @@ func TestStemFormWordsWeighHalf(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		as, err := e.Ask(r, "How do I rotate the logs?", 2)
+		as, err := e.Ask(context.Background(), r, "How do I rotate the logs?", 2)
 		if err != nil {
 			t.Fatal(err)
 		}

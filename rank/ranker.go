@@ -111,3 +111,6 @@ func (b *BM25Ranker) ScoreAll(_ context.Context, question string, s *Scores) err
 func (b *BM25Ranker) TopK(ctx context.Context, question string, k int) ([]Hit, error) {
 	return topOf(ctx, b, question, k)
 }
+
+// Field returns the BM25 field the ranker scores with.
+func (b *BM25Ranker) Field() *bm25.Field { return b.field }

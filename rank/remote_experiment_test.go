@@ -3,6 +3,7 @@
 package rank_test
 
 import (
+	"context"
 	"math"
 	"sort"
 	"strconv"
@@ -30,7 +31,7 @@ func TestEngineStatsExperiment(t *testing.T) {
 	hits := map[string]int{}
 	qs := splits["test"]
 	for _, q := range qs {
-		inputs, fused, _, err := fr.ScoreAll(q.Text)
+		inputs, fused, _, err := fr.Breakdown(context.Background(), q.Text)
 		if err != nil {
 			t.Fatal(err)
 		}

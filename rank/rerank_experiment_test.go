@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/reqa/reqa/index/adapter"
-	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/rank/eval"
@@ -75,10 +74,11 @@ func TestRerankDump(t *testing.T) {
 		crossFit(t, e, splits, title)
 		dopt.NoAdapter = true // question vectors are set adapted
 	}
-	fr, err := e.Fused(fuse.Params{Name: "fusion-x", Method: "zscore", Inputs: inputs, Weights: w}, rank.Spec{Dense: dopt})
+	frr, err := e.Fused(fuse.Params{Name: "fusion-x", Method: "zscore", Inputs: inputs, Weights: w}, rank.Spec{Dense: dopt})
 	if err != nil {
 		t.Fatal(err)
 	}
+	fr := frr.(*rank.FusedRanker)
 	ss := e.Sentences()
 	nd := len(ss)
 	pos := make([]int, nd)
@@ -108,9 +108,9 @@ func TestRerankDump(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			accs := make([]*bm25.Accumulator, len(inputs))
+			accs := make([]*rank.Scores, len(inputs))
 			for i := range accs {
-				accs[i] = bm25.NewAccumulator(nd)
+				accs[i] = rank.NewScores(nd)
 			}
 			sorted := make([]float64, nd)
 			cmax := make([]float64, nctx)
@@ -122,7 +122,7 @@ func TestRerankDump(t *testing.T) {
 				q := qs[i]
 				for j, r := range fr.Inputs() {
 					accs[j].Reset()
-					if err := r.Score(q.Text, accs[j]); err != nil {
+					if err := r.(rank.Scorer).ScoreAll(context.Background(), q.Text, accs[j]); err != nil {
 						t.Error(err)
 						return
 					}

@@ -193,7 +193,7 @@ func checkUseTuned(t *testing.T, e *rank.Index) {
 	for i := range 8 {
 		qs = append(qs, eval.Question{ID: fmt.Sprint(i), Text: fmt.Sprintf("question %d about bees and bridges", i), Gold: []uint32{uint32(i)}})
 	}
-	data, err := e.AdapterData(context.Background(), qs, nil, 1)
+	data, err := eval.AdapterData(context.Background(), e, qs, nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

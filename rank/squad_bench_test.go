@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/internal/testenv"
 	"github.com/reqa/reqa/rank"
@@ -88,11 +87,11 @@ func BenchmarkSQuADQuery(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			acc := bm25.NewAccumulator(r.Docs())
+			acc := rank.NewScores(r.Docs())
 			// Warm the postings cache, as a running server would be.
 			for _, q := range d.Questions {
 				acc.Reset()
-				r.Score(q.Text, acc)
+				r.(rank.Scorer).ScoreAll(context.Background(), q.Text, acc)
 			}
 			lat := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
@@ -100,7 +99,7 @@ func BenchmarkSQuADQuery(b *testing.B) {
 				q := d.Questions[i%len(d.Questions)]
 				t0 := time.Now()
 				acc.Reset()
-				if err := r.Score(q.Text, acc); err != nil {
+				if err := r.(rank.Scorer).ScoreAll(context.Background(), q.Text, acc); err != nil {
 					b.Fatal(err)
 				}
 				acc.TopK(10)

@@ -17,7 +17,7 @@ func TestVerifySentenceOffsets(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.reqa")
 	buildTestIndex(t, good)
-	rep, err := rank.Verify(good)
+	rep, err := rank.Verify(good, rank.VerifyOptions{Fusions: rank.CheckFusions})
 	if err != nil || !rep.OK() {
 		t.Fatalf("healthy index: %v %v", err, rep.Problems)
 	}
@@ -35,7 +35,7 @@ func TestVerifySentenceOffsets(t *testing.T) {
 	payload = binary.AppendUvarint(payload, 100000)
 	payload = binary.AppendUvarint(payload, 0)
 	rewrite(t, bad, []string{"sentences"}, binary.BigEndian.AppendUint32(nil, 0), func([]byte) []byte { return sealed(payload) })
-	rep, err = rank.Verify(bad)
+	rep, err = rank.Verify(bad, rank.VerifyOptions{Fusions: rank.CheckFusions})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -84,7 +85,7 @@ func TestEngineCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	ask := func(i int) ([]uint32, error) {
-		as, err := e.Ask(r, questions[i], 10)
+		as, err := e.Ask(context.Background(), r, questions[i], 10)
 		ids := make([]uint32, len(as))
 		for j, a := range as {
 			ids[j] = a.SentenceID

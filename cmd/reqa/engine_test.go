@@ -200,7 +200,7 @@ func testEngineErrors(t *testing.T, nd *weaviatetest.Node, eng, dir string) {
 		if err != nil {
 			return err
 		}
-		_, err = e.Ask(r, "how do I build an index", 3)
+		_, err = e.Ask(context.Background(), r, "how do I build an index", 3)
 		return err
 	}
 	if err := ask(eng); err != nil {
@@ -265,7 +265,7 @@ func testEngineErrors(t *testing.T, nd *weaviatetest.Node, eng, dir string) {
 	}
 	if r, err := later.Ranker(""); err != nil {
 		t.Errorf("after the import: %v", err)
-	} else if as, err := later.Ask(r, "which file holds the index", 1); err != nil || len(as) != 1 {
+	} else if as, err := later.Ask(context.Background(), r, "which file holds the index", 1); err != nil || len(as) != 1 {
 		t.Errorf("after the import: %d answers, %v", len(as), err)
 	}
 	target, corpus, opt := engineDemoImport(t, host, "Demo")

@@ -57,7 +57,7 @@ func TestTuneSquadExperiment(t *testing.T) {
 	for i, q := range ds.Questions {
 		pos[q.ID] = i
 	}
-	base, err := e.AdapterData(context.Background(), nil, nil, 0)
+	base, err := eval.AdapterData(context.Background(), e, nil, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

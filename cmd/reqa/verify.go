@@ -31,10 +31,7 @@ func verifyCommand() *cli.Command {
 				return usagef("verify: want exactly one INDEX file")
 			}
 			path := c.Args().First()
-			rep, err := rank.Verify(path, rank.VerifyOptions{Fusions: func(raw []byte) error {
-				_, err := rank.DecodeFusions(raw)
-				return err
-			}})
+			rep, err := rank.Verify(path, rank.VerifyOptions{Fusions: rank.CheckFusions})
 			if err != nil {
 				return err
 			}

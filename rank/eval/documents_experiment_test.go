@@ -1,6 +1,6 @@
 //go:build experiment
 
-package rank
+package eval
 
 // Experiments on document-level evidence and question candidates for the
 // built-in default (BENCHMARKS.md "Questions are not answers"): on top of
@@ -26,7 +26,9 @@ package rank
 // penalty never lowered one and became fuse.Params.DemoteQuestions.
 
 import (
+	"context"
 	"fmt"
+	"github.com/reqa/reqa/rank"
 	"math"
 	"os"
 
@@ -62,15 +64,15 @@ func questionLike(t string, rule string) bool {
 
 func loadGrpDom(t *testing.T, name, index, dataset string) *grpDom {
 	d, e := openDomain(t, index, dataset)
-	ctxs, err := e.r.Contexts()
+	ctxs, err := e.Store().Contexts()
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := &grpDom{name: name, keys: map[string][]uint32{}}
 	mk := func(key func(c ingestCtx) string) []uint32 {
 		ids := map[string]uint32{}
-		out := make([]uint32, len(e.sentences))
-		for i, s := range e.sentences {
+		out := make([]uint32, len(e.Sentences()))
+		for i, s := range e.Sentences() {
 			c := ctxs[s.ContextID]
 			k := key(ingestCtx{c.Title, c.Doc, s.ContextID})
 			id, ok := ids[k]
@@ -103,7 +105,7 @@ func loadGrpDom(t *testing.T, name, index, dataset string) *grpDom {
 		grp := g.keys[key]
 		ctxGroup := map[uint32]uint32{}
 		ng := 0
-		for i, s := range e.sentences {
+		for i, s := range e.Sentences() {
 			ctxGroup[s.ContextID] = grp[i]
 			ng = max(ng, int(grp[i])+1)
 		}
@@ -152,9 +154,9 @@ func loadGrpDom(t *testing.T, name, index, dataset string) *grpDom {
 	}
 	g.isq = map[string][]bool{}
 	for _, rule := range []string{"q1", "q2"} {
-		b := make([]bool, len(e.sentences))
+		b := make([]bool, len(e.Sentences()))
 		n := 0
-		for i, s := range e.sentences {
+		for i, s := range e.Sentences() {
 			txt := ctxs[s.ContextID].Text[s.Start:s.End]
 			b[i] = questionLike(txt, rule)
 			if b[i] {
@@ -164,9 +166,13 @@ func loadGrpDom(t *testing.T, name, index, dataset string) *grpDom {
 		g.isq[rule] = b
 		fmt.Printf("%s %s: %d of %d question-like\n", name, rule, n, len(b))
 	}
-	f, err := e.Fused(e.BuiltinDefault(), Spec{})
+	fr, err := e.Fused(e.BuiltinDefault(), rank.Spec{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	f, ok := fr.(*rank.FusedRanker)
+	if !ok {
+		t.Fatalf("%T", fr)
 	}
 	half := func(split string) []grpQ {
 		qs := splitQuestions(t, e, d, split)
@@ -181,7 +187,7 @@ func loadGrpDom(t *testing.T, name, index, dataset string) *grpDom {
 			for _, id := range q.Gold {
 				x.gold[id] = true
 			}
-			ins, fused, _, err := f.ScoreAll(q.Text)
+			ins, fused, _, err := f.Breakdown(context.Background(), q.Text)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,10 +1,11 @@
-package rank
+package eval
 
 import (
 	"context"
 	"testing"
 
 	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/rank"
 )
 
 func TestRankOf(t *testing.T) {
@@ -39,7 +40,14 @@ type fixedRanker struct {
 
 func (f *fixedRanker) Name() string { return "fixed" }
 func (f *fixedRanker) Docs() int    { return 4 }
-func (f *fixedRanker) Score(q string, acc *bm25.Accumulator) error {
+func (f *fixedRanker) TopK(ctx context.Context, q string, k int) ([]rank.Hit, error) {
+	s := rank.NewScores(f.Docs())
+	if err := f.ScoreAll(ctx, q, s); err != nil {
+		return nil, err
+	}
+	return s.Top(k), nil
+}
+func (f *fixedRanker) ScoreAll(_ context.Context, q string, acc *rank.Scores) error {
 	acc.Reset()
 	for d, s := range f.scores[q] {
 		if s != 0 {
@@ -52,9 +60,9 @@ func (f *fixedRanker) Score(q string, acc *bm25.Accumulator) error {
 
 type batchRanker struct{ fixedRanker }
 
-func (b *batchRanker) ScoreBatch(qs []string, accs []*bm25.Accumulator) error {
+func (b *batchRanker) ScoreBatch(ctx context.Context, qs []string, accs []*rank.Scores) error {
 	for i, q := range qs {
-		b.Score(q, accs[i])
+		b.ScoreAll(ctx, q, accs[i])
 	}
 	return nil
 }
@@ -65,8 +73,8 @@ func TestRunAndSummarize(t *testing.T) {
 		"b": {5, 0, 0, 1}, // gold 3 at rank 2
 		"c": {0, 0, 0, 0}, // nothing matches: gold 2 at rank 3 (ties by id)
 	}}
-	qs := []EvalQuestion{{ID: "a", Text: "a", Gold: []uint32{1}}, {ID: "b", Text: "b", Gold: []uint32{3, 2}}, {ID: "c", Text: "c", Gold: []uint32{2}}}
-	for _, r := range []Ranker{&f, &batchRanker{f}} {
+	qs := []Question{{ID: "a", Text: "a", Gold: []uint32{1}}, {ID: "b", Text: "b", Gold: []uint32{3, 2}}, {ID: "c", Text: "c", Gold: []uint32{2}}}
+	for _, r := range []rank.Ranker{&f, &batchRanker{f}, &topOnly{&f}} {
 		rs, err := Run(context.Background(), r, qs, 2, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -87,4 +95,13 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// topOnly is a Ranker that is not a Scorer: Run ranks its best candidates.
+type topOnly struct{ f *fixedRanker }
+
+func (t *topOnly) Name() string { return "top" }
+func (t *topOnly) Docs() int    { return t.f.Docs() }
+func (t *topOnly) TopK(ctx context.Context, q string, k int) ([]rank.Hit, error) {
+	return t.f.TopK(ctx, q, k)
 }

@@ -1,10 +1,11 @@
 //go:build experiment
 
-package rank
+package eval
 
 import (
 	"context"
 	"fmt"
+	"github.com/reqa/reqa/rank"
 	"os"
 	"slices"
 	"sort"
@@ -40,7 +41,7 @@ func TestDensePRF(t *testing.T) {
 		parts := strings.Split(dom, "=")
 		d, e := openDomain(t, parts[1], parts[2])
 		eq := splitQuestions(t, e, d, split)
-		s, err := ParseSpec("default")
+		s, err := rank.ParseSpec("default")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +49,7 @@ func TestDensePRF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := r.(*FusedRanker)
+		f := r.(*rank.FusedRanker)
 		var qs []string
 		for _, q := range eq {
 			qs = append(qs, q.Text)
@@ -57,9 +58,9 @@ func TestDensePRF(t *testing.T) {
 			t.Fatal(err)
 		}
 		dj := -1
-		var dr *DenseRanker
-		for j, in := range f.inputs {
-			if x, ok := in.(*DenseRanker); ok {
+		var dr *rank.DenseRanker
+		for j, in := range f.Inputs() {
+			if x, ok := in.(*rank.DenseRanker); ok {
 				dj, dr = j, x
 			}
 		}
@@ -74,7 +75,7 @@ func TestDensePRF(t *testing.T) {
 		out := make([]float64, n)
 		c := make([]float64, av.Dim)
 		for _, q := range eq {
-			inputs, fused, _, err := f.ScoreAll(q.Text)
+			inputs, fused, _, err := f.Breakdown(context.Background(), q.Text)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +104,7 @@ func TestDensePRF(t *testing.T) {
 						nd[i] = inputs[dj][i] + b*prf[i]
 					}
 					in2[dj] = nd
-					if err := fuse.FuseContext(f.params, in2, f.corpus, out); err != nil {
+					if err := fuse.FuseContext(f.Params(), in2, f.Corpus(), out); err != nil {
 						t.Fatal(err)
 					}
 					if slices.Contains(q.Gold, uint32(slices.Index(out, slices.Max(out)))) {

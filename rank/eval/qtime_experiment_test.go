@@ -1,8 +1,9 @@
 //go:build experiment
 
-package rank
+package eval
 
 import (
+	"github.com/reqa/reqa/rank"
 	"os"
 	"testing"
 	"time"
@@ -17,16 +18,13 @@ func TestQuestionFlagsCost(t *testing.T) {
 		// May skip in CI: an experiment (tag experiment) run by hand with REQA_QTIME_INDEX.
 		t.Skip("set REQA_QTIME_INDEX to an index to time its question flags")
 	}
-	e, err := Open(path)
+	e, err := rank.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
 	start := time.Now()
-	q, err := e.questions()
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := e.FusionCorpus().Question
 	d := time.Since(start)
 	n := 0
 	for _, x := range q {

@@ -1,8 +1,8 @@
 //go:build experiment
 
-package rank
+package eval
 
-// The experiment that chose the built-in default ranker (DefaultFusion,
+// The experiment that chose the built-in default ranker (rank.DefaultFusion,
 // rank/defaults.json) by leave-one-domain-out results: every candidate
 // design is fitted on the tune halves of all domains but one and scored on
 // the held-out domain; the design with the best worst-case held-out gain
@@ -17,6 +17,7 @@ import (
 	"encoding/gob"
 	"encoding/json"
 	"fmt"
+	"github.com/reqa/reqa/rank"
 	"math"
 	"os"
 	"path/filepath"
@@ -30,7 +31,7 @@ import (
 	"github.com/reqa/reqa/rank/fuse"
 )
 
-// lodoDomain is one domain's tuning examples per half (inputs: RerankInputs).
+// lodoDomain is one domain's tuning examples per half (inputs: rank.RerankInputs).
 type lodoDomain struct {
 	Name       string
 	Tune, Test []fuse.Example
@@ -118,8 +119,8 @@ func lodoDomains(t *testing.T) []*lodoDomain {
 // (no question adapter: the default serves untuned indexes).
 func domainExamples(t *testing.T, index, dataset string) (tune, test []fuse.Example) {
 	d, e := openDomain(t, index, dataset)
-	var rs []Ranker
-	dopt := DenseOptions{NoAdapter: true}
+	var rs []rank.Ranker
+	dopt := rank.DenseOptions{NoAdapter: true}
 	if l := os.Getenv("REQA_DEFAULTS_LAMBDA"); l != "" {
 		// The dense inputs with another context weight λ (exact scoring).
 		v, err := strconv.ParseFloat(l, 64)
@@ -129,14 +130,14 @@ func domainExamples(t *testing.T, index, dataset string) (tune, test []fuse.Exam
 		dopt.Lambda, dopt.LambdaSet = v, true
 	}
 	for _, n := range lodoInputs {
-		r, err := e.input(n, Spec{Dense: dopt})
+		r, err := e.Input(n, rank.Spec{Dense: dopt})
 		if err != nil {
 			t.Fatal(err)
 		}
 		rs = append(rs, r)
 	}
 	half := func(split string) []fuse.Example {
-		exs, err := tuningExamples(context.Background(), rs, splitQuestions(t, e, d, split), e.corpus(), true)
+		exs, err := tuningExamples(context.Background(), rs, splitQuestions(t, e, d, split), e.FusionCorpus(), true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,13 +147,13 @@ func domainExamples(t *testing.T, index, dataset string) (tune, test []fuse.Exam
 }
 
 // openDomain reads dataset and opens index (closed when t ends).
-func openDomain(t *testing.T, index, dataset string) (*ingest.Dataset, *Index) {
+func openDomain(t *testing.T, index, dataset string) (*ingest.Dataset, *rank.Index) {
 	t.Helper()
 	d, err := ingest.ReadDataset(dataset)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := Open(index)
+	e, err := rank.Open(index)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,15 +163,15 @@ func openDomain(t *testing.T, index, dataset string) (*ingest.Dataset, *Index) {
 
 // splitQuestions returns the questions of d's half split with their gold
 // candidates' sentence ids in e.
-func splitQuestions(t *testing.T, e *Index, d *ingest.Dataset, split string) []EvalQuestion {
+func splitQuestions(t *testing.T, e *rank.Index, d *ingest.Dataset, split string) []Question {
 	t.Helper()
 	qs, err := d.SplitQuestions(split)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var eq []EvalQuestion
+	var eq []Question
 	for _, q := range qs {
-		x := EvalQuestion{ID: q.ID, Text: q.Text}
+		x := Question{ID: q.ID, Text: q.Text}
 		for _, g := range q.Gold {
 			if id, ok := e.SentenceByExtID(g); ok {
 				x.Gold = append(x.Gold, id)
@@ -183,7 +184,7 @@ func splitQuestions(t *testing.T, e *Index, d *ingest.Dataset, split string) []E
 
 // lodoInputs are the inputs of the cached examples: the re-ranker's six
 // and the stemmed BM25 field's two forms (indexes built with "stem").
-var lodoInputs = append(slices.Clone(RerankInputs), "bm25-stem", "bm25-stem/sent")
+var lodoInputs = append(slices.Clone(rank.RerankInputs), "bm25-stem", "bm25-stem/sent")
 
 // project keeps the inputs at idx of examples (sharing their slices).
 func project(exs []fuse.Example, idx []int) []fuse.Example {
@@ -386,16 +387,16 @@ func lodoDesigns() []design {
 		gridDesign("zscore3-maximin", "zscore", three, 20, "maximin"),
 		gridDesign("minmax3-macro", "minmax", three, 20, "macro"),
 		gridDesign("minmax3-maximin", "minmax", three, 20, "maximin"),
-		gridDesign("zscore6-macro", "zscore", RerankInputs, 5, "macro"),
+		gridDesign("zscore6-macro", "zscore", rank.RerankInputs, 5, "macro"),
 		tunedDesign("learned3-bal", "learned", three, nil, 300),
 		tunedDesign("adaptive3-bal", "adaptive", three, nil, 300),
-		tunedDesign("rerank-default-bal", "rerank", RerankInputs, defaultRR(1e-4), 300),
-		tunedDesign("rerank-default-bal-l2", "rerank", RerankInputs, defaultRR(1e-2), 300),
-		tunedDesign("rerank-small-bal", "rerank", RerankInputs, rerankSmall(1e-4), 300),
-		tunedDesign("zq3-bal", "rerank", RerankInputs, rerankZQ(1e-4, false), 300),
-		tunedDesign("zq5-bal", "rerank", RerankInputs, rerankZQ(1e-4, true), 300),
-		tunedDesign("zq3-bal-l2", "rerank", RerankInputs, rerankZQ(1e-2, false), 300),
-		tunedDesign("rerank-small-bal-l2", "rerank", RerankInputs, rerankSmall(1e-2), 300),
+		tunedDesign("rerank-default-bal", "rerank", rank.RerankInputs, defaultRR(1e-4), 300),
+		tunedDesign("rerank-default-bal-l2", "rerank", rank.RerankInputs, defaultRR(1e-2), 300),
+		tunedDesign("rerank-small-bal", "rerank", rank.RerankInputs, rerankSmall(1e-4), 300),
+		tunedDesign("zq3-bal", "rerank", rank.RerankInputs, rerankZQ(1e-4, false), 300),
+		tunedDesign("zq5-bal", "rerank", rank.RerankInputs, rerankZQ(1e-4, true), 300),
+		tunedDesign("zq3-bal-l2", "rerank", rank.RerankInputs, rerankZQ(1e-2, false), 300),
+		tunedDesign("rerank-small-bal-l2", "rerank", rank.RerankInputs, rerankSmall(1e-2), 300),
 		// The stemmed BM25 field: in place of bm25-word, beside it, with
 		// its sentence-only form; grid fits and the old weights.
 		fixed("stem-for-word-0.5/0.1/0.4", fuse.Params{Name: "fusion-zscore", Method: "zscore", Inputs: stemThree, Weights: []float64{0.5, 0.1, 0.4}}),
@@ -423,7 +424,7 @@ func lodoDesigns() []design {
 		gridDesignOpt("minmax-stem4-maximin+qs", "minmax", stemFour, 10, "maximin", true),
 		gridDesignOpt("zscore3-maximin+qs", "zscore", three, 20, "maximin", true),
 		gridDesignOpt("zscore-stemsent-maximin+qs", "zscore", stemSent, 10, "maximin", true),
-		demoted(tunedDesign("rerank-small-bal-l2", "rerank", RerankInputs, rerankSmall(1e-2), 300)),
+		demoted(tunedDesign("rerank-small-bal-l2", "rerank", rank.RerankInputs, rerankSmall(1e-2), 300)),
 		demoted(tunedDesign("learned-stem4-bal", "learned", stemFour, nil, 300)),
 	}
 	for i, in := range lodoInputs[1:] {

@@ -1,6 +1,6 @@
 //go:build experiment
 
-package rank
+package eval
 
 import (
 	"fmt"
@@ -194,15 +194,19 @@ func TestProximityBonus(t *testing.T) {
 					vals[f][i] = make([]float64, len(exs[i].Pool))
 				}
 				for j, id := range exs[i].Pool {
-					a, err := e.answer(id)
+					text, err := e.SentenceText(id)
 					if err != nil {
 						t.Fatal(err)
 					}
-					st := stem.Tokenize(a.Sentence)
-					cid := e.sentences[id].ContextID
+					st := stem.Tokenize(text)
+					cid := e.Sentences()[id].ContextID
 					ct, ok := ctxToks[cid]
 					if !ok {
-						ct = stem.Tokenize(a.Context)
+						c, err := e.Store().Context(cid)
+						if err != nil {
+							t.Fatal(err)
+						}
+						ct = stem.Tokenize(c.Text)
 						ctxToks[cid] = ct
 					}
 					for f, pf := range proxFeats {

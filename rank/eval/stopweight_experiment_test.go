@@ -1,10 +1,11 @@
 //go:build experiment
 
-package rank
+package eval
 
 import (
 	"context"
 	"fmt"
+	"github.com/reqa/reqa/rank"
 	"math"
 	"os"
 	"slices"
@@ -23,14 +24,23 @@ import (
 // the class's. It scores with unweighted tokens, so α = 0 is bm25-stem before
 // stem.FormWeight and α = 0.5 with the qform class is bm25-stem today.
 type weightedStem struct {
-	b     *BM25Ranker
+	b     *rank.BM25Ranker
 	alpha float64
 	class func(tok string) bool
 }
 
 func (w *weightedStem) Name() string { return w.b.Name() }
 func (w *weightedStem) Docs() int    { return w.b.Docs() }
-func (w *weightedStem) Score(q string, acc *bm25.Accumulator) error {
+func (w *weightedStem) TopK(ctx context.Context, q string, k int) ([]rank.Hit, error) {
+	s := rank.NewScores(w.Docs())
+	if err := w.ScoreAll(ctx, q, s); err != nil {
+		return nil, err
+	}
+	return s.Top(k), nil
+}
+func (w *weightedStem) ScoreAll(_ context.Context, q string, s *rank.Scores) error {
+	s.Reset()
+	acc := &s.Accumulator
 	var keep, cls []string
 	for _, t := range w.b.Tokens(q) {
 		if w.class(t) {
@@ -39,14 +49,14 @@ func (w *weightedStem) Score(q string, acc *bm25.Accumulator) error {
 			keep = append(keep, t)
 		}
 	}
-	if err := w.b.field.Score(keep, acc); err != nil {
+	if err := w.b.Field().Score(keep, acc); err != nil {
 		return err
 	}
 	if w.alpha >= 1 || len(cls) == 0 {
 		return nil
 	}
 	a2 := bm25.NewAccumulator(w.Docs())
-	if err := w.b.field.Score(cls, a2); err != nil {
+	if err := w.b.Field().Score(cls, a2); err != nil {
 		return err
 	}
 	for _, d := range a2.Touched {
@@ -99,30 +109,30 @@ func TestStopWeight(t *testing.T) {
 		d := &dres{name: name, lodo: !strings.HasPrefix(p[0], "+"), tune: map[string][]cell{}, test: map[string][]cell{}}
 		all = append(all, d)
 		data, e := openDomain(t, p[1], p[2])
-		def, err := e.Resolve(Spec{})
+		def, err := e.Resolve(rank.Spec{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		fr := def.(*FusedRanker)
-		halves := map[string][]EvalQuestion{}
+		fr := def.(*rank.FusedRanker)
+		halves := map[string][]Question{}
 		for _, h := range []string{"tune", "test"} {
 			halves[h] = splitQuestions(t, e, data, h)
 		}
 		for _, c := range classes {
 			fmt.Fprintf(&b, "%-8s %-6s", name, c)
 			for _, a := range alphas {
-				ins := append([]Ranker(nil), fr.Inputs()...)
+				ins := append([]rank.Ranker(nil), fr.Inputs()...)
 				for i, r := range ins {
 					if r.Name() == "bm25-stem" {
-						ins[i] = &weightedStem{b: r.(*BM25Ranker), alpha: a, class: tokClasses[c]}
+						ins[i] = &weightedStem{b: r.(*rank.BM25Ranker), alpha: a, class: tokClasses[c]}
 					}
 				}
-				f, err := NewFusedRanker(fr.Params(), ins)
+				f, err := rank.NewFusedRanker(fr.Params(), ins)
 				if err != nil {
 					t.Fatal(err)
 				}
-				f.corpus = fr.corpus
-				var rk Ranker = f
+				f.SetCorpus(fr.Corpus())
+				var rk rank.Ranker = f
 				if os.Getenv("REQA_STOPW_ALONE") != "" {
 					// bm25-stem alone, weighted.
 					rk = ins[slices.Index(fr.Params().Inputs, "bm25-stem")]

@@ -1,6 +1,6 @@
 //go:build experiment
 
-package rank
+package eval
 
 import (
 	"fmt"

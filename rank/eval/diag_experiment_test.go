@@ -1,10 +1,11 @@
 //go:build experiment
 
-package rank
+package eval
 
 import (
 	"context"
 	"fmt"
+	"github.com/reqa/reqa/rank"
 	"os"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ func TestDiagTop1(t *testing.T) {
 	}
 	eq := splitQuestions(t, e, d, split)
 	for _, name := range strings.Split(os.Getenv("REQA_DIAG_RANKERS"), ",") {
-		s, err := ParseSpec(name)
+		s, err := rank.ParseSpec(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +47,7 @@ func TestDiagTop1(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, q := range eq {
-			fmt.Printf("%s\t%s\t%d\t%s\n", name, q.ID, rs[i].Rank, e.sentences[rs[i].Top].ExtID)
+			fmt.Printf("%s\t%s\t%d\t%s\n", name, q.ID, rs[i].Rank, e.Sentences()[rs[i].Top].ExtID)
 			if os.Getenv("REQA_DIAG_TEXT") != "" && rs[i].Rank != 1 {
 				top, err := e.SentenceText(rs[i].Top)
 				if err != nil {
@@ -58,7 +59,7 @@ func TestDiagTop1(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					fmt.Printf("\tGOLD %s: %s\n", e.sentences[g].ExtID, gt)
+					fmt.Printf("\tGOLD %s: %s\n", e.Sentences()[g].ExtID, gt)
 				}
 			}
 		}

@@ -1,6 +1,6 @@
 //go:build experiment
 
-package rank
+package eval
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"github.com/reqa/reqa/rank/fuse"
 )
 
-// Answer-type cues: a question's type (its wh-word) and what an answer of
+// rank.Answer-type cues: a question's type (its wh-word) and what an answer of
 // that type tends to hold (a year for "when", a number for "how many", a
 // reason word for "why"), the classic answer-type match of factoid QA.
 var (
