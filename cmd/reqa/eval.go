@@ -251,16 +251,13 @@ type evalReport struct {
 
 // evalQuestions maps dataset questions to the index's sentence ids.
 func evalQuestions(e *rank.Index, qs []ingest.Question, indexPath string) ([]eval.Question, error) {
-	eqs := make([]eval.Question, len(qs))
+	ls := make([]eval.Labeled, len(qs))
 	for i, q := range qs {
-		eqs[i] = eval.Question{ID: q.ID, Text: q.Text}
-		for _, g := range q.Gold {
-			id, ok := e.SentenceByExtID(g)
-			if !ok {
-				return nil, fmt.Errorf("eval: question %s: gold candidate %s is not in index %s", q.ID, g, indexPath)
-			}
-			eqs[i].Gold = append(eqs[i].Gold, id)
-		}
+		ls[i] = eval.Labeled{ID: q.ID, Text: q.Text, Gold: q.Gold}
+	}
+	eqs, err := eval.Golds(e, ls)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
 	}
 	return eqs, nil
 }

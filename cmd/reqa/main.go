@@ -21,6 +21,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reqa/reqa/index/adapter"
+	"github.com/reqa/reqa/rank"
 	"io"
 	"os"
 	"os/signal"
@@ -72,7 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if ec, ok := err.(cli.ExitCoder); ok && ec.ExitCode() != 0 {
-		fmt.Fprintf(stderr, "reqa: %v\n", err)
+		fmt.Fprintf(stderr, "reqa: %v%s\n", err, advice(err))
 		return ec.ExitCode()
 	}
 	// urfave/cli reports unknown flags and the like as plain errors after
@@ -81,8 +83,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "reqa: %v\n", err)
 		return 2
 	}
-	fmt.Fprintf(stderr, "reqa: %v\n", err)
+	fmt.Fprintf(stderr, "reqa: %v%s\n", err, advice(err))
 	return 1
+}
+
+// advice is what the command line adds to an error the library packages
+// report: what to run about it.
+func advice(err error) string {
+	switch {
+	case errors.Is(err, rank.ErrNoEmbeddings):
+		return " (rebuild with `reqa index --dense`)"
+	case errors.Is(err, rank.ErrNoTunedParams):
+		return " (run `reqa fuse --index FILE DATASET_DIR`, or eval --params-from)"
+	case errors.Is(err, adapter.ErrEncoderMismatch):
+		return " (or run with --no-adapter)"
+	}
+	return ""
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {

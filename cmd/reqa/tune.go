@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -252,15 +251,8 @@ func pairQuestions(path, pairsPath string) (*rank.Index, []eval.Question, []int,
 	ss := e.Sentences()
 	byText := map[string][]uint32{}
 	if needsText(ps) {
-		ctxs, err := e.Store().Contexts()
-		if err != nil {
+		if byText, err = eval.SentencesByText(e); err != nil {
 			return fail(err)
-		}
-		for _, s := range ss {
-			if int(s.ContextID) < len(ctxs) {
-				t := strings.TrimSpace(s.Text(ctxs[s.ContextID]))
-				byText[t] = append(byText[t], s.ID)
-			}
 		}
 	}
 	eqs := make([]eval.Question, len(ps))
