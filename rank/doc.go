@@ -1,12 +1,20 @@
-// Package rank answers questions from an index, evaluates rankers and owns
-// "which ranker, with what options".
+// Package rank answers questions from an index and owns "which ranker,
+// with what options".
 //
-// # Engines and rankers
+// # Indexes and rankers
 //
-// An [Index] is an open index. A [Ranker] scores every candidate sentence
-// for a question; [Index.Ask] returns the best answers, each sentence once
-// (its other places in [Answer].Also), each with its context, source and
-// record id. The rankers are:
+// An [Index] is an open index file. Where its sentences, postings and
+// vectors live is its backend, chosen once by [Open]: the file itself
+// (local.go), or a Weaviate collection the file names (weaviate.go, an
+// index written by `reqa index --engine`). Everything else asks the
+// backend, so [Index.Ask], [Index.Resolve], [Index.SentenceByExtID] and
+// evaluation work the same on both.
+//
+// A [Ranker] returns a question's k best candidates ([Ranker.TopK]); a
+// [Scorer] also scores every candidate into a [Scores] buffer, which is
+// what evaluation ranks gold sentences with. [Index.Ask] returns the best
+// answers, each sentence once (its other places in [Answer].Also), each
+// with its context, source and record id. The rankers are:
 //
 //   - "bm25-word", "bm25-wpm" and "bm25-stem": BM25 over one tokenizer's
 //     field, on the sentence followed by its context, or on the sentence
@@ -16,8 +24,8 @@
 //     "bm25-stem" only on indexes built since the stem tokenizer exists;
 //   - "dense": the dual encoder, the dot product of the question's embedding
 //     (through the question adapter `reqa tune` trained, when the index has
-//     one) with normalize(e_sentence + λ·e_context), exact or over the HNSW
-//     graph ([DenseRanker], [DenseOptions]);
+//     one) with normalize(e_sentence + λ·e_context), exact or, for TopK,
+//     over the HNSW graph ([DenseRanker], [DenseOptions]);
 //   - "fusion-METHOD": the scores of several rankers fused by one of
 //     [FusionMethods] with parameters learned by `reqa fuse` (package
 //     rank/fuse), or built in: the default ([DefaultFusion], embedded from
@@ -32,13 +40,14 @@
 // which the caller adds options (sentence only, dense options, explicit
 // fusion parameters). [Index.Resolve] is the one place defaults are
 // applied: the empty name (or "default") is [Index.Default] — the best
-// fusion stored by `reqa fuse`, else the built-in default fusion on an
-// index with embeddings, else bm25-wpm — and a fusion runs with the parameters of
-// [Index.FusionParams]. [Index.Available] lists every ranker an index
-// answers with. ask, eval, fuse, demo and serve all go through these, so
-// they agree on what a name and the default mean. Errors wrap
-// [ErrUnknownRanker] (not a ranker, or not one this index has) or
-// [ErrNoTunedParams] (a fusion the index holds no parameters for).
+// fusion stored by `reqa fuse` that the backend runs, else the built-in
+// default fusion on an index with embeddings, else bm25-wpm — and a fusion
+// runs with the parameters of [Index.FusionParams]. [Index.Available]
+// lists every ranker an index answers with. ask, eval, fuse, demo and
+// serve all go through these, so they agree on what a name and the default
+// mean. Errors wrap [ErrUnknownRanker] (not a ranker, or not one this index
+// has), [ErrNoEmbeddings] or [ErrNoTunedParams]; they say what is wrong,
+// and the command line adds what to run about it.
 //
 // [LoadTuned] reads the fusion parameters and question adapter learned for
 // another index (or a JSON file of fusion parameters) and
@@ -47,35 +56,22 @@
 //
 // # Indexes kept in an engine
 //
-// An index file whose meta names an engine (store.Meta.Engine: Weaviate,
-// written by `reqa index --engine`) holds no sentences; [Open] returns an
-// Index whose rankers ask the engine (remote.go): bm25-TOKENIZER and
-// dense return their [RemoteDepth] best candidates, and a fusion pools
-// every input's best, completes each input's score of every pooled
-// candidate with filtered queries and fuses them with statistics over the
-// whole collection (dense: exact, from the answer vectors' moments in the
-// file; BM25: from its [RemoteStatsDepth] best scores). Sentence-only
-// forms, context-derived inputs and the re-ranker need every candidate and
-// wrap [ErrEngineRanker]. [Index.Ask], [Run] and [Index.SentenceByExtID]
-// work on both kinds.
+// On the Weaviate backend bm25-TOKENIZER and dense return the engine's
+// best candidates, and a fusion pools every input's [RemoteDepth] best,
+// completes each input's score of every pooled candidate with filtered
+// queries and fuses them with statistics over the whole collection
+// (dense: exact, from the answer vectors' moments in the file; BM25: from
+// its [RemoteStatsDepth] best scores). Sentence-only forms, context-derived
+// inputs and the re-ranker need every candidate and wrap [ErrEngineRanker].
 //
-// # Evaluation and tuning
+// # Stored parts and verification
 //
-// [Run] runs a ranker over [EvalQuestion]s with known gold sentences and
-// [Summarize] reports the MultiReQA metrics in percent: P@1, MRR, P@5 and
-// R@10. A question is answered at rank r when its highest-ranked gold
-// candidate is at r (ties broken by candidate order): P@k counts r ≤ k, MRR
-// averages 1/r (see internal/metric), and R@10 averages the fraction of a
-// question's gold candidates ranked in the top 10. [Index.TuneFusions]
-// learns fusions on tuning questions, [SaveFusions] stores them;
-// [Index.AdapterData] prepares a question adapter's training data and
-// [SaveAdapter] stores the adapter; [Index.SelfQuestions] makes
-// pseudo-questions from the indexed text for label-free adaptation
-// (`reqa tune --self`). Package rank/report writes eval's full report.
+// [SaveFusions] and [SaveAdapter] store what `reqa fuse` and `reqa tune`
+// learned; [Verify] reads a whole index and checks every record, postings
+// list, vector, graph, model hash, adapter and (through
+// [VerifyOptions].Fusions, e.g. [CheckFusions]) fusion parameter set,
+// listing the damage it finds (`reqa verify`).
 //
-// # Verification
-//
-// [Verify] reads a whole index and checks every record, postings list,
-// vector, graph, model hash, adapter and fusion parameter set, listing the
-// damage it finds (`reqa verify`).
+// Evaluation, fusion tuning, adapter training data and self-questions are
+// package rank/eval's.
 package rank
