@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/rank/fuse"
@@ -167,7 +168,7 @@ func buildEvalIndex(c *cli.Context, ds *ingest.Dataset, path string) error {
 		}
 		defer opt.Encoder.Close()
 	}
-	_, err = ingest.Build(c.Context, ds.Corpus, path, opt)
+	_, err = index.Build(c.Context, ds.Corpus, path, opt)
 	return err
 }
 
