@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reqa/reqa/index"
+	"github.com/reqa/reqa/ingest/document"
 	"github.com/reqa/reqa/store"
 )
 
@@ -158,5 +160,13 @@ func TestSectionContextCap(t *testing.T) {
 		if got := sentenceTexts(out); !reflect.DeepEqual(got, sentenceTexts(c)) {
 			t.Fatalf("%s: sentences changed", choice)
 		}
+	}
+}
+
+// TestHeadingSep checks package index splits heading paths where package
+// ingest/document joins them.
+func TestHeadingSep(t *testing.T) {
+	if index.HeadingSep != document.PathSep {
+		t.Fatalf("index.HeadingSep %q, document.PathSep %q", index.HeadingSep, document.PathSep)
 	}
 }
