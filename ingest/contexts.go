@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/store"
 )
 
@@ -73,8 +74,8 @@ func CheckContext(choice string) error {
 // the order of everything are kept. c itself is not changed; c is returned
 // as is when it holds no document. The result's contexts are final: forming
 // them again with "" or the same choice returns it as is (so a caller may
-// form them before EstimateBuildMemory and Build does nothing more), with
-// another choice is an error.
+// form them before index.EstimateBuildMemory, and index.Build does nothing
+// more), with another choice is an error.
 func (c *Corpus) WithContexts(choice string) (*Corpus, error) {
 	if err := CheckContext(choice); err != nil {
 		return nil, err
@@ -115,9 +116,9 @@ func (c *Corpus) WithContexts(choice string) (*Corpus, error) {
 		}
 		return c.Sentences[i:j]
 	}
-	out := &Corpus{Sources: c.Sources, Dataset: c.Dataset, Digest: c.Digest, Warnings: append([]string(nil), c.Warnings...),
-		Contexts: make([]store.Context, 0, len(c.Contexts)), Sentences: make([]store.Sentence, 0, len(c.Sentences)),
-		docs: &documents{n: c.docs.n, formed: choice}}
+	out := &Corpus{Corpus: index.Corpus{Sources: c.Sources, Dataset: c.Dataset, Digest: c.Digest,
+		Contexts: make([]store.Context, 0, len(c.Contexts)), Sentences: make([]store.Sentence, 0, len(c.Sentences))},
+		Warnings: append([]string(nil), c.Warnings...), docs: &documents{n: c.docs.n, formed: choice}}
 	if choice == ContextParagraph {
 		out.Contexts, out.Sentences = c.Contexts, c.Sentences
 		return out, nil
@@ -285,6 +286,18 @@ func (c *Corpus) windowContexts(i, j int, prefix string, sentencesOf func(uint32
 		s.Start, s.End = start, start+len(x.text)
 		add(ctx, []store.Sentence{s})
 	}
+}
+
+// Form returns the records of c with the contexts of its documents formed
+// as choice says (WithContexts) and the choice applied ("" when c holds no
+// document): index.Build and index.Append call it with the index's choice.
+func (c *Corpus) Form(choice string) (*index.Corpus, string, error) {
+	applied := c.contextChoice(choice)
+	f, err := c.WithContexts(choice)
+	if err != nil {
+		return nil, "", err
+	}
+	return &f.Corpus, applied, nil
 }
 
 // contextChoice returns the context choice WithContexts(choice) applies to

@@ -1,13 +1,13 @@
 package ingest
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/reqa/reqa/index"
+	"github.com/reqa/reqa/ingest/document"
 	"github.com/reqa/reqa/store"
 )
 
@@ -163,64 +163,10 @@ func TestSectionContextCap(t *testing.T) {
 	}
 }
 
-// TestBuildStoresStructure builds an index from documents and reads the
-// structure back: the context choice in the meta, heading paths as titles,
-// anchors, kinds and lines; appending keeps the index's choice.
-func TestBuildStoresStructure(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "docs.reqa")
-	c := readDocs(t, "shims.md")
-	ctx := context.Background()
-	meta, err := Build(ctx, c, out, Options{Context: ContextParagraphHeading, Tokenizers: []string{"word"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if meta.Context != ContextParagraphHeading {
-		t.Fatalf("meta context %q", meta.Context)
-	}
-	if _, err := Append(ctx, readDocs(t, "notes.txt"), out, Options{Tokenizers: []string{"word"}}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := store.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if r.Meta().Context != ContextParagraphHeading {
-		t.Fatalf("appended meta context %q", r.Meta().Context)
-	}
-	sents, err := r.Sentences()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctxs, err := r.Contexts()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, s := range sents {
-		cx := ctxs[s.ContextID]
-		got = append(got, fmt.Sprintf("%s|%s|%s|%s", s.Kind, cx.Title, s.Anchor(cx), s.Text(cx)))
-	}
-	md := filepath.Join("testdata", "docs", "shims.md")
-	txt := filepath.Join("testdata", "docs", "notes.txt")
-	for _, want := range []string{
-		"list-item|Shimmer › Commands › shimmer which|" + md + ":21#shimmer-which|Looks in the selected version first.",
-		"table-row|Shimmer › Commands › shimmer which|" + md + ":25#shimmer-which|Option: --skip-advice; Meaning: Does not suggest other versions.",
-		"quote|Shimmer › Uninstalling|" + md + ":29#uninstalling|Removing the root directory removes every installed version.",
-		"paragraph|notes|" + txt + ":4|The second paragraph stands alone.",
-	} {
-		found := false
-		for _, g := range got {
-			found = found || g == want
-		}
-		if !found {
-			t.Errorf("missing %q in\n%s", want, strings.Join(got, "\n"))
-		}
-	}
-	for _, cx := range ctxs {
-		if cx.Doc == md && !strings.HasPrefix(cx.Text, cx.Title+"\n") {
-			t.Errorf("paragraph+heading context without its heading path: %q", cx.Text)
-		}
+// TestHeadingSep checks package index splits heading paths where package
+// ingest/document joins them.
+func TestHeadingSep(t *testing.T) {
+	if index.HeadingSep != document.PathSep {
+		t.Fatalf("index.HeadingSep %q, document.PathSep %q", index.HeadingSep, document.PathSep)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/index/sentence"
 	"github.com/reqa/reqa/store"
 )
@@ -65,16 +66,12 @@ func badInputOf(kind error, file string, line int, field, format string, args ..
 	return &InputError{File: file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...), Err: kind}
 }
 
-// Corpus is a set of contexts and their sentences, ready to index. Sentence
-// ids are dense from 0 in input order, which is also the tie-break order of
-// ranking.
+// Corpus is what the readers make of their inputs: the contexts and
+// sentences to index (an [index.Corpus], whose contexts Form shapes as a
+// context choice says) and what reading found on the way. It is an
+// [index.Input]: index.Build and index.Append take it as it is.
 type Corpus struct {
-	Contexts  []store.Context
-	Sentences []store.Sentence
-	// Sources lists the inputs read.
-	Sources []string
-	// Dataset and Digest are set when the corpus is a ReQA dataset.
-	Dataset, Digest string
+	index.Corpus
 	// Warnings collects non-fatal problems (skipped files and the like).
 	Warnings []string
 	// Files lists every file met while reading the inputs — read, skipped
@@ -86,13 +83,6 @@ type Corpus struct {
 	Deduped int
 	// docs keeps the structure of the documents read (text.go).
 	docs *documents
-}
-
-// AddContext appends a context and returns its id.
-func (c *Corpus) AddContext(ctx store.Context) uint32 {
-	ctx.ID = uint32(len(c.Contexts))
-	c.Contexts = append(c.Contexts, ctx)
-	return ctx.ID
 }
 
 // Bounds on what one context and one sentence of free text may hold.

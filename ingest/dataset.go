@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/store"
 )
 
@@ -78,7 +79,7 @@ func ReadDataset(dir string) (*Dataset, error) {
 
 func (r *reader) readDataset(dir string) (*Dataset, error) {
 	abs, _ := filepath.Abs(dir)
-	d := &Dataset{Name: filepath.Base(abs), Dir: dir, Corpus: &Corpus{Sources: []string{dir}}}
+	d := &Dataset{Name: filepath.Base(abs), Dir: dir, Corpus: &Corpus{Corpus: index.Corpus{Sources: []string{dir}}}}
 	c := d.Corpus
 	r.c = c
 	ctxPath, ok := datasetFile(dir, "contexts")

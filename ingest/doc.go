@@ -1,4 +1,4 @@
-// Package ingest turns inputs into reqa indexes.
+// Package ingest reads inputs into a corpus of contexts and sentences.
 //
 // Readers turn files into a [Corpus] of contexts and their sentences:
 //
@@ -16,8 +16,9 @@
 //     "book.epub:OEBPS/ch1.xhtml:LINE#slug"; DOCX and ODT: the paragraph
 //     number for the line); every sentence keeps its block kind and line (or
 //     page). What a context is — a section, a paragraph, a paragraph with
-//     its heading path, a window of sentences — is a build option
-//     ([Options].Context, [Corpus.WithContexts]);
+//     its heading path, a window of sentences — is a choice
+//     ([ContextChoices], [Corpus.WithContexts]) made when the corpus is
+//     indexed;
 //   - JSONL: one {"id","title","text"} object per line, a line is a context;
 //   - SQuAD JSON (data[].paragraphs[].context), optionally gzipped;
 //   - a ReQA dataset directory (contexts, candidates and questions JSONL,
@@ -26,39 +27,24 @@
 //
 // [ReadInputsContext] reads every input as a stream: cancelling its
 // context stops it at once (standard input, "-", included); a memory limit
-// is applied while reading, with the estimate of [EstimateBuildMemory], so
-// that a refusal comes before the memory is spent; gzip has a ratio and
-// size guard; FIFOs and devices are refused when named and skipped in
-// directories; text must be text (a NUL byte means binary; UTF-16 is
-// decoded; PDF, EPUB, DOCX and ODT are binary formats their readers check); a file that changes while read is refused; JSONL ids must not
-// repeat. Directory walks follow symbolic links only within the tree
-// given, filter files with [MatchGlob] patterns and list every file met,
-// read, skipped or refused, in Corpus.Files. [CheckOut] says whether an
-// index may be written over a path.
+// is applied while reading, with package index's estimate
+// (index.EstimateBuildMemory), so that a refusal comes before the memory
+// is spent; gzip has a ratio and size guard; FIFOs and devices are refused
+// when named and skipped in directories; text must be text (a NUL byte
+// means binary; UTF-16 is decoded; PDF, EPUB, DOCX and ODT are binary
+// formats their readers check); a file that changes while read is refused;
+// JSONL ids must not repeat. Directory walks follow symbolic links only
+// within the tree given, filter files with [MatchGlob] patterns and list
+// every file met, read, skipped or refused, in Corpus.Files.
 //
 // Everything but a ReQA dataset is split into sentences by package
 // index/sentence (a document block by block; a table row is one sentence).
 // Every sentence keeps its context, title and source ("file:line").
 //
-// [Build] tokenizes a corpus with each requested tokenizer, fills one BM25
-// field per tokenizer and document form (sentence + context, sentence alone)
-// and writes the index atomically through package store. Memory follows one
-// tokenizer's postings, not the corpus's tokens: [IndexFields] streams
-// chunks of contexts, then of sentences, from parallel tokenizers into the
-// builders in order; the sentence + context field is kept and stored as
-// postings over contexts (bm25.ContextLayout); each tokenizer's fields are
-// written (over bounded transactions) before the next starts; and
-// [EstimateBuildMemory] predicts the peak so that `reqa index` can refuse a
-// build that cannot fit. [Append] adds a corpus
-// to an existing index the same way, tokenizing and embedding only the new
-// text. Both take a context: cancelling it (Ctrl-C) aborts the work and
-// leaves any existing index at the target untouched.
-//
-// [BuildEngine] reads and embeds a corpus as Build does but writes the
-// sentences, their tokens and answer vectors into a Weaviate collection
-// (package index/weaviate: batched, resumable, idempotent) and commits at
-// the target only a small engine index file (store.Meta.Engine), after the
-// collection is complete.
+// Ingest reads inputs into a corpus and nothing else. A [Corpus] holds the
+// records to index (an index.Corpus) and what reading found on the way.
+// It is an index.Input: package index builds and appends from it, and
+// asks it to form its documents' contexts with the index's choice.
 //
 // Bad input is reported as an [*InputError] naming the file, the line and,
 // where it applies, the field.

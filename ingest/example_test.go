@@ -4,47 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/reqa/reqa/index/tokenize"
 	"github.com/reqa/reqa/ingest"
 )
-
-// ExampleIndexFields reads a small corpus and fills the two BM25 fields of
-// the word tokenizer: sentence + context documents, and sentences alone.
-func ExampleIndexFields() {
-	c, err := ingest.ReadInputs([]string{"testdata/corpus/bridges.txt"})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	tok, err := tokenize.Get("word")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	f, err := ingest.IndexFields(context.Background(), c, tok, 2, nil)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(len(c.Sentences), "sentences in", f.Contexts.Docs(), "context(s)")
-	// The sentence + context field is stored as postings over contexts and
-	// read as postings over sentence + context documents: sentences 0 and 1
-	// share a context that says "cables" twice, so their documents count it
-	// three times.
-	withCtx, err := f.Source()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	ps, _, _ := withCtx.Postings("cables")
-	fmt.Println("\"cables\" with context:", ps)
-	ps, _, _ = f.Sentences.Postings("cables")
-	fmt.Println("\"cables\" alone:", ps)
-	// Output:
-	// 4 sentences in 2 context(s)
-	// "cables" with context: [{0 3} {1 3}]
-	// "cables" alone: [{0 1} {1 1}]
-}
 
 // ExampleReadInputsContext reads a directory of mixed files under a memory
 // limit and sums up what was read, skipped and refused.

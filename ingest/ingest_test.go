@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/reqa/reqa/index/sentence"
-	"github.com/reqa/reqa/index/tokenize"
 	"github.com/reqa/reqa/store"
 )
 
@@ -163,85 +161,6 @@ func TestBadDataset(t *testing.T) {
 				t.Fatalf("got %q, want %s line %d field %q", err, tc.file, tc.wantLine, tc.wantField)
 			}
 		})
-	}
-}
-
-func TestBuildAndCancel(t *testing.T) {
-	c, err := ReadInputs([]string{"testdata/corpus"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "x.reqa")
-	meta, err := Build(context.Background(), c, out, Options{Tokenizers: []string{"word"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if meta.Sentences != len(c.Sentences) || len(meta.Fields) != 2 {
-		t.Fatalf("meta %+v", meta)
-	}
-	before, _ := os.ReadFile(out)
-	// A cancelled build must leave the existing index byte-identical and no
-	// temporary file behind.
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := Build(ctx, c, out, Options{Tokenizers: []string{"word"}}); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled build: %v", err)
-	}
-	after, _ := os.ReadFile(out)
-	if string(before) != string(after) {
-		t.Fatal("cancelled build changed the existing index")
-	}
-	if m, _ := filepath.Glob(filepath.Join(filepath.Dir(out), ".*")); len(m) != 0 {
-		t.Fatalf("temporary files left: %v", m)
-	}
-	r, err := store.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
-}
-
-// TestBuildEveryTokenizer checks that a build without named tokenizers
-// writes both fields of every registered tokenizer ("stem" included), with
-// the tokenizer's own statistics, and one named tokenizer only its own.
-func TestBuildEveryTokenizer(t *testing.T) {
-	c, err := ReadInputs([]string{"testdata/corpus"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		toks, want []string
-	}{
-		{nil, tokenize.Names()},
-		{nil, []string{"word", "wpm", "stem"}},
-		{[]string{"stem"}, []string{"stem"}},
-		{[]string{"word", "wpm"}, []string{"word", "wpm"}},
-	} {
-		out := filepath.Join(t.TempDir(), "x.reqa")
-		meta, err := Build(context.Background(), c, out, Options{Tokenizers: tc.toks})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, f := range meta.Fields {
-			got = append(got, f.Name)
-		}
-		var want []string
-		for _, tok := range tc.want {
-			want = append(want, store.FieldName(tok, true), store.FieldName(tok, false))
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("tokenizers %q: fields %q, want %q", tc.toks, got, want)
-		}
-		// The stemmed field merges inflections: fewer distinct terms than
-		// the word field, over every word token (and the parts of those
-		// with inner punctuation).
-		word, okw := meta.Field(store.FieldName("word", false))
-		stem, oks := meta.Field(store.FieldName("stem", false))
-		if okw && oks && (stem.Terms >= word.Terms || stem.Tokens < word.Tokens) {
-			t.Errorf("stem/sent %d terms, %d tokens; word/sent %d terms, %d tokens: want fewer terms, at least as many tokens",
-				stem.Terms, stem.Tokens, word.Terms, word.Tokens)
-		}
 	}
 }
 

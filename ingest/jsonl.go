@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/internal/display"
 
 	"github.com/reqa/reqa/store"
@@ -261,5 +262,5 @@ func (r *reader) compact() {
 	c.Contexts, c.Sentences = contexts, sentences
 	c.Warnings = append(c.Warnings, fmt.Sprintf("--dedupe: %d JSONL records replaced by a later record with the same id", c.Deduped))
 	r.dropped = nil
-	r.est = memEstimator{}
+	r.est = index.MemoryEstimator{}
 }

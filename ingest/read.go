@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/reqa/reqa/index"
 )
 
 // ReadOptions configures [ReadInputsContext]. The zero value reads with no
@@ -22,7 +24,7 @@ import (
 type ReadOptions struct {
 	// MemoryLimit, when positive, stops reading as soon as the inputs read
 	// so far (bytes not yet turned into sentences counted as text) would
-	// need more memory to index than this, by [EstimateBuildMemory]: a
+	// need more memory to index than this, by [index.EstimateBuildMemory]: a
 	// refusal comes before the memory is spent. An uncompressed file
 	// whose size alone is over the limit is refused before it is read.
 	MemoryLimit int64
@@ -60,7 +62,7 @@ type ReadOptions struct {
 	StdinKind string
 	// Out, if set, is the index file about to be written: an input that
 	// is that very file (os.SameFile, also inside directories) is refused
-	// with ErrOutIsInput.
+	// with index.ErrOutIsInput.
 	Out string
 }
 
@@ -237,7 +239,7 @@ type reader struct {
 	ctx context.Context
 	opt ReadOptions
 	c   *Corpus
-	est memEstimator
+	est index.MemoryEstimator
 	// pending counts bytes read and not yet turned into records;
 	// pendingFactor is what a pending byte is estimated to cost.
 	pending, total int64
@@ -322,8 +324,8 @@ func (r *reader) checkMemory() error {
 	if r.opt.MemoryLimit <= 0 {
 		return nil
 	}
-	r.est.update(r.c)
-	need := r.est.bytes(r.opt.Dense) + r.opt.HeldBytes + int64(r.pendingFactor*float64(r.pending))
+	r.est.Update(&r.c.Corpus)
+	need := r.est.Bytes(r.opt.Dense) + r.opt.HeldBytes + int64(r.pendingFactor*float64(r.pending))
 	if need <= r.opt.MemoryLimit {
 		return nil
 	}
@@ -360,7 +362,7 @@ func describeMode(mode fs.FileMode) string {
 
 // outIsInput is the error for an input that is the index being written.
 func outIsInput(path string) error {
-	return fmt.Errorf("input %s: %w: it is the index file --out would replace", path, ErrOutIsInput)
+	return fmt.Errorf("input %s: %w: it is the index file --out would replace", path, index.ErrOutIsInput)
 }
 
 // input is one input being read.
@@ -527,7 +529,7 @@ func (r *reader) stream(in *input, src io.Reader) error {
 		in.kind = sniffKind(head)
 		rd = br
 	}
-	r.pendingFactor = memPerTextByte
+	r.pendingFactor = index.TextByteCost
 	if binaryKind(in.kind) {
 		r.pendingFactor = 2
 	} else {

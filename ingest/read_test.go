@@ -14,6 +14,8 @@ import (
 	"time"
 
 	xunicode "golang.org/x/text/encoding/unicode"
+
+	"github.com/reqa/reqa/index"
 )
 
 // writeFiles writes name → content files into a fresh directory and
@@ -334,7 +336,7 @@ func TestReadMemoryLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	need := EstimateBuildMemory(c, false)
+	need := index.EstimateBuildMemory(&c.Corpus, false)
 	if _, err := ReadInputsContext(context.Background(), []string{"testdata/corpus"}, ReadOptions{MemoryLimit: need}); err != nil {
 		t.Fatalf("limit = the estimate: %v", err)
 	}
@@ -418,7 +420,7 @@ func TestReadOutIsInput(t *testing.T) {
 	out := filepath.Join(dir, "sub", "b.txt")
 	for _, in := range []string{out, dir} {
 		_, err := ReadInputsContext(context.Background(), []string{in}, ReadOptions{Out: out})
-		if !errors.Is(err, ErrOutIsInput) || !strings.Contains(err.Error(), out) {
+		if !errors.Is(err, index.ErrOutIsInput) || !strings.Contains(err.Error(), out) {
 			t.Fatalf("input %s: got %v, want ErrOutIsInput", in, err)
 		}
 	}
@@ -453,51 +455,5 @@ func TestReadErrorsNameNoGoTypes(t *testing.T) {
 		}
 	}
 }
-
-// TestCheckOut checks --out replaces only a missing path or a reqa index,
-// other files only when forced, and never an input.
-func TestCheckOut(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"notes.txt": strings.Repeat("Precious notes. ", 500), "small.txt": "x"})
-	idx := filepath.Join(dir, "x.reqa")
-	c, err := ReadInputs([]string{"testdata/corpus/bridges.txt"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Build(context.Background(), c, idx, Options{Tokenizers: []string{"word"}}); err != nil {
-		t.Fatal(err)
-	}
-	notes, small := filepath.Join(dir, "notes.txt"), filepath.Join(dir, "small.txt")
-	fifo := mkfifo(t, filepath.Join(t.TempDir(), "fifo"))
-	cases := []struct {
-		out    string
-		inputs []string
-		force  bool
-		want   error // nil: allowed; errAny: refused for another reason
-	}{
-		{filepath.Join(dir, "new.reqa"), []string{notes}, false, nil},
-		{idx, []string{notes}, false, nil},
-		{notes, []string{"testdata/corpus"}, false, ErrOutNotIndex},
-		{small, []string{"testdata/corpus"}, false, ErrOutNotIndex},
-		{notes, []string{"testdata/corpus"}, true, nil},
-		{notes, []string{notes}, false, ErrOutIsInput},
-		{notes, []string{notes}, true, ErrOutIsInput},
-		{idx, []string{idx}, true, ErrOutIsInput},
-		{dir, nil, true, errAny},
-		{fifo, nil, true, errAny},
-	}
-	for _, tc := range cases {
-		err := CheckOut(tc.out, tc.inputs, tc.force)
-		switch {
-		case tc.want == nil && err != nil:
-			t.Errorf("CheckOut(%s, %v, %v): %v", tc.out, tc.inputs, tc.force, err)
-		case tc.want == errAny && err == nil:
-			t.Errorf("CheckOut(%s, %v, %v) allowed", tc.out, tc.inputs, tc.force)
-		case tc.want != nil && tc.want != errAny && !errors.Is(err, tc.want):
-			t.Errorf("CheckOut(%s, %v, %v): got %v, want %v", tc.out, tc.inputs, tc.force, err, tc.want)
-		}
-	}
-}
-
-var errAny = errors.New("any error")
 
 var _ io.Reader = (*endless)(nil)

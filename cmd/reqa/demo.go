@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/store"
@@ -133,7 +134,7 @@ func demoIndex(c *cli.Context, dir string) (store.Meta, string, error) {
 		return store.Meta{}, "", err
 	}
 	out := filepath.Join(dir, "demo.reqa")
-	opt := ingest.Options{Builder: builder()}
+	opt := index.Options{Builder: builder()}
 	if c.Bool("dense") {
 		if err := withEncoder(c, &opt); err != nil {
 			if !c.Bool("quiet") {
@@ -143,7 +144,7 @@ func demoIndex(c *cli.Context, dir string) (store.Meta, string, error) {
 			defer opt.Encoder.Close()
 		}
 	}
-	meta, err := ingest.Build(c.Context, corpus, out, opt)
+	meta, err := index.Build(c.Context, corpus, out, opt)
 	return meta, out, err
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/encoder/uselite"
 	"github.com/reqa/reqa/index/sentence"
@@ -270,7 +271,7 @@ func testEngineErrors(t *testing.T, nd *weaviatetest.Node, eng, dir string) {
 	}
 	target, corpus, opt := engineDemoImport(t, host, "Demo")
 	opt.Lambda = 0.5
-	if _, err := ingest.BuildEngine(context.Background(), corpus, eng, opt, ingest.EngineSpec{Target: target}); !errors.Is(err, weaviate.ErrOtherModel) {
+	if _, err := index.BuildEngine(context.Background(), corpus, eng, opt, index.EngineSpec{Target: target}); !errors.Is(err, weaviate.ErrOtherModel) {
 		t.Errorf("import of other vectors: %v, want ErrOtherModel", err)
 	}
 	// Another model: importing the same collection with other vectors (λ)
@@ -316,7 +317,7 @@ func testEnginePartial(t *testing.T, host, dir string) {
 			cancel()
 		}
 	}
-	_, err := ingest.BuildEngine(ctx, corpus, out, opt, ingest.EngineSpec{Target: target, BatchSize: 2})
+	_, err := index.BuildEngine(ctx, corpus, out, opt, index.EngineSpec{Target: target, BatchSize: 2})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled import: %v", err)
 	}
@@ -340,7 +341,7 @@ func testEnginePartial(t *testing.T, host, dir string) {
 			resumedFrom = done
 		}
 	}
-	if _, err := ingest.BuildEngine(context.Background(), corpus, out, opt, ingest.EngineSpec{Target: target, BatchSize: 2}); err != nil {
+	if _, err := index.BuildEngine(context.Background(), corpus, out, opt, index.EngineSpec{Target: target, BatchSize: 2}); err != nil {
 		t.Fatalf("resumed import: %v", err)
 	}
 	if resumedFrom != m.Imported {
@@ -357,7 +358,7 @@ func testEnginePartial(t *testing.T, host, dir string) {
 // engineDemoImport returns what an import of the demo corpus into the
 // collection coll at host needs: the target, the corpus read as `reqa
 // index` reads it, and the build options.
-func engineDemoImport(t *testing.T, host, coll string) (weaviate.Target, *ingest.Corpus, ingest.Options) {
+func engineDemoImport(t *testing.T, host, coll string) (weaviate.Target, *ingest.Corpus, index.Options) {
 	t.Helper()
 	target, err := weaviate.ParseTarget("weaviate://" + host + "/" + coll)
 	if err != nil {
@@ -372,7 +373,7 @@ func engineDemoImport(t *testing.T, host, coll string) (weaviate.Target, *ingest
 
 // engineTestOptions are the build options `reqa index` uses, with the
 // embedded encoder.
-func engineTestOptions(t *testing.T) ingest.Options {
+func engineTestOptions(t *testing.T) index.Options {
 	t.Helper()
 	onnx, vocab, err := uselite.ModelPrecision(defaultPrecision)
 	if err != nil {
@@ -384,5 +385,5 @@ func engineTestOptions(t *testing.T) ingest.Options {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { enc.Close() })
-	return ingest.Options{Encoder: enc, EncoderModel: onnx, EncoderVocab: vocab, Lambda: defaultLambda}
+	return index.Options{Encoder: enc, EncoderModel: onnx, EncoderVocab: vocab, Lambda: defaultLambda}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/rank/eval"
@@ -168,7 +169,7 @@ func buildEvalIndex(c *cli.Context, ds *ingest.Dataset, path string) error {
 		}
 		defer opt.Encoder.Close()
 	}
-	_, err = ingest.Build(c.Context, ds.Corpus, path, opt)
+	_, err = index.Build(c.Context, ds.Corpus, path, opt)
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/encoder/uselite"
@@ -25,7 +26,7 @@ var bm25Flags = []cli.Flag{
 	&cli.StringSliceFlag{Name: "tokenizer", Usage: "tokenizers to index (" + strings.Join(tokenize.Names(), ", ") + "); default all"},
 }
 
-func buildOptions(c *cli.Context) (ingest.Options, error) {
+func buildOptions(c *cli.Context) (index.Options, error) {
 	var p bm25.Params
 	switch c.String("bm25") {
 	case "gensim":
@@ -33,7 +34,7 @@ func buildOptions(c *cli.Context) (ingest.Options, error) {
 	case "lucene":
 		p = bm25.Lucene()
 	default:
-		return ingest.Options{}, usagef("--bm25 %q: want gensim or lucene", c.String("bm25"))
+		return index.Options{}, usagef("--bm25 %q: want gensim or lucene", c.String("bm25"))
 	}
 	if c.IsSet("k1") {
 		p.K1 = c.Float64("k1")
@@ -42,23 +43,23 @@ func buildOptions(c *cli.Context) (ingest.Options, error) {
 		p.B = c.Float64("b")
 	}
 	if p.K1 < 0 || p.B < 0 || p.B > 1 {
-		return ingest.Options{}, usagef("BM25 parameters out of range: k1=%v b=%v (want k1 ≥ 0, 0 ≤ b ≤ 1)", p.K1, p.B)
+		return index.Options{}, usagef("BM25 parameters out of range: k1=%v b=%v (want k1 ≥ 0, 0 ≤ b ≤ 1)", p.K1, p.B)
 	}
 	var toks []string
 	for _, t := range c.StringSlice("tokenizer") {
 		for _, x := range strings.Split(t, ",") {
 			if x = strings.TrimSpace(x); x != "" {
 				if !slices.Contains(tokenize.Names(), x) {
-					return ingest.Options{}, usagef("--tokenizer %q: want one of %s", x, strings.Join(tokenize.Names(), ", "))
+					return index.Options{}, usagef("--tokenizer %q: want one of %s", x, strings.Join(tokenize.Names(), ", "))
 				}
 				toks = append(toks, x)
 			}
 		}
 	}
 	if err := ingest.CheckContext(c.String("context")); err != nil {
-		return ingest.Options{}, usagef("--%v", err)
+		return index.Options{}, usagef("--%v", err)
 	}
-	return ingest.Options{Tokenizers: toks, BM25: p, Context: c.String("context"), Builder: builder(), Progress: progressPrinter(c)}, nil
+	return index.Options{Tokenizers: toks, BM25: p, Context: c.String("context"), Builder: builder(), Progress: progressPrinter(c)}, nil
 }
 
 // indexFlags are index's flags, the BM25 ones included.
@@ -112,7 +113,7 @@ func indexCommand() *cli.Command {
 				}
 				fmt.Fprintf(c.App.ErrWriter, "reqa: %s does not exist yet; building it\n", c.String("out"))
 			}
-			if err := ingest.CheckOut(c.String("out"), c.Args().Slice(), c.Bool("force")); err != nil {
+			if err := index.CheckOut(c.String("out"), c.Args().Slice(), c.Bool("force")); err != nil {
 				return err
 			}
 			start := time.Now()
@@ -161,17 +162,17 @@ func indexCommand() *cli.Command {
 
 // build writes the index: into the file, or into the engine --engine
 // names and a small file beside it.
-func build(c *cli.Context, corpus *ingest.Corpus, opt ingest.Options) (store.Meta, error) {
+func build(c *cli.Context, corpus *ingest.Corpus, opt index.Options) (store.Meta, error) {
 	if !c.IsSet("engine") {
-		return ingest.Build(c.Context, corpus, c.String("out"), opt)
+		return index.Build(c.Context, corpus, c.String("out"), opt)
 	}
 	t, err := weaviate.ParseTarget(c.String("engine"))
 	if err != nil {
 		return store.Meta{}, usagef("index: --engine: %v", err)
 	}
-	es := ingest.EngineSpec{Target: t, Restart: c.Bool("restart"),
+	es := index.EngineSpec{Target: t, Restart: c.Bool("restart"),
 		Layout: weaviate.Layout{Shards: c.Int("shards"), Replicas: c.Int("replicas"), AsyncReplication: c.Int("replicas") > 1}}
-	return ingest.BuildEngine(c.Context, corpus, c.String("out"), opt, es)
+	return index.BuildEngine(c.Context, corpus, c.String("out"), opt, es)
 }
 
 // checkEngineFlags refuses flags that do not apply with or without
@@ -224,7 +225,7 @@ func readInputs(c *cli.Context, ro ingest.ReadOptions) (*ingest.Corpus, error) {
 }
 
 // appendIndex runs `reqa index --append` on an existing index.
-func appendIndex(c *cli.Context, opt ingest.Options) error {
+func appendIndex(c *cli.Context, opt index.Options) error {
 	for _, f := range []string{"model", "precision"} {
 		if c.IsSet(f) {
 			return usagef("index --append: --%s cannot be changed; the index keeps its own model (rebuild without --append to change it)", f)
@@ -237,7 +238,7 @@ func appendIndex(c *cli.Context, opt ingest.Options) error {
 	}
 	m := r.Meta()
 	r.Close()
-	var s ingest.AppendSettings
+	var s index.AppendSettings
 	if c.IsSet("dense") {
 		d := c.Bool("dense")
 		s.Dense = &d
@@ -258,13 +259,10 @@ func appendIndex(c *cli.Context, opt ingest.Options) error {
 		l := c.Float64("lambda")
 		s.Lambda = &l
 	}
-	if err := ingest.CheckAppendSettings(m, s); err != nil {
+	if err := index.CheckAppendSettings(m, s); err != nil {
 		return usagef("index --append %s: %v", out, err)
 	}
-	var held int64 // the index's vectors and graph, loaded to be extended
-	if m.Dense != nil && m.Engine == nil {
-		held = int64(m.Sentences) * 4500
-	}
+	held := index.AppendHeldBytes(m) // the index's vectors and graph, loaded to be extended
 	limit, err := memoryLimit(c)
 	if err != nil {
 		return err
@@ -290,7 +288,7 @@ func appendIndex(c *cli.Context, opt ingest.Options) error {
 	opt.Waiting = func() {
 		fmt.Fprintf(c.App.ErrWriter, "reqa: waiting for another reqa writing %s…\n", out)
 	}
-	meta, err := ingest.Append(c.Context, corpus, out, opt)
+	meta, err := index.Append(c.Context, corpus, out, opt)
 	if err != nil {
 		return err
 	}
@@ -316,7 +314,7 @@ const defaultLambda = 0.25
 // SQuAD, about 2.5× the sentences per CPU second).
 const defaultPrecision = uselite.PrecisionInt8
 
-func withEncoder(c *cli.Context, opt *ingest.Options) error {
+func withEncoder(c *cli.Context, opt *index.Options) error {
 	spec := encoder.Spec{Name: uselite.Name, Kind: encoder.KindUSELite, Dim: uselite.Dim}
 	var onnx, vocab []byte
 	var err error

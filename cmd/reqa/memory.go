@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/internal/display"
 )
@@ -56,7 +57,7 @@ func checkBuildMemory(c *cli.Context, corpus *ingest.Corpus, dense bool, extra i
 		}
 		limit, source = n, "allowed by --memory-limit"
 	}
-	need := ingest.EstimateBuildMemory(corpus, dense) + extra
+	need := index.EstimateBuildMemory(&corpus.Corpus, dense) + extra
 	if need <= limit {
 		return nil
 	}

@@ -1,20 +1,24 @@
-package ingest
+package index
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/index/dense"
 	"github.com/reqa/reqa/index/sentence"
 	"github.com/reqa/reqa/index/tokenize"
 	"github.com/reqa/reqa/index/weaviate"
-	"github.com/reqa/reqa/ingest/document"
 	"github.com/reqa/reqa/store"
 )
+
+// The engine sink: a job's sentences — text, context, title, source, each
+// tokenizer's tokens and the answer vector — imported into a Weaviate
+// collection, then a small engine index file committed: a new one for a
+// build, the index's grown for an append.
 
 // EngineSpec says where BuildEngine puts an index's data.
 type EngineSpec struct {
@@ -40,99 +44,114 @@ const MomentRows = 20000
 // engine is given reqa's own vectors, so the index must have them.
 var ErrEngineNeedsDense = errors.New("an index kept in an engine needs embeddings (the dense encoder)")
 
+// HeadingSep joins the headings of a context's heading path in its Title
+// (package ingest/document's PathSep); the engine stores them apart.
+const HeadingSep = " › "
+
 // EngineBM25 is how an engine collection scores BM25 (Weaviate's BM25 is
 // Lucene's, with k1 and b set on the collection).
 func EngineBM25() bm25.Params {
 	return bm25.Params{Variant: "lucene", K1: weaviate.BM25K1, B: weaviate.BM25B}
 }
 
-// BuildEngine reads and embeds c as Build does, writes every sentence —
-// its text, context, title, source, the tokens of each of opt.Tokenizers
-// over sentence + context, and its answer vector normalize(e_s + λ·e_c) —
-// into the engine collection es.Target, and then commits at out the
-// engine index file: the meta (with Meta.Engine), the model and its
-// vocabulary, the answer vectors' moments and the dataset's candidate ids.
-// The import is resumable and idempotent (see weaviate.Client.Import);
-// out is written only after the collection is complete, so a failed
-// import leaves whatever was at out as it was.
-func BuildEngine(ctx context.Context, c *Corpus, out string, opt Options, es EngineSpec) (store.Meta, error) {
+// BuildEngine embeds in as Build does, writes every sentence — its text,
+// context, title, source, the tokens of each of opt.Tokenizers over
+// sentence + context, and its answer vector normalize(e_s + λ·e_c) — into
+// the engine collection es.Target, and then commits at out the engine
+// index file: the meta (with Meta.Engine), the model and its vocabulary,
+// the answer vectors' moments and the dataset's candidate ids. The import
+// is resumable and idempotent (see weaviate.Client.Import); out is written
+// only after the collection is complete, so a failed import leaves
+// whatever was at out as it was.
+func BuildEngine(ctx context.Context, in Input, out string, opt Options, es EngineSpec) (store.Meta, error) {
 	if opt.Encoder == nil {
 		return store.Meta{}, fmt.Errorf("build into %s: %w", es.Target, ErrEngineNeedsDense)
 	}
 	if len(opt.Tokenizers) == 0 {
 		opt.Tokenizers = tokenize.Names()
 	}
-	if len(c.Sentences) == 0 {
-		return store.Meta{}, errors.New("build: the corpus has no sentences")
+	if len(in.Records().Sentences) == 0 {
+		return store.Meta{}, errNoSentences("build")
 	}
 	// The engine scores BM25 as Lucene does, with reqa's k1 and b.
 	opt.BM25 = EngineBM25()
-	toks := make([]tokenize.Tokenizer, len(opt.Tokenizers))
-	hasWPM := false
-	for i, name := range opt.Tokenizers {
-		t, err := tokenize.Get(name)
-		if err != nil {
-			return store.Meta{}, err
-		}
-		toks[i] = t
-		hasWPM = hasWPM || name == "wpm"
+	j := &job{op: "build", path: out, opt: opt}
+	names, _, err := j.tokenizers()
+	if err != nil {
+		return store.Meta{}, err
 	}
-	if !hasWPM {
+	if !slices.Contains(names, "wpm") {
 		return store.Meta{}, fmt.Errorf("build into %s: the engine's token property needs the wpm tokenizer", es.Target)
 	}
-	choice := c.contextChoice(opt.Context)
-	c, err := c.WithContexts(opt.Context)
+	if err := j.form(in); err != nil {
+		return store.Meta{}, err
+	}
+	return j.writeEngine(ctx, nil, es)
+}
+
+// writeEngine runs stages 2–5 of j into the engine es names: the answer
+// vectors, the import (after the index's sentences for an append), then
+// the engine index file — new at j.path for a build, w (a copy of the
+// index's) grown for an append.
+func (j *job) writeEngine(ctx context.Context, w *store.Writer, es EngineSpec) (store.Meta, error) {
+	into := "build into"
+	if j.old != nil {
+		into = "append to"
+	}
+	names, toks, err := j.tokenizers()
 	if err != nil {
-		return store.Meta{}, fmt.Errorf("build: %w", err)
+		return store.Meta{}, err
 	}
-	answers, err := answerVectors(ctx, c, opt)
+	sent, ctxv, err := embed(ctx, j.c, j.opt.Encoder, j.progress)
 	if err != nil {
-		return store.Meta{}, fmt.Errorf("build: %w", err)
+		return store.Meta{}, j.errOp(err)
 	}
-	sp := opt.Encoder.Spec()
-	meta := store.Meta{
-		Builder: opt.Builder, Contexts: len(c.Contexts), Sentences: len(c.Sentences),
-		Sources: c.Sources, Dataset: c.Dataset, DatasetDigest: c.Digest, Context: choice, BM25: opt.BM25,
-		Dense:  &store.DenseMeta{Encoder: sp.Name, Kind: sp.Kind, Dim: sp.Dim, Hash: sp.Hash, Precision: sp.Precision, Lambda: opt.Lambda},
-		Engine: &store.EngineMeta{Kind: weaviate.Scheme, URL: es.Target.String(), Shards: es.Layout.Shards, Replicas: es.Layout.Replicas},
+	answers, err := answerVectors(j.c, sent, ctxv, j.opt.Lambda)
+	if err != nil {
+		return store.Meta{}, j.errOp(err)
 	}
-	for _, name := range opt.Tokenizers {
-		meta.Fields = append(meta.Fields, store.FieldMeta{Name: store.FieldName(name, true), Tokenizer: name, WithContext: true, Docs: len(c.Sentences)})
+	meta := j.meta()
+	if j.old == nil {
+		sp := j.opt.Encoder.Spec()
+		meta.Dense = &store.DenseMeta{Encoder: sp.Name, Kind: sp.Kind, Dim: sp.Dim, Hash: sp.Hash, Precision: sp.Precision, Lambda: j.opt.Lambda}
+		meta.Engine = &store.EngineMeta{Kind: weaviate.Scheme, URL: es.Target.String(), Shards: es.Layout.Shards, Replicas: es.Layout.Replicas}
+		for _, name := range names {
+			meta.Fields = append(meta.Fields, store.FieldMeta{Name: store.FieldName(name, true), Tokenizer: name, WithContext: true, Docs: len(j.c.Sentences)})
+		}
 	}
 	client, err := weaviate.New(es.Target.Addr, es.Options...)
 	if err != nil {
 		return store.Meta{}, err
 	}
 	var more []string
-	for _, name := range opt.Tokenizers {
+	for _, name := range names {
 		if name != "wpm" {
 			more = append(more, name)
 		}
 	}
-	spec := weaviate.ImportSpec{Collection: es.Target.Collection, ModelHash: meta.Dense.VectorsID(), Dim: sp.Dim,
-		Count: len(c.Sentences), Layout: es.Layout, BatchSize: es.BatchSize, Restart: es.Restart, Tokenizers: more,
-		Progress: opt.stageProgress("import into " + es.Target.String())}
+	_, base := j.base()
+	spec := weaviate.ImportSpec{Collection: es.Target.Collection, ModelHash: meta.Dense.VectorsID(), Dim: meta.Dense.Dim,
+		Base: int(base), Count: len(j.c.Sentences), Layout: es.Layout, BatchSize: es.BatchSize, Restart: es.Restart,
+		Tokenizers: more, Progress: j.progress("import into " + es.Target.String())}
 	err = client.Import(ctx, spec, func(i int) (weaviate.Sentence, error) {
-		return engineSentence(c, i, 0, opt.Tokenizers, toks, answers), nil
+		return engineSentence(j.c, i, int(base), names, toks, answers), nil
 	})
 	if err != nil {
-		return store.Meta{}, fmt.Errorf("build into %s: %w", es.Target, err)
+		return store.Meta{}, fmt.Errorf("%s %s: %w", into, es.Target, err)
 	}
-	return meta, writeEngineFile(out, meta, opt, answers, c)
-}
-
-// answerVectors embeds c and returns every sentence's answer vector
-// normalize(e_s + λ·e_c), λ = opt.Lambda.
-func answerVectors(ctx context.Context, c *Corpus, opt Options) (dense.Vectors, error) {
-	sentVec, ctxVec, err := embed(ctx, c, opt)
-	if err != nil {
-		return dense.Vectors{}, err
+	if j.old == nil {
+		if err := writeEngineFile(j.path, meta, j.opt, answers, j.c); err != nil {
+			return store.Meta{}, err
+		}
+		return meta, nil
 	}
-	ctxOf := make([]uint32, len(c.Sentences))
-	for i, s := range c.Sentences {
-		ctxOf[i] = s.ContextID
+	if err := growEngineFile(w, *j.old, answers, j.c); err != nil {
+		return store.Meta{}, fmt.Errorf("append to %s: %w", j.path, err)
 	}
-	return dense.Combine(sentVec, ctxVec, ctxOf, opt.Lambda)
+	if err := w.Commit(meta); err != nil {
+		return store.Meta{}, err
+	}
+	return meta, nil
 }
 
 // engineSentence is sentence i of c as the engine stores it, under the
@@ -144,7 +163,7 @@ func engineSentence(c *Corpus, i, base int, names []string, toks []tokenize.Toke
 	ws := weaviate.Sentence{ID: base + i, Text: text, Context: cx.Text, Title: cx.Title, Source: s.Anchor(cx),
 		Ext: s.ExtID, Start: s.Start, End: s.End, Kind: blockKind(s.Kind), Vector: answers.Row(i), More: map[string][]string{}}
 	if cx.Slug != "" { // a structured document's context: Title is its heading path
-		ws.Headings = strings.Split(cx.Title, document.PathSep)
+		ws.Headings = strings.Split(cx.Title, HeadingSep)
 	}
 	for j, name := range names {
 		t := engineTokens(toks[j], text, cx.Text)
@@ -172,7 +191,7 @@ func blockKind(k store.Kind) string {
 	return k.String()
 }
 
-// writeEngineFile commits the engine index file at out.
+// writeEngineFile commits the engine index file of a build at out.
 func writeEngineFile(out string, meta store.Meta, opt Options, answers dense.Vectors, c *Corpus) error {
 	w, err := store.Create(out)
 	if err != nil {
@@ -216,60 +235,11 @@ func writeEngineFile(out string, meta store.Meta, opt Options, answers dense.Vec
 	return w.Commit(meta)
 }
 
-// appendEngine is Append for an index kept in an engine: the new text is
-// embedded with the index's own encoder and imported after the
-// collection's sentences (weaviate.ImportSpec.Base); the index file (w, a
-// copy of it) gets the new counts and the merged vector moments, and is
-// committed only after the collection is complete again.
-func appendEngine(ctx context.Context, c *Corpus, path string, w *store.Writer, old store.Meta, opt Options) (store.Meta, error) {
-	t, err := weaviate.ParseTarget(old.Engine.URL)
-	if err != nil {
-		return store.Meta{}, fmt.Errorf("append to %s: %w: %w", path, store.ErrCorrupt, err)
-	}
-	if opt.Context == "" {
-		opt.Context = old.Context
-	}
-	if c, err = c.WithContexts(opt.Context); err != nil {
-		return store.Meta{}, fmt.Errorf("append: %w", err)
-	}
-	d := old.Dense
-	enc, done, err := appendEncoder(w, d, opt)
-	if err != nil {
-		return store.Meta{}, fmt.Errorf("append to %s: %w", path, err)
-	}
-	defer done()
-	opt.Encoder, opt.Lambda = enc, d.Lambda
-	answers, err := answerVectors(ctx, c, opt)
-	if err != nil {
-		return store.Meta{}, fmt.Errorf("append: %w", err)
-	}
-	var names, more []string
-	var toks []tokenize.Tokenizer
-	for _, f := range old.Fields {
-		tok, err := tokenize.Get(f.Tokenizer)
-		if err != nil {
-			return store.Meta{}, fmt.Errorf("append to %s: field %s: %w", path, f.Name, err)
-		}
-		names, toks = append(names, f.Tokenizer), append(toks, tok)
-		if f.Tokenizer != "wpm" {
-			more = append(more, f.Tokenizer)
-		}
-	}
-	client, err := weaviate.New(t.Addr)
-	if err != nil {
-		return store.Meta{}, err
-	}
-	base := old.Sentences
-	spec := weaviate.ImportSpec{Collection: t.Collection, ModelHash: d.VectorsID(), Dim: d.Dim, Base: base, Count: len(c.Sentences),
-		Layout: weaviate.Layout{Shards: old.Engine.Shards, Replicas: old.Engine.Replicas}, Tokenizers: more,
-		Progress: opt.stageProgress("import into " + t.String())}
-	err = client.Import(ctx, spec, func(i int) (weaviate.Sentence, error) {
-		return engineSentence(c, i, base, names, toks, answers), nil
-	})
-	if err != nil {
-		return store.Meta{}, fmt.Errorf("append to %s: %w", t, err)
-	}
-	err = w.Update(func(tx *store.WriteTx) error {
+// growEngineFile updates the engine index file of an append (w, a copy
+// of the index old): the answer vectors' moments merged with the new
+// ones', and the question flags extended.
+func growEngineFile(w *store.Writer, old store.Meta, answers dense.Vectors, c *Corpus) error {
+	return w.Update(func(tx *store.WriteTx) error {
 		raw, err := tx.LargeBlob(store.BlobDenseMoments)
 		if err != nil {
 			return err
@@ -306,18 +276,6 @@ func appendEngine(ctx context.Context, c *Corpus, path string, w *store.Writer, 
 		}
 		return tx.PutLargeBlob(store.BlobQuestions, sentence.EncodeFlags(append(flags, corpusQuestions(c)...)))
 	})
-	if err != nil {
-		return store.Meta{}, fmt.Errorf("append to %s: %w", path, err)
-	}
-	meta := old
-	meta.Created = time.Now().UTC()
-	meta.Contexts += len(c.Contexts)
-	meta.Sentences += len(c.Sentences)
-	meta.Sources = append(append([]string(nil), old.Sources...), c.Sources...)
-	if err := w.Commit(meta); err != nil {
-		return store.Meta{}, err
-	}
-	return meta, nil
 }
 
 // corpusQuestions flags c's sentences that are questions.

@@ -1,4 +1,4 @@
-package ingest_test
+package index_test
 
 import (
 	"bytes"
@@ -11,47 +11,11 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/index/dense"
-	"github.com/reqa/reqa/index/encoder"
-	"github.com/reqa/reqa/index/encoder/uselite"
-	"github.com/reqa/reqa/ingest"
-	"github.com/reqa/reqa/internal/testenv"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/store"
 )
-
-// appendOptions returns build options with the embedded encoder when it is
-// available (dense false otherwise).
-func appendOptions(t *testing.T, withDense bool) ingest.Options {
-	opt := ingest.Options{Builder: "test"}
-	if !withDense {
-		return opt
-	}
-	onnx, vocab, err := uselite.Model()
-	if err != nil {
-		testenv.Skip(t, "dense part skipped: %v (run `make assets`)", err)
-	}
-	enc, err := encoder.New(encoder.Spec{Name: uselite.Name, Kind: encoder.KindUSELite, Dim: uselite.Dim}, onnx, vocab, encoder.Options{})
-	if err != nil {
-		testenv.Skip(t, "dense part skipped: %v", err)
-	}
-	t.Cleanup(func() { enc.Close() })
-	opt.Encoder, opt.EncoderModel, opt.EncoderVocab, opt.Lambda = enc, onnx, vocab, 0.25
-	return opt
-}
-
-func readParts(t *testing.T, parts ...string) *ingest.Corpus {
-	t.Helper()
-	var paths []string
-	for _, p := range parts {
-		paths = append(paths, filepath.Join("testdata", "append", p))
-	}
-	c, err := ingest.ReadInputs(paths)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 // TestAppendEqualsFullBuild indexes part1 then appends part2, and checks the
 // result against indexing both at once: the same records, byte-identical
@@ -68,14 +32,14 @@ func TestAppendEqualsFullBuild(t *testing.T) {
 			dir := t.TempDir()
 			full, half := filepath.Join(dir, "full.reqa"), filepath.Join(dir, "half.reqa")
 			ctx := context.Background()
-			if _, err := ingest.Build(ctx, readParts(t, "part1.txt", "part2.txt"), full, opt); err != nil {
+			if _, err := index.Build(ctx, readParts(t, "part1.txt", "part2.txt"), full, opt); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := ingest.Build(ctx, readParts(t, "part1.txt"), half, opt); err != nil {
+			if _, err := index.Build(ctx, readParts(t, "part1.txt"), half, opt); err != nil {
 				t.Fatal(err)
 			}
-			aopt := ingest.Options{} // the index's own encoder, loaded from it
-			if _, err := ingest.Append(ctx, readParts(t, "part2.txt"), half, aopt); err != nil {
+			aopt := index.Options{} // the index's own encoder, loaded from it
+			if _, err := index.Append(ctx, readParts(t, "part2.txt"), half, aopt); err != nil {
 				t.Fatal(err)
 			}
 			compareIndexes(t, full, half)
@@ -265,23 +229,23 @@ func TestAppendRefusals(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
 	plain := filepath.Join(dir, "plain.reqa")
-	if _, err := ingest.Build(ctx, readParts(t, "part1.txt"), plain, ingest.Options{}); err != nil {
+	if _, err := index.Build(ctx, readParts(t, "part1.txt"), plain, index.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(plain)
 	ds := readParts(t, "part2.txt")
 	ds.Dataset = "toy"
-	if _, err := ingest.Append(ctx, ds, plain, ingest.Options{}); !errors.Is(err, ingest.ErrCannotAppend) {
+	if _, err := index.Append(ctx, ds, plain, index.Options{}); !errors.Is(err, index.ErrCannotAppend) {
 		t.Errorf("dataset input: got %v, want ErrCannotAppend", err)
 	}
 	dsIndex := filepath.Join(dir, "ds.reqa")
-	if _, err := ingest.Build(ctx, ds, dsIndex, ingest.Options{}); err != nil {
+	if _, err := index.Build(ctx, ds, dsIndex, index.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ingest.Append(ctx, readParts(t, "part1.txt"), dsIndex, ingest.Options{}); !errors.Is(err, ingest.ErrCannotAppend) {
+	if _, err := index.Append(ctx, readParts(t, "part1.txt"), dsIndex, index.Options{}); !errors.Is(err, index.ErrCannotAppend) {
 		t.Errorf("dataset index: got %v, want ErrCannotAppend", err)
 	}
-	if _, err := ingest.Append(ctx, readParts(t, "part2.txt"), filepath.Join(dir, "missing.reqa"), ingest.Options{}); !errors.Is(err, os.ErrNotExist) {
+	if _, err := index.Append(ctx, readParts(t, "part2.txt"), filepath.Join(dir, "missing.reqa"), index.Options{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing index: got %v, want ErrNotExist", err)
 	}
 	after, _ := os.ReadFile(plain)
@@ -295,19 +259,19 @@ func TestAppendRefusals(t *testing.T) {
 func TestAppendCancelled(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.reqa")
-	if _, err := ingest.Build(context.Background(), readParts(t, "part1.txt"), path, ingest.Options{}); err != nil {
+	if _, err := index.Build(context.Background(), readParts(t, "part1.txt"), path, index.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(path)
 	for stop := 1; stop < 40; stop += 3 {
 		ctx, cancel := context.WithCancel(context.Background())
 		var calls atomic.Int64
-		opt := ingest.Options{Progress: func(string, int, int) {
+		opt := index.Options{Progress: func(string, int, int) {
 			if calls.Add(1) == int64(stop) {
 				cancel()
 			}
 		}}
-		_, err := ingest.Append(ctx, readParts(t, "part2.txt"), path, opt)
+		_, err := index.Append(ctx, readParts(t, "part2.txt"), path, opt)
 		cancel()
 		if err == nil {
 			break // stop is past the last progress call: the append finished

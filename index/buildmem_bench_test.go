@@ -1,14 +1,15 @@
-package ingest
+package index_test
 
 import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/reqa/reqa/index"
+	"github.com/reqa/reqa/ingest"
 )
 
 // BenchmarkBuildMemory builds a BM25-only index of 4 MB of pseudo-English
@@ -17,7 +18,7 @@ import (
 // a 4 KiB context), and reports the peak Go heap during the build (sampled
 // every 5 ms), the throughput, the index size per input byte and what
 // EstimateBuildMemory predicted. Run: go test -run '^$' -bench BuildMemory
-// -benchtime 1x ./ingest
+// -benchtime 1x ./index
 func BenchmarkBuildMemory(b *testing.B) {
 	const size = 4 << 20
 	line := bigLine(size)
@@ -37,15 +38,15 @@ func BenchmarkBuildMemory(b *testing.B) {
 			if err := os.WriteFile(src, []byte(in.text), 0o644); err != nil {
 				b.Fatal(err)
 			}
-			c, err := ReadInputs([]string{src})
+			c, err := ingest.ReadInputs([]string{src})
 			if err != nil {
 				b.Fatal(err)
 			}
 			out := filepath.Join(dir, "x.reqa")
 			var peak uint64
 			for b.Loop() {
-				peak = max(peak, peakHeap(5*time.Millisecond, func() {
-					if _, err := Build(context.Background(), c, out, Options{}); err != nil {
+				peak = max(peak, index.PeakHeap(5*time.Millisecond, func() {
+					if _, err := index.Build(context.Background(), c, out, index.Options{}); err != nil {
 						b.Fatal(err)
 					}
 				}))
@@ -57,39 +58,7 @@ func BenchmarkBuildMemory(b *testing.B) {
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 			b.ReportMetric(float64(len(in.text))/(1<<20)/(b.Elapsed().Seconds()/float64(b.N)), "MB/s")
 			b.ReportMetric(float64(st.Size())/float64(len(in.text)), "index-bytes/input-byte")
-			b.ReportMetric(float64(EstimateBuildMemory(c, false))/(1<<20), "estimate-MB")
+			b.ReportMetric(float64(index.EstimateBuildMemory(&c.Corpus, false))/(1<<20), "estimate-MB")
 		})
 	}
-}
-
-// peakHeap runs fn and returns the highest Go heap in use above what was
-// in use when it started, sampled every interval.
-func peakHeap(interval time.Duration, fn func()) uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapInuse
-	var peak atomic.Uint64
-	stop, sampled := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(sampled)
-		for {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > base && ms.HeapInuse-base > peak.Load() {
-				peak.Store(ms.HeapInuse - base)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(interval):
-			}
-		}
-	}()
-	defer func() {
-		close(stop)
-		<-sampled
-	}()
-	fn()
-	return peak.Load()
 }

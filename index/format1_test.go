@@ -1,4 +1,4 @@
-package ingest_test
+package index_test
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/index/bm25"
-	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/store"
 )
 
@@ -48,9 +48,9 @@ func TestFormat1Index(t *testing.T) {
 	ctx := context.Background()
 	// The fixture predates the "stem" tokenizer: compare with builds of
 	// its two tokenizers.
-	opt := ingest.Options{Tokenizers: []string{"word", "wpm"}}
+	opt := index.Options{Tokenizers: []string{"word", "wpm"}}
 	fresh := filepath.Join(dir, "fresh.reqa")
-	if _, err := ingest.Build(ctx, readParts(t, "part1.txt"), fresh, opt); err != nil {
+	if _, err := index.Build(ctx, readParts(t, "part1.txt"), fresh, opt); err != nil {
 		t.Fatal(err)
 	}
 	if v, l := layouts(fresh); v != 2 || l[store.FieldName("word", true)] != bm25.ContextLayout || l[store.FieldName("word", false)] != "" {
@@ -59,14 +59,14 @@ func TestFormat1Index(t *testing.T) {
 	compareAnswers(t, fresh, old, false)
 	sameStats(t, fresh, old)
 
-	if _, err := ingest.Append(ctx, readParts(t, "part2.txt"), old, ingest.Options{}); err != nil {
+	if _, err := index.Append(ctx, readParts(t, "part2.txt"), old, index.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if v, l := layouts(old); v != 1 || l[store.FieldName("word", true)] != "" || l[store.FieldName("wpm", true)] != "" {
 		t.Fatalf("appended format-1 index: format %d, layouts %v; want format 1 and the expanded layout kept", v, l)
 	}
 	full := filepath.Join(dir, "full.reqa")
-	if _, err := ingest.Build(ctx, readParts(t, "part1.txt", "part2.txt"), full, opt); err != nil {
+	if _, err := index.Build(ctx, readParts(t, "part1.txt", "part2.txt"), full, opt); err != nil {
 		t.Fatal(err)
 	}
 	compareAnswers(t, full, old, false)

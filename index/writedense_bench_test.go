@@ -1,4 +1,4 @@
-package ingest
+package index
 
 import (
 	"math/rand"
@@ -13,8 +13,8 @@ import (
 // BenchmarkWriteDense measures the peak Go heap of storing the vectors of
 // 100,000 sentences and 20,000 contexts (512 dimensions: 246 MB of floats)
 // two ways: encoding each blob whole and writing it in one transaction (as
-// builds did), and writeDense, which writes chunk by chunk from the arrays.
-// Run: go test -run '^$' -bench WriteDense -benchtime 1x ./ingest
+// builds did), and writeDenseBlobs, which writes chunk by chunk from the arrays.
+// Run: go test -run '^$' -bench WriteDense -benchtime 1x ./index
 func BenchmarkWriteDense(b *testing.B) {
 	rng := rand.New(rand.NewSource(1))
 	mk := func(n int) dense.Vectors {
@@ -42,7 +42,7 @@ func BenchmarkWriteDense(b *testing.B) {
 							return tx.PutLargeBlob(store.BlobDenseCtx, ctxv.Encode())
 						})
 					} else {
-						err = writeDense(w, nil, nil, nil, sent, ctxv)
+						err = writeDenseBlobs(w, nil, nil, nil, sent, ctxv)
 					}
 				}))
 				if err != nil {

@@ -1,4 +1,4 @@
-package ingest
+package index
 
 import (
 	"errors"
@@ -25,8 +25,8 @@ var (
 // file, another program's database) only when force — otherwise the error
 // wraps ErrOutNotIndex and says why. An out that is one of the inputs
 // named (os.SameFile) is refused with ErrOutIsInput even when forced; for
-// the files inside directories given, pass out as ReadOptions.Out so that
-// the read refuses it.
+// the files inside directories given, pass out as package ingest's
+// ReadOptions.Out so that the read refuses it.
 func CheckOut(out string, inputs []string, force bool) error {
 	st, err := os.Stat(out)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -61,4 +61,19 @@ func CheckOut(out string, inputs []string, force bool) error {
 		return nil
 	}
 	return fmt.Errorf("--out %s: %w: it holds %d bytes of something else, which the index would replace; give a new path, or --force to replace it", out, ErrOutNotIndex, st.Size())
+}
+
+// describeMode says what kind of file that is not regular mode is.
+func describeMode(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO), not a regular file"
+	case mode&fs.ModeCharDevice != 0:
+		return "a character device, not a regular file"
+	case mode&fs.ModeDevice != 0:
+		return "a block device, not a regular file"
+	case mode&fs.ModeSocket != 0:
+		return "a socket, not a regular file"
+	}
+	return "not a regular file"
 }

@@ -1,0 +1,30 @@
+// Package index builds reqa index files.
+//
+// Its subpackages hold the parts of an index: tokenizers, BM25 postings,
+// the sentence splitter, the dense encoder, vectors and the ANN graph,
+// question adapters, and the Weaviate client.
+//
+// The package itself writes indexes. It takes a [Corpus] of contexts and
+// sentences, or any [Input] (package ingest's reader corpus is one, and
+// forms its documents' contexts when asked).
+//
+// [Build] writes a new index file. [Append] adds a corpus to an existing
+// one and tokenizes and embeds only the new text. [BuildEngine] puts the
+// sentences, tokens and vectors into a Weaviate collection and writes a
+// small engine index file that names it; Append extends such an index too.
+//
+// All three run one pipeline: form the contexts, tokenize, embed, write
+// into a sink, commit. There are two sinks: the bbolt file, and the
+// Weaviate collection with its engine file. A build and an append differ
+// only in where ids start, where the settings come from and whether the
+// sink writes new data or extends the index's.
+//
+// Builds are atomic. Cancelling the context stops the work and leaves any
+// index at the target as it was. Memory follows one tokenizer's postings
+// at a time ([IndexFields] streams chunks in order).
+//
+// [EstimateBuildMemory] predicts a build's peak memory so that a build
+// that cannot fit can be refused; a [MemoryEstimator] does so while a
+// corpus is read. [CheckOut] says whether an index may replace what is at
+// a path. [CheckAppendSettings] refuses settings an append cannot change.
+package index

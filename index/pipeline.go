@@ -1,0 +1,300 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/reqa/reqa/index/ann"
+	"github.com/reqa/reqa/index/bm25"
+	"github.com/reqa/reqa/index/dense"
+	"github.com/reqa/reqa/index/encoder"
+	"github.com/reqa/reqa/index/tokenize"
+	"github.com/reqa/reqa/store"
+)
+
+// The write pipeline. Build, Append and BuildEngine run one job through the
+// same stages:
+//
+//  1. prepare: form the corpus's contexts (an append: as the index did)
+//     and settle the settings (an append: the index's tokenizers,
+//     encoder and λ);
+//  2. tokenize: each tokenizer's BM25 fields, or each sentence's tokens;
+//  3. embed: every sentence and context, and the answer vectors;
+//  4. write: into a sink — a bbolt file (fileSink) or a Weaviate
+//     collection plus a small engine file (engineSink);
+//  5. commit the meta, atomically, last.
+//
+// A build and an append differ only in the job: ids start at 0 or after
+// the index's (job.base), the meta is new or the index's grown (job.meta),
+// and the sink writes new data or extends what the index holds.
+
+// job is one run of the pipeline: a build, or an append to the index old.
+type job struct {
+	// op names the job in errors: "build" or "append"; path is the index
+	// file written.
+	op, path string
+	// opt holds the settings; an append's are the index's.
+	opt Options
+	// c is the corpus with its contexts formed, choice the context choice
+	// applied ("" when there was nothing to form).
+	c      *Corpus
+	choice string
+	// old is the meta of the index appended to; nil for a build.
+	old *store.Meta
+}
+
+// form forms in's contexts as j.opt.Context says (stage 1).
+func (j *job) form(in Input) error {
+	c, choice, err := in.Form(j.opt.Context)
+	if err != nil {
+		return j.errOp(err)
+	}
+	j.c, j.choice = c, choice
+	return nil
+}
+
+// tokenizers looks up the job's tokenizers: the options' for a build, the
+// index's (those of its fields, in order) for an append.
+func (j *job) tokenizers() (names []string, toks []tokenize.Tokenizer, err error) {
+	if j.old == nil {
+		for _, name := range j.opt.Tokenizers {
+			tok, err := tokenize.Get(name)
+			if err != nil {
+				return nil, nil, err
+			}
+			names, toks = append(names, name), append(toks, tok)
+		}
+		return names, toks, nil
+	}
+	for _, f := range j.old.Fields {
+		if slices.Contains(names, f.Tokenizer) {
+			continue
+		}
+		tok, err := tokenize.Get(f.Tokenizer)
+		if err != nil {
+			return nil, nil, fmt.Errorf("append to %s: field %s: %w", j.path, f.Name, err)
+		}
+		names, toks = append(names, f.Tokenizer), append(toks, tok)
+	}
+	return names, toks, nil
+}
+
+// base returns the ids the job's contexts and sentences start at.
+func (j *job) base() (ctx, sent uint32) {
+	if j.old == nil {
+		return 0, 0
+	}
+	return uint32(j.old.Contexts), uint32(j.old.Sentences)
+}
+
+// meta returns the index's meta after the job, without its fields and
+// dense parts for a build: a new one, or the index's with the corpus
+// added.
+func (j *job) meta() store.Meta {
+	c := j.c
+	if j.old == nil {
+		return store.Meta{
+			Builder: j.opt.Builder, Contexts: len(c.Contexts), Sentences: len(c.Sentences),
+			Sources: c.Sources, Dataset: c.Dataset, DatasetDigest: c.Digest, Context: j.choice, BM25: j.opt.BM25,
+		}
+	}
+	meta := *j.old
+	meta.Created = time.Now().UTC()
+	meta.Contexts += len(c.Contexts)
+	meta.Sentences += len(c.Sentences)
+	meta.Sources = append(append([]string(nil), j.old.Sources...), c.Sources...)
+	return meta
+}
+
+// progress returns opt.Progress bound to one stage, or nil.
+func (j *job) progress(stage string) func(done, total int) {
+	return j.opt.stageProgress(stage)
+}
+
+// errNoSentences is the error for a corpus with nothing to index.
+func errNoSentences(op string) error {
+	return errors.New(op + ": the corpus has no sentences")
+}
+
+// IndexFields tokenizes c's contexts and sentences with tok and fills the
+// tokenizer's BM25 fields: the sentence-only field (one document per
+// sentence) and the sentence + context field in the context layout (one
+// document per context, combined with the sentence's when read; see
+// bm25.ContextLayout). Contexts, then sentences, are tokenized in chunks by
+// parallel workers and added in order, so only the tokens of the chunks in
+// flight are held, never the whole corpus's, and every text is tokenized
+// once. It stops early with ctx's error when ctx is cancelled.
+func IndexFields(ctx context.Context, c *Corpus, tok tokenize.Tokenizer, workers int, progress func(done, total int)) (*bm25.ContextField, error) {
+	f := bm25.NewContextField()
+	total := len(c.Contexts) + len(c.Sentences)
+	report := func(done int) {
+		if progress != nil {
+			progress(done, total)
+		}
+	}
+	err := inOrder(ctx, len(c.Contexts), workers, func(i int) []string {
+		return tok.Tokenize(c.Contexts[i].Text)
+	}, func(i int, toks []string) error {
+		f.AddContext(toks)
+		if (i+1)%chunkTexts == 0 || i+1 == len(c.Contexts) {
+			report(i + 1)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = inOrder(ctx, len(c.Sentences), workers, func(i int) []string {
+		s := c.Sentences[i]
+		return tok.Tokenize(s.Text(c.Contexts[s.ContextID]))
+	}, func(i int, toks []string) error {
+		if err := f.AddSentence(c.Sentences[i].ContextID, toks); err != nil {
+			return err
+		}
+		if (i+1)%chunkTexts == 0 || i+1 == len(c.Sentences) {
+			report(len(c.Contexts) + i + 1)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	f.Done()
+	return f, nil
+}
+
+// chunkTexts is how many texts a worker of inOrder tokenizes at a time.
+const chunkTexts = 256
+
+// inOrder calls work(i) for i in [0, n) on parallel workers, in chunks of
+// chunkTexts, and consume(i, work(i)) in order of i on the calling
+// goroutine. Only the chunks in flight (two per worker) are held. It stops
+// at consume's first error, or with ctx's error when ctx is cancelled.
+func inOrder(ctx context.Context, n, workers int, work func(i int) []string, consume func(i int, toks []string) error) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	window := 2 * workers
+	type job struct {
+		lo  int
+		out chan [][]string
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	jobs := make(chan job, window)
+	order := make(chan job, window)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // hands out chunks, queueing them in order
+		defer wg.Done()
+		defer close(jobs)
+		defer close(order)
+		for lo := 0; lo < n; lo += chunkTexts {
+			j := job{lo, make(chan [][]string, 1)}
+			select {
+			case order <- j:
+			case <-ctx.Done():
+				return
+			}
+			jobs <- j
+		}
+	}()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				hi := min(j.lo+chunkTexts, n)
+				r := make([][]string, hi-j.lo)
+				if ctx.Err() == nil {
+					for i := j.lo; i < hi; i++ {
+						r[i-j.lo] = work(i)
+					}
+				}
+				j.out <- r
+			}
+		}()
+	}
+	// Cancel first, then wait: on any way out, a panic included, the
+	// dispatcher is released from a full queue and every goroutine ends.
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	for j := range order {
+		r := <-j.out
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for k, toks := range r {
+			if err := consume(j.lo+k, toks); err != nil {
+				return err
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// embed encodes every sentence and context of c with enc (stage 3).
+func embed(ctx context.Context, c *Corpus, enc *encoder.Encoder, progress func(stage string) func(done, total int)) (sent, ctxv dense.Vectors, err error) {
+	texts := make([]string, len(c.Sentences))
+	for i, s := range c.Sentences {
+		texts[i] = s.Text(c.Contexts[s.ContextID])
+	}
+	dim := enc.Spec().Dim
+	flat, err := enc.EncodeFlat(ctx, texts, progress("embed sentences"))
+	if err != nil {
+		return sent, ctxv, fmt.Errorf("embed sentences: %w", err)
+	}
+	sent = dense.Vectors{Dim: dim, Data: flat}
+	texts = texts[:0]
+	for _, x := range c.Contexts {
+		texts = append(texts, x.Text)
+	}
+	if flat, err = enc.EncodeFlat(ctx, texts, progress("embed contexts")); err != nil {
+		return sent, ctxv, fmt.Errorf("embed contexts: %w", err)
+	}
+	return sent, dense.Vectors{Dim: dim, Data: flat}, nil
+}
+
+// answerVectors combines c's sentence and context vectors into its
+// sentences' answer vectors normalize(e_s + λ·e_c).
+func answerVectors(c *Corpus, sent, ctxv dense.Vectors, lambda float64) (dense.Vectors, error) {
+	return dense.Combine(sent, ctxv, contextIDs(c.Sentences), lambda)
+}
+
+// contextIDs lists the context id of every sentence.
+func contextIDs(sentences []store.Sentence) []uint32 {
+	ctxOf := make([]uint32, len(sentences))
+	for i, s := range sentences {
+		ctxOf[i] = s.ContextID
+	}
+	return ctxOf
+}
+
+// addToGraph inserts every answer vector into g in order, reporting
+// progress and stopping when ctx is cancelled.
+func addToGraph(ctx context.Context, g *ann.Graph, answers dense.Vectors, progress func(string, int, int)) error {
+	g.Grow(answers.Len())
+	for i := 0; i < answers.Len(); i++ {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if progress != nil {
+				progress("ann graph", i, answers.Len())
+			}
+		}
+		if _, err := g.Add(answers.Row(i)); err != nil {
+			return fmt.Errorf("ann graph: %w", err)
+		}
+	}
+	if progress != nil {
+		progress("ann graph", answers.Len(), answers.Len())
+	}
+	return nil
+}
