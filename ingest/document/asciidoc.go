@@ -41,11 +41,11 @@ import (
 // reader returns no error of its own: only a panic, which no input should
 // cause, is turned into an *Error.
 func ParseAsciiDoc(name string, data []byte) (d *Document, err error) {
-	defer recoverError(name, &err)
-	r := &adocReader{b: newBuilder(name, AsciiDoc), attrs: map[string]string{}, ids: map[string]bool{}, budget: maxAdocSubstitution}
+	defer Recover(name, &err)
+	r := &adocReader{b: NewBuilder(name, AsciiDoc), attrs: map[string]string{}, ids: map[string]bool{}, budget: maxAdocSubstitution}
 	lines := adocSplit(data)
 	r.blocks(lines, &adocCtx{kind: Paragraph, sections: true})
-	return r.b.doc, nil
+	return r.b.Doc, nil
 }
 
 // maxAdocSubstitution bounds the bytes attribute references may write out
@@ -90,7 +90,7 @@ type adocAttrs struct {
 }
 
 type adocReader struct {
-	b      *builder
+	b      *Builder
 	attrs  map[string]string // attribute entries so far
 	ids    map[string]bool   // slugs given to sections
 	budget int               // bytes attribute references may still write out
@@ -155,7 +155,7 @@ func adocDelimiter(s string) string {
 
 // blocks reads lines as a body of c.
 func (r *adocReader) blocks(lines []adocLine, c *adocCtx) {
-	if c.depth >= maxNesting {
+	if c.depth >= MaxNesting {
 		var parts []string
 		for _, l := range lines {
 			parts = append(parts, l.s)
@@ -269,7 +269,7 @@ func (r *adocReader) joinText(lines []adocLine) string {
 
 // para adds a block of c's kind.
 func (r *adocReader) para(c *adocCtx, text string, line int) {
-	r.b.termBlock(c.kind, text, 0, c.parents, line, 0, c.group)
+	r.b.TermBlock(c.kind, text, 0, c.parents, line, 0, c.group)
 }
 
 // code adds lines as a code block, their common indentation removed.
@@ -295,7 +295,7 @@ func (r *adocReader) code(lines []adocLine) {
 			parts[k] = l.s
 		}
 	}
-	r.b.block(Code, strings.Join(parts, "\n"), lines[0].n, 0, 0)
+	r.b.Block(Code, strings.Join(parts, "\n"), lines[0].n, 0, 0)
 }
 
 // attribute records an attribute entry (a value may go on over lines
@@ -383,7 +383,7 @@ func adocSplitAttrs(s string) []string {
 // author and revision lines are dropped.
 func (r *adocReader) heading(lines []adocLine, i int, m []string) int {
 	level := len(m[1])
-	text := collapse(r.inline(m[2]))
+	text := Collapse(r.inline(m[2]))
 	id := r.pend.id
 	r.pend = adocAttrs{}
 	if id == "" {
@@ -401,7 +401,7 @@ func (r *adocReader) heading(lines []adocLine, i int, m []string) int {
 	if text == "" {
 		return i + 1
 	}
-	r.b.heading(level, text, id, lines[i].n, 0)
+	r.b.Heading(level, text, id, lines[i].n, 0)
 	j := i + 1
 	if first && level == 1 {
 		for dropped := 0; j < len(lines) && lines[j].s != "" && dropped < 2; {
@@ -457,7 +457,7 @@ func (r *adocReader) delimited(lines []adocLine, i int, delim string, c *adocCtx
 			}
 			return next
 		}
-		qc := &adocCtx{kind: Quote, group: r.b.newGroup(), parents: c.parents, depth: c.depth + 1}
+		qc := &adocCtx{kind: Quote, group: r.b.NewGroup(), parents: c.parents, depth: c.depth + 1}
 		r.blocks(body, qc)
 		return next
 	}
@@ -526,17 +526,17 @@ func (r *adocReader) list(lines []adocLine, i int, c *adocCtx) int {
 			return
 		}
 		it.open = false
-		text := collapse(r.inline(strings.Join(it.text, "\n")))
+		text := Collapse(r.inline(strings.Join(it.text, "\n")))
 		if it.kind == Definition {
 			switch {
 			case text != "":
-				r.b.termBlock(Definition, it.term+": "+text, len(it.term), it.parents, it.line, 0, it.group)
+				r.b.TermBlock(Definition, it.term+": "+text, len(it.term), it.parents, it.line, 0, it.group)
 			case !it.nested:
-				r.b.termBlock(Paragraph, it.term, 0, it.parents, it.line, 0, it.group)
+				r.b.TermBlock(Paragraph, it.term, 0, it.parents, it.line, 0, it.group)
 			}
 			return
 		}
-		r.b.termBlock(it.kind, text, 0, it.parents, it.line, 0, it.group)
+		r.b.TermBlock(it.kind, text, 0, it.parents, it.line, 0, it.group)
 	}
 	terms := func(k int) []string {
 		var out []string
@@ -562,10 +562,10 @@ func (r *adocReader) list(lines []adocLine, i int, c *adocCtx) int {
 		}
 		flush()
 		if k == len(stack) {
-			if len(stack) >= maxNesting {
+			if len(stack) >= MaxNesting {
 				k = len(stack) - 1
 			} else {
-				stack = append(stack, adocLevel{marker: mk, group: r.b.newGroup()})
+				stack = append(stack, adocLevel{marker: mk, group: r.b.NewGroup()})
 			}
 		}
 		stack = stack[:k+1]
@@ -573,7 +573,7 @@ func (r *adocReader) list(lines []adocLine, i int, c *adocCtx) int {
 		if dlist {
 			term, def, _ := strings.Cut(text, "\x00")
 			it.kind = Definition
-			it.term = collapse(r.inline(term))
+			it.term = Collapse(r.inline(term))
 			stack[k].term = it.term
 			text = def
 		} else {
@@ -795,22 +795,22 @@ func (r *adocReader) table(body []adocLine, sep byte, at adocAttrs, c *adocCtx) 
 	for k := 0; k < len(cells); k += cols {
 		var row []string
 		for _, ce := range cells[k:min(k+cols, len(cells))] {
-			row = append(row, collapse(r.inline(ce.text)))
+			row = append(row, Collapse(r.inline(ce.text)))
 		}
 		rows = append(rows, row)
 		rowLines = append(rowLines, cells[k].line)
 	}
-	tc := &adocCtx{kind: TableRow, group: r.b.newGroup(), parents: c.parents}
+	tc := &adocCtx{kind: TableRow, group: r.b.NewGroup(), parents: c.parents}
 	var head []string
 	if header {
 		head, rows, rowLines = rows[0], rows[1:], rowLines[1:]
 		if len(rows) == 0 {
-			r.para(tc, tableRow(nil, head), cells[0].line)
+			r.para(tc, RowText(nil, head), cells[0].line)
 			return
 		}
 	}
 	for k, row := range rows {
-		r.para(tc, tableRow(head, row), rowLines[k])
+		r.para(tc, RowText(head, row), rowLines[k])
 	}
 }
 

@@ -55,7 +55,7 @@ import (
 // word/document.xml: line 3: xml: …". Parts are decompressed within the
 // bounds ParseEPUB keeps: a zip bomb is refused.
 func ParseDOCX(name string, data []byte) (d *Document, err error) {
-	defer recoverError(name, &err)
+	defer Recover(name, &err)
 	zp, err := openZip(name, data)
 	if err != nil {
 		return nil, err
@@ -90,10 +90,10 @@ func ParseDOCX(name string, data []byte) (d *Document, err error) {
 	if err := r.document(); err != nil {
 		return nil, zp.partError(main, "%s", xmlError(err))
 	}
-	r.b = newBuilder(name, DOCX)
-	r.b.doc.Title = title
+	r.b = NewBuilder(name, DOCX)
+	r.b.Doc.Title = title
 	r.emit()
-	return r.b.doc, nil
+	return r.b.Doc, nil
 }
 
 // docxRelTarget returns the target of the first relationship in the
@@ -177,7 +177,7 @@ type docxItem struct {
 type docxReader struct {
 	zp     *zipParts
 	d      *xml.Decoder
-	b      *builder
+	b      *Builder
 	styles map[string]*docxStyle // paragraph styles by id
 	paras  int                   // paragraphs read
 	items  []docxItem
@@ -371,7 +371,7 @@ func (r *docxReader) paragraph() (*docxPara, error) {
 func (r *docxReader) inline(p *docxPara, depth int) error {
 	return eachChild(r.d, func(e xml.StartElement) error {
 		switch {
-		case depth >= maxNesting:
+		case depth >= MaxNesting:
 			return skipElement(r.d)
 		case isW(e.Name) && e.Name.Local == "pPr":
 			return r.paraProps(p)
@@ -468,7 +468,7 @@ func (r *docxReader) table(depth int) (*docxTable, error) {
 	err := eachChild(r.d, func(e xml.StartElement) error {
 		var err error
 		switch {
-		case depth >= maxNesting:
+		case depth >= MaxNesting:
 			return skipElement(r.d)
 		case isW(e.Name) && e.Name.Local == "tblPr":
 			tb.firstRow, err = tableLook(r.d)
@@ -517,7 +517,7 @@ func (r *docxReader) row(depth int) (docxRow, error) {
 	err := eachChild(r.d, func(e xml.StartElement) error {
 		var err error
 		switch {
-		case depth >= maxNesting:
+		case depth >= MaxNesting:
 			return skipElement(r.d)
 		case isW(e.Name) && e.Name.Local == "trPr":
 			row.header, err = rowHeader(r.d)
@@ -569,7 +569,7 @@ func (r *docxReader) cell(depth int) (string, int, error) {
 		}
 		// The cell's content, read as a body's is.
 		return r.contentOf(e, depth, func(p *docxPara) {
-			if s := collapse(p.text.String()); s != "" {
+			if s := Collapse(p.text.String()); s != "" {
 				parts = append(parts, s)
 			}
 		}, func(tb *docxTable) {
@@ -592,7 +592,7 @@ func (r *docxReader) cell(depth int) (string, int, error) {
 // content (see content).
 func (r *docxReader) contentOf(e xml.StartElement, depth int, para func(*docxPara), table func(*docxTable)) error {
 	switch {
-	case depth >= maxNesting:
+	case depth >= MaxNesting:
 		return skipElement(r.d)
 	case isW(e.Name) && e.Name.Local == "p":
 		p, err := r.paragraph()
@@ -675,7 +675,7 @@ func (r *docxReader) officeTable(tb *docxTable) *officeTable {
 	if len(rows) >= 2 && (rows[0].header || tb.firstRow) {
 		out.header = make([]string, len(rows[0].cells))
 		for i, c := range rows[0].cells {
-			out.header[i] = collapse(c)
+			out.header[i] = Collapse(c)
 		}
 		rows = rows[1:]
 	}

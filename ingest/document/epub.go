@@ -38,7 +38,7 @@ import (
 // "book.epub: OEBPS/content.opf: …". Parts are decompressed within bounds
 // (64 MiB a part, 256 MiB in all): a zip bomb is refused.
 func ParseEPUB(name string, data []byte) (d *Document, err error) {
-	defer recoverError(name, &err)
+	defer Recover(name, &err)
 	zp, err := openZip(name, data)
 	if err != nil {
 		return nil, err
@@ -55,8 +55,8 @@ func ParseEPUB(name string, data []byte) (d *Document, err error) {
 	if err != nil {
 		return nil, err
 	}
-	b := newBuilder(name, EPUB)
-	b.doc.Title = pkg.title
+	b := NewBuilder(name, EPUB)
+	b.Doc.Title = pkg.title
 	seen := map[string]bool{}
 	for _, ref := range pkg.spine {
 		it, ok := pkg.items[ref]
@@ -74,15 +74,15 @@ func ParseEPUB(name string, data []byte) (d *Document, err error) {
 		if err != nil {
 			return nil, err
 		}
-		src = htmlUTF8(blankBOM(src))
+		src = HTMLToUTF8(BlankBOM(src))
 		if i := bytes.IndexByte(src, 0); i >= 0 {
 			return nil, zp.partError(it.path, "line %d: binary data, not XHTML (a NUL byte)", 1+bytes.Count(src[:i], []byte("\n")))
 		}
 		if it.contents && !epubHasParagraph(name, it.path, src) {
 			continue
 		}
-		b.part = it.path
-		if err := readHTML(b, it.path, src, 1, false); err != nil {
+		b.Part = it.path
+		if err := ReadHTML(b, it.path, src, 1, false); err != nil {
 			var e *Error
 			if errors.As(err, &e) {
 				return nil, zp.partError(it.path, "line %d: %s", e.Line, e.Msg)
@@ -90,19 +90,19 @@ func ParseEPUB(name string, data []byte) (d *Document, err error) {
 			return nil, zp.partError(it.path, "%v", err)
 		}
 	}
-	return b.doc, nil
+	return b.Doc, nil
 }
 
 // epubHasParagraph reports whether the content document src holds a
 // paragraph, as the HTML reader reads it (a contents page is list items
 // of links; the HTML reader already drops nav elements and toctrees).
 func epubHasParagraph(name, part string, src []byte) bool {
-	tb := newBuilder(name, EPUB)
-	tb.part = part
-	if readHTML(tb, part, src, 1, false) != nil {
+	tb := NewBuilder(name, EPUB)
+	tb.Part = part
+	if ReadHTML(tb, part, src, 1, false) != nil {
 		return true // read it for real, and report the error there
 	}
-	for _, sec := range tb.doc.Sections {
+	for _, sec := range tb.Doc.Sections {
 		for _, bl := range sec.Blocks {
 			if bl.Kind == Paragraph {
 				return true

@@ -60,8 +60,8 @@ import (
 // variables name ("coding: iso-latin-1"), else a line that is not UTF-8
 // is read as Latin-1. CRLF line ends are read.
 func ParseInfo(name string, data []byte) (d *Document, err error) {
-	defer recoverError(name, &err)
-	r := &infoReader{b: newBuilder(name, Info), levels: map[string]int{}}
+	defer Recover(name, &err)
+	r := &infoReader{b: NewBuilder(name, Info), levels: map[string]int{}}
 	lines := infoLines(infoDecode(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
 	r.fill = fillColumn(lines)
 	var nodes []infoNode
@@ -94,7 +94,7 @@ func ParseInfo(name string, data []byte) (d *Document, err error) {
 	for _, n := range nodes {
 		r.node(n)
 	}
-	return r.b.doc, nil
+	return r.b.Doc, nil
 }
 
 // infoLine is a line of an Info file.
@@ -130,7 +130,7 @@ func infoDecode(data []byte) string {
 		if i == 0 {
 			i = len(data)
 		}
-		sb.WriteString(decodeLatin1(data[:i]))
+		sb.WriteString(DecodeLatin1(data[:i]))
 		data = data[i:]
 	}
 	return sb.String()
@@ -286,7 +286,7 @@ func fillColumn(lines []infoLine) int {
 }
 
 type infoReader struct {
-	b         *builder
+	b         *Builder
 	fill      int            // the fill column
 	levels    map[string]int // the heading level of each node read
 	nodeLevel int            // the level of the node being read
@@ -376,7 +376,7 @@ func (r *infoReader) node(n infoNode) {
 			level = 1
 		}
 		r.levels[name] = level
-		r.b.heading(level, stripDEL(body[k].text), "", body[k].n, 0)
+		r.b.Heading(level, stripDEL(body[k].text), "", body[k].n, 0)
 		k += 2
 	} else {
 		level, text := 2, name
@@ -391,7 +391,7 @@ func (r *infoReader) node(n infoNode) {
 			}
 		}
 		r.levels[name] = level
-		r.b.heading(level, stripDEL(text), "", at, 0)
+		r.b.Heading(level, stripDEL(text), "", at, 0)
 	}
 	r.nodeLevel = r.levels[name]
 	r.region(body[k:], 0, &infoBox{kind: Paragraph}, 0)
@@ -492,7 +492,7 @@ type infoRun struct {
 // next returns the group of an item of kind: the run's, or a new one.
 func (run *infoRun) next(r *infoReader, kind Kind) int {
 	if run.kind != kind {
-		run.kind, run.group = kind, r.b.newGroup()
+		run.kind, run.group = kind, r.b.NewGroup()
 	}
 	return run.group
 }
@@ -514,14 +514,14 @@ func (r *infoReader) region(ls []infoLine, col int, box *infoBox, depth int) {
 			continue
 		}
 		rel := l.indent - col
-		nested := depth < maxNesting
+		nested := depth < MaxNesting
 		switch {
 		case top && i+1 < len(ls) && infoUnderline(l, ls[i+1]) != 0:
 			// A heading inside a node (@subheading, @chapheading) is
 			// below the node's own.
 			r.flushCode()
 			level := max(infoLevel(infoUnderline(l, ls[i+1])), min(r.nodeLevel+1, 6))
-			r.b.heading(level, stripDEL(l.text), "", l.n, 0)
+			r.b.Heading(level, stripDEL(l.text), "", l.n, 0)
 			run = infoRun{}
 			i += 2
 		case top && rel == 0 && strings.HasPrefix(l.text, "* Menu:"):
@@ -680,7 +680,7 @@ func (r *infoReader) nestedParents(box *infoBox) []string {
 // emit adds a block (text already cleaned), after the code waiting.
 func (r *infoReader) emit(kind Kind, text string, term int, parents []string, line, group int) {
 	r.flushCode()
-	r.b.termBlock(kind, text, term, parents, line, 0, group)
+	r.b.TermBlock(kind, text, term, parents, line, 0, group)
 }
 
 // codeShaped reports whether text at the margin is code (makeinfo fills
@@ -689,7 +689,7 @@ func (r *infoReader) emit(kind Kind, text string, term int, parents []string, li
 // fill's, or three short lines or more none of which is filled.
 func (r *infoReader) codeShaped(chunk []infoLine) bool {
 	if len(chunk) == 1 {
-		return codeLine(chunk[0].text, false)
+		return CodeLine(chunk[0].text, false)
 	}
 	signals, unfilled, short := 0, 0, 0
 	for k, l := range chunk {
@@ -700,7 +700,7 @@ func (r *infoReader) codeShaped(chunk []infoLine) bool {
 		if k+1 < len(chunk) && l.end < r.fill*2/3 {
 			short++
 		}
-		if codeLine(l.text, true) && !filled {
+		if CodeLine(l.text, true) && !filled {
 			signals++ // a filled line ending in ";" is prose
 		}
 	}
@@ -715,27 +715,6 @@ func (r *infoReader) codeShaped(chunk []infoLine) bool {
 func (r *infoReader) filled(a, b infoLine) bool {
 	w, _, _ := strings.Cut(b.text, " ")
 	return a.end+1+textWidth(w) > r.fill-2
-}
-
-// codeLine reports whether a line looks like code rather than prose: a
-// prompt or comment, braces, or columns aligned with runs of spaces; with
-// weak, also a statement's or a pipeline's end (";", "\\", "|"), which a
-// line of prose may end with too.
-func codeLine(s string, weak bool) bool {
-	for _, p := range []string{"$ ", "# ", "#!", "#include", "#define", "{", "}", "//", "/*", "% "} {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	for _, p := range []string{"{", "}", "*/"} {
-		if strings.HasSuffix(s, p) {
-			return true
-		}
-	}
-	if weak && (strings.HasSuffix(s, ";") || strings.HasSuffix(s, "\\") || strings.HasSuffix(s, "|")) {
-		return true
-	}
-	return strings.Contains(s, "   ")
 }
 
 // indented reads lines indented 4 columns or more from line i: chunks
@@ -771,7 +750,7 @@ func (r *infoReader) indented(ls []infoLine, i, col int, box *infoBox) int {
 	for _, chunk := range chunks {
 		if r.quoteShaped(chunk) && !(code && len(chunk) == 1) {
 			if group == 0 {
-				group = r.b.newGroup()
+				group = r.b.NewGroup()
 			}
 			parts := make([]string, len(chunk))
 			for x, l := range chunk {
@@ -800,7 +779,7 @@ func (r *infoReader) quoteShaped(chunk []infoLine) bool {
 				letters++
 			}
 		}
-		if codeLine(l.text, false) || k > 1 && l.indent != chunk[1].indent || k == 1 && chunk[0].indent < l.indent {
+		if CodeLine(l.text, false) || k > 1 && l.indent != chunk[1].indent || k == 1 && chunk[0].indent < l.indent {
 			return false
 		}
 		if k+1 < len(chunk) && !r.filled(l, chunk[k+1]) {
@@ -857,7 +836,7 @@ func (r *infoReader) flushCode() {
 	}
 	line := r.code[0].n
 	r.code = r.code[:0]
-	r.b.termBlock(Code, sb.String(), 0, nil, line, 0, 0)
+	r.b.TermBlock(Code, sb.String(), 0, nil, line, 0, 0)
 }
 
 // infoMarker returns the length of a list item's marker at the start of
@@ -936,7 +915,7 @@ func (r *infoReader) termLines(ls []infoLine, i, col int) int {
 		return 0
 	}
 	for k := i; k < j; k++ {
-		if !quoted && k+1 < j && r.filled(ls[k], ls[k+1]) || codeLine(ls[k].text, false) {
+		if !quoted && k+1 < j && r.filled(ls[k], ls[k+1]) || CodeLine(ls[k].text, false) {
 			return 0
 		}
 		if t := ls[k].text; k+1 < j && !quotedTerm(t) && strings.ContainsAny(t[len(t)-1:], ".:;!?") {
@@ -994,7 +973,7 @@ func (r *infoReader) deffn(ls []infoLine, i, col int, box *infoBox, run *infoRun
 		if c := strings.Index(t, ": "); c >= 0 && c < 64 {
 			t = t[c+2:]
 		}
-		terms = append(terms, stripDEL(collapse(t)))
+		terms = append(terms, stripDEL(Collapse(t)))
 	}
 	return r.describe(ls, j, col, terms, ls[i].n, box, run, depth)
 }
@@ -1013,7 +992,7 @@ func (r *infoReader) describe(ls []infoLine, i, col int, terms []string, line in
 		}
 		end = j + 1
 	}
-	term := collapse(strings.Join(terms, ", "))
+	term := Collapse(strings.Join(terms, ", "))
 	if len(term) > maxTerm {
 		term = term[:maxTerm]
 		for !utf8.ValidString(term) {
@@ -1030,7 +1009,7 @@ func (r *infoReader) describe(ls []infoLine, i, col int, terms []string, line in
 // infoTerm returns a table term as text: the quotes makeinfo puts around
 // @code, @samp and @option terms ("‘-a’", "'-a'", "`-a'") stripped.
 func infoTerm(s string) string {
-	s = stripDEL(collapse(emphasis(s)))
+	s = stripDEL(Collapse(emphasis(s)))
 	s = stripQuotes(s, "‘", "’", false)
 	s = stripQuotes(s, "`", "'", false)
 	return stripQuotes(s, "'", "'", true)
@@ -1226,14 +1205,14 @@ func (r *infoReader) table(ls []infoLine, i, end int, box *infoBox) int {
 		byLine = byLine && !l.spaces
 	}
 	parents := r.nestedParents(box)
-	group := r.b.newGroup()
+	group := r.b.NewGroup()
 	emitRow := func(g []infoLine) {
 		if len(g) == 0 {
 			return
 		}
 		cs := cells(g)
 		if head != nil {
-			r.emit(TableRow, tableRow(head, cs), 0, parents, g[0].n, group)
+			r.emit(TableRow, RowText(head, cs), 0, parents, g[0].n, group)
 			return
 		}
 		var sb strings.Builder
@@ -1270,11 +1249,11 @@ func (r *infoReader) table(ls []infoLine, i, end int, box *infoBox) int {
 // markers of the node's footnotes dropped, emphasis markers dropped, DEL
 // quotes dropped, white space collapsed.
 func (r *infoReader) clean(s string) string {
-	s = infoRefs(collapse(s))
+	s = infoRefs(Collapse(s))
 	if len(r.notes) > 0 {
 		s = dropNoteMarks(s, r.notes)
 	}
-	return collapse(stripDEL(emphasis(s)))
+	return Collapse(stripDEL(emphasis(s)))
 }
 
 // stripDEL drops the DEL characters that quote node names.
@@ -1395,7 +1374,7 @@ func infoRef(s string) (label, rest string, ok bool) {
 	if strings.HasPrefix(rest, ".)") {
 		rest = rest[1:] // the period only ends the reference
 	}
-	return collapse(stripDEL(label)), rest, true
+	return Collapse(stripDEL(label)), rest, true
 }
 
 // refName reads a node name or label up to stop (quoted with DEL, or not
@@ -1418,7 +1397,7 @@ func refName(s, stop string) (name, rest string, ok bool) {
 // refLabel returns what a "Node::" reference reads as: the node, or the
 // manual's name for "(manual)" and "(manual)Top".
 func refLabel(n string) string {
-	n = collapse(stripDEL(n))
+	n = Collapse(stripDEL(n))
 	if strings.HasPrefix(n, "(") {
 		if k := strings.IndexByte(n, ')'); k > 0 {
 			manual, node := n[1:k], strings.TrimSpace(n[k+1:])

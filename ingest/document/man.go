@@ -31,9 +31,9 @@ import (
 // pictures are dropped. A line that is not UTF-8 is read as Latin-1, and a
 // file without a title macro is read all the same.
 func ParseMan(name string, data []byte) (d *Document, err error) {
-	defer recoverError(name, &err)
+	defer Recover(name, &err)
 	r := &manReader{
-		b:         newBuilder(name, Man),
+		b:         NewBuilder(name, Man),
 		strs:      map[string]string{"lq": "“", "rq": "”", "R": "®", "Tm": "™"},
 		regs:      map[string]int{},
 		macros:    map[string][]string{},
@@ -46,7 +46,7 @@ func ParseMan(name string, data []byte) (d *Document, err error) {
 		r.line(l.text, l.n, 0)
 	}
 	r.finish()
-	return r.b.doc, nil
+	return r.b.Doc, nil
 }
 
 // Bounds on what a page's own macros and strings may do, so that no page
@@ -94,7 +94,7 @@ type manLevel struct {
 }
 
 type manReader struct {
-	b *builder
+	b *Builder
 	n int // the line being read
 
 	strs      map[string]string   // strings (.ds)
@@ -170,7 +170,7 @@ func (r *manReader) line(s string, n, depth int) {
 		r.tableLine(s)
 		return
 	}
-	if depth > maxNesting {
+	if depth > MaxNesting {
 		return
 	}
 	if s != "" && (s[0] == '.' || s[0] == '\'') {
@@ -308,7 +308,7 @@ func (r *manReader) request(s string, depth int) {
 
 // titled reports whether the page has its man(7) title (so that mdoc's
 // macros are not taken for its own).
-func (r *manReader) titled() bool { return r.b.doc.Title != "" && !r.mdoc }
+func (r *manReader) titled() bool { return r.b.Doc.Title != "" && !r.mdoc }
 
 // conditional runs .if, .ie and .el: the body (the rest of the line, or
 // a \{ … \} block) is read when the condition holds and skipped whole when
@@ -325,7 +325,7 @@ func (r *manReader) conditional(name, rest string, depth int) {
 		var ok bool
 		result, body, ok = r.condition(rest)
 		result = result && ok
-		if name == "ie" && len(r.ie) < maxNesting {
+		if name == "ie" && len(r.ie) < MaxNesting {
 			r.ie = append(r.ie, result)
 		}
 	}
@@ -418,7 +418,7 @@ func (r *manReader) manRequest(name string, args []string) bool {
 		r.endPara()
 		tag := ""
 		if len(args) > 0 {
-			tag = collapse(r.join(args[:1], ""))
+			tag = Collapse(r.join(args[:1], ""))
 		}
 		switch {
 		case tag == "":
@@ -574,7 +574,7 @@ func (r *manReader) text(t string, glue bool) {
 			r.glue = glue
 			if !glue || len(it.term) > maxTerm {
 				it.wantTerm = false
-				it.term = collapse(it.term)
+				it.term = Collapse(it.term)
 				if it.name == "" {
 					it.name = it.term
 				}
@@ -634,7 +634,7 @@ func (r *manReader) openItem(kind Kind, term string, line int) {
 	r.closeItem()
 	lvl := r.level()
 	if lvl.group == 0 || lvl.groupKind != kind {
-		lvl.group, lvl.groupKind = r.b.newGroup(), kind
+		lvl.group, lvl.groupKind = r.b.NewGroup(), kind
 	}
 	lvl.item = manItem{kind: kind, term: term, name: term, line: line, group: lvl.group}
 }
@@ -668,7 +668,7 @@ func (r *manReader) indent() {
 // next is indented under it): one line right after a paragraph macro, not
 // a sentence, with no item open.
 func (r *manReader) paraTerm() bool {
-	term := collapse(r.para.String())
+	term := Collapse(r.para.String())
 	if r.level().item.kind != "" || !r.afterPP || r.paraLines != 1 || r.glue || r.syn || !termLike(term) {
 		return false
 	}
@@ -697,7 +697,7 @@ func termLike(t string) bool {
 
 // push opens a level (.RS, mdoc's .Bl).
 func (r *manReader) push(list string) {
-	if len(r.levels) >= maxNesting {
+	if len(r.levels) >= MaxNesting {
 		r.overflow++
 		return
 	}
@@ -756,11 +756,11 @@ func (r *manReader) endPara() {
 		// Text of an .RS block under an item: more of its description.
 		r.itemBlock(&r.levels[len(r.levels)-2].item, text, line, true)
 	default:
-		if b, ok := strings.CutPrefix(collapse(text), "• "); ok {
+		if b, ok := strings.CutPrefix(Collapse(text), "• "); ok {
 			// A bullet written out (DocBook's for nroff): a list item; the
 			// bullets that follow each other are one list.
 			if r.bulletAt != r.blocks || r.bulletLvls != len(r.levels) {
-				r.bulletGrp = r.b.newGroup()
+				r.bulletGrp = r.b.NewGroup()
 			}
 			r.emit(ListItem, b, 0, r.parents(false), line, r.bulletGrp)
 			r.bulletAt, r.bulletLvls = r.blocks, len(r.levels)
@@ -776,7 +776,7 @@ func (r *manReader) endPara() {
 func (r *manReader) itemBlock(it *manItem, text string, line int, nested bool) {
 	term := 0
 	if it.kind == Definition && it.term != "" {
-		text = it.term + ": " + collapse(text)
+		text = it.term + ": " + Collapse(text)
 		term, line = len(it.term), it.line
 		it.term = ""
 	}
@@ -788,9 +788,9 @@ func (r *manReader) itemBlock(it *manItem, text string, line int, nested bool) {
 func (r *manReader) emit(kind Kind, text string, term int, parents []string, line, group int) {
 	text = strings.ToValidUTF8(text, "\uFFFD")
 	if kind != Code && (r.synopsis || r.syn) {
-		kind, text, term, group = Code, collapse(text), 0, 0
+		kind, text, term, group = Code, Collapse(text), 0, 0
 	}
-	r.b.termBlock(kind, text, term, parents, line, 0, group)
+	r.b.TermBlock(kind, text, term, parents, line, 0, group)
 	r.blocks++
 }
 
@@ -813,7 +813,7 @@ func (r *manReader) endCode() {
 	text := strings.Join(r.code, "\n")
 	r.code = nil
 	if strings.TrimSpace(text) != "" {
-		r.b.termBlock(Code, strings.ToValidUTF8(text, "\uFFFD"), 0, nil, r.codeLine, 0, 0)
+		r.b.TermBlock(Code, strings.ToValidUTF8(text, "\uFFFD"), 0, nil, r.codeLine, 0, 0)
 		r.blocks++
 	}
 }
@@ -844,12 +844,12 @@ func (r *manReader) section(level int, args []string) {
 
 // setHeading adds a heading; a SYNOPSIS section's blocks are code.
 func (r *manReader) setHeading(level int, text string, line int) {
-	text = collapse(strings.ToValidUTF8(text, "\uFFFD"))
+	text = Collapse(strings.ToValidUTF8(text, "\uFFFD"))
 	switch {
 	case level <= 2:
 		r.synopsis = level == 2 && strings.EqualFold(text, "SYNOPSIS")
 	}
-	r.b.heading(level, text, "", line, 0)
+	r.b.Heading(level, text, "", line, 0)
 }
 
 // finish ends what the page left open.
@@ -892,7 +892,7 @@ func (r *manReader) tableLine(s string) {
 	t := r.tbl
 	if t.block != nil {
 		if rest, ok := strings.CutPrefix(s, "T}"); ok {
-			t.pending = append(t.pending, collapse(t.block.String()))
+			t.pending = append(t.pending, Collapse(t.block.String()))
 			t.block = nil
 			if i := strings.Index(rest, t.tab); i >= 0 {
 				r.tableCells(strings.Split(rest[i+len(t.tab):], t.tab))
@@ -983,7 +983,7 @@ func (r *manReader) tableCells(raw []string) {
 			c = ""
 		}
 		x, _ := r.expand(c)
-		t.pending = append(t.pending, collapse(x))
+		t.pending = append(t.pending, Collapse(x))
 	}
 	if len(t.rows) < 1<<16 {
 		t.rows = append(t.rows, tblRow{cells: t.pending, line: t.rowLine, bold: bold})
@@ -1035,7 +1035,7 @@ func tblBoldFormat(row string) bool {
 func (r *manReader) endTable() {
 	t := r.tbl
 	if t.block != nil {
-		t.pending = append(t.pending, collapse(t.block.String()))
+		t.pending = append(t.pending, Collapse(t.block.String()))
 		t.block = nil
 		r.tableCells(nil)
 	}
@@ -1060,10 +1060,10 @@ func (r *manReader) endTable() {
 	if it := r.level().item; it.kind == Definition && it.name != "" {
 		parents = append(parents, it.name)
 	}
-	group := r.b.newGroup()
+	group := r.b.NewGroup()
 	for _, row := range rows {
 		if header != nil {
-			r.emit(TableRow, tableRow(header, row.cells), 0, parents, row.line, group)
+			r.emit(TableRow, RowText(header, row.cells), 0, parents, row.line, group)
 			continue
 		}
 		var cells []string

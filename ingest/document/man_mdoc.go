@@ -62,7 +62,7 @@ func (r *manReader) mdocRequest(name, rest string, args []string) bool {
 		}
 		term := r.xo.String()
 		r.xo = nil
-		r.termItem(collapse(term), r.xoLine)
+		r.termItem(Collapse(term), r.xoLine)
 		return true
 	}
 	switch name {
@@ -204,7 +204,7 @@ func (r *manReader) mdocItem(rest string, args []string) {
 			var cell []string
 			flush := func() {
 				bold = bold && len(cell) > 0 && cell[0] == "Sy"
-				cells = append(cells, collapse(r.mdocText(cell)))
+				cells = append(cells, Collapse(r.mdocText(cell)))
 				cell = nil
 			}
 			for _, a := range roffArgs(part) {
@@ -217,7 +217,7 @@ func (r *manReader) mdocItem(rest string, args []string) {
 			flush()
 		}
 		if lvl.rows == 0 {
-			lvl.group = r.b.newGroup()
+			lvl.group = r.b.NewGroup()
 			lvl.groupKind = ""
 		}
 		lvl.rows++
@@ -226,7 +226,7 @@ func (r *manReader) mdocItem(rest string, args []string) {
 			return
 		}
 		if lvl.head != nil {
-			r.emit(TableRow, tableRow(lvl.head, cells), 0, r.parents(false), r.n, lvl.group)
+			r.emit(TableRow, RowText(lvl.head, cells), 0, r.parents(false), r.n, lvl.group)
 			return
 		}
 		var keep []string
@@ -242,7 +242,7 @@ func (r *manReader) mdocItem(rest string, args []string) {
 			r.xo, r.xoLine = w, r.n
 			return
 		}
-		r.termItem(collapse(w.String()), r.n)
+		r.termItem(Collapse(w.String()), r.n)
 	}
 }
 

@@ -29,7 +29,7 @@ func roffLines(data []byte) []roffLine {
 	var cur strings.Builder
 	start, joining := 0, false
 	for i, raw := range bytes.Split(data, []byte("\n")) {
-		s := decodeLatin1(bytes.TrimSuffix(raw, []byte("\r")))
+		s := DecodeLatin1(bytes.TrimSuffix(raw, []byte("\r")))
 		s, cont := roffComment(s)
 		if !joining {
 			start = i + 1
@@ -45,19 +45,6 @@ func roffLines(data []byte) []roffLine {
 		out = append(out, roffLine{cur.String(), start})
 	}
 	return out
-}
-
-// decodeLatin1 returns b as a string: UTF-8 as it is, anything else read
-// as Latin-1 (man pages older than groff's preconv were written in it).
-func decodeLatin1(b []byte) string {
-	if utf8.Valid(b) {
-		return string(b)
-	}
-	rs := make([]rune, len(b))
-	for i, c := range b {
-		rs[i] = rune(c)
-	}
-	return string(rs)
 }
 
 // roffComment cuts a comment (\" to the end of the line, \# likewise)

@@ -66,7 +66,7 @@ import (
 // are decompressed within the bounds ParseEPUB keeps: a zip bomb is
 // refused.
 func ParseODT(name string, data []byte) (d *Document, err error) {
-	defer recoverError(name, &err)
+	defer Recover(name, &err)
 	zp, err := openZip(name, data)
 	if err != nil {
 		return nil, err
@@ -96,10 +96,10 @@ func ParseODT(name string, data []byte) (d *Document, err error) {
 		}
 		return nil, zp.partError(odtContent, "%s", xmlError(err))
 	}
-	r.b = newBuilder(name, ODT)
-	r.b.doc.Title = title
+	r.b = NewBuilder(name, ODT)
+	r.b.Doc.Title = title
 	r.emit()
-	return r.b.doc, nil
+	return r.b.Doc, nil
 }
 
 // odtContent is the part holding an OpenDocument's body.
@@ -191,7 +191,7 @@ type odtItem struct {
 type odtReader struct {
 	zp           *zipParts
 	d            *xml.Decoder
-	b            *builder
+	b            *Builder
 	common, auto map[string]*odtStyle // paragraph styles by name
 	paras        int                  // paragraphs read
 	lists        int                  // lists read
@@ -418,7 +418,7 @@ func (r *odtReader) content(depth, list int, para func(*odtPara), table func(*od
 // content (see content).
 func (r *odtReader) contentOf(e xml.StartElement, depth, list int, para func(*odtPara), table func(*odtTable)) error {
 	switch {
-	case depth >= maxNesting:
+	case depth >= MaxNesting:
 		return skipElement(r.d)
 	case odtIs(e.Name, odfTable, "table"):
 		tb, err := r.table(depth + 1)
@@ -494,7 +494,7 @@ func (r *odtReader) inline(p *odtPara, depth int) error {
 			p.write(t)
 		case xml.StartElement:
 			switch {
-			case depth >= maxNesting || odtInlineDropped(t.Name):
+			case depth >= MaxNesting || odtInlineDropped(t.Name):
 				err = skipElement(r.d)
 			case t.Name.Local == "s":
 				n := 1
@@ -558,7 +558,7 @@ func (r *odtReader) table(depth int) (*odtTable, error) {
 func (r *odtReader) rows(tb *odtTable, depth int, header bool) error {
 	return eachChild(r.d, func(e xml.StartElement) error {
 		switch {
-		case depth >= maxNesting || e.Name.Space != odfTable:
+		case depth >= MaxNesting || e.Name.Space != odfTable:
 			return skipElement(r.d)
 		case e.Name.Local == "table-row":
 			row, err := r.row(depth + 1)
@@ -585,7 +585,7 @@ const maxCells = 64
 func (r *odtReader) row(depth int) (odtRow, error) {
 	row := odtRow{line: r.paras + 1}
 	err := eachChild(r.d, func(e xml.StartElement) error {
-		if depth >= maxNesting || e.Name.Space != odfTable || (e.Name.Local != "table-cell" && e.Name.Local != "covered-table-cell") {
+		if depth >= MaxNesting || e.Name.Space != odfTable || (e.Name.Local != "table-cell" && e.Name.Local != "covered-table-cell") {
 			return skipElement(r.d)
 		}
 		text := ""
@@ -615,7 +615,7 @@ func (r *odtReader) row(depth int) (odtRow, error) {
 func (r *odtReader) cell(depth int) (string, error) {
 	var parts []string
 	err := r.content(depth, 0, func(p *odtPara) {
-		if s := collapse(p.text.String()); s != "" {
+		if s := Collapse(p.text.String()); s != "" {
 			parts = append(parts, s)
 		}
 	}, func(tb *odtTable) {
@@ -680,7 +680,7 @@ func odtOfficeTable(tb *odtTable) *officeTable {
 				if i == len(out.header) {
 					out.header = append(out.header, "")
 				}
-				if c = collapse(c); c != "" {
+				if c = Collapse(c); c != "" {
 					out.header[i] = strings.TrimSpace(out.header[i] + " " + c)
 				}
 			}

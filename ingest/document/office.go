@@ -31,7 +31,7 @@ type officeTable struct {
 // follow each other are one Code block of their lines; items of one list
 // that follow each other, and quotes that follow each other, share a
 // group; an empty paragraph is dropped and ends nothing but code.
-func emitOffice(b *builder, blocks []officeBlock) {
+func emitOffice(b *Builder, blocks []officeBlock) {
 	shift := 0
 	for _, p := range blocks {
 		if p.title {
@@ -43,7 +43,7 @@ func emitOffice(b *builder, blocks []officeBlock) {
 	codeLine, list, listGroup, quote := 0, 0, 0, 0
 	endCode := func() {
 		if code.Len() > 0 {
-			b.block(Code, code.String(), codeLine, 0, 0)
+			b.Block(Code, code.String(), codeLine, 0, 0)
 		}
 		code.Reset()
 	}
@@ -51,9 +51,9 @@ func emitOffice(b *builder, blocks []officeBlock) {
 		if tb := p.table; tb != nil {
 			endCode()
 			list, quote = 0, 0
-			group := b.newGroup()
+			group := b.NewGroup()
 			for i, cells := range tb.rows {
-				b.block(TableRow, tableRow(tb.header, cells), tb.lines[i], 0, group)
+				b.Block(TableRow, RowText(tb.header, cells), tb.lines[i], 0, group)
 			}
 			continue
 		}
@@ -76,23 +76,23 @@ func emitOffice(b *builder, blocks []officeBlock) {
 			if !p.title {
 				level += shift
 			}
-			b.heading(level, p.text, "", p.line, 0)
+			b.Heading(level, p.text, "", p.line, 0)
 			list, quote = 0, 0
 		case p.list > 0:
 			if list != p.list {
-				list, listGroup = p.list, b.newGroup()
+				list, listGroup = p.list, b.NewGroup()
 			}
 			quote = 0
-			b.block(ListItem, p.text, p.line, 0, listGroup)
+			b.Block(ListItem, p.text, p.line, 0, listGroup)
 		case p.quote:
 			if quote == 0 {
-				quote = b.newGroup()
+				quote = b.NewGroup()
 			}
 			list = 0
-			b.block(Quote, p.text, p.line, 0, quote)
+			b.Block(Quote, p.text, p.line, 0, quote)
 		default:
 			list, quote = 0, 0
-			b.block(Paragraph, p.text, p.line, 0, 0)
+			b.Block(Paragraph, p.text, p.line, 0, 0)
 		}
 	}
 	endCode()

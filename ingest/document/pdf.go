@@ -36,7 +36,7 @@ import (
 // *Error naming the page; a PDF without text (scanned pages) reads as a
 // document without blocks.
 func ParsePDF(name string, data []byte) (d *Document, err error) {
-	defer recoverError(name, &err)
+	defer Recover(name, &err)
 	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, &Error{Name: name, Msg: "pdf: " + err.Error()}
@@ -52,9 +52,9 @@ func ParsePDF(name string, data []byte) (d *Document, err error) {
 		}
 		lines = append(lines, ls...)
 	}
-	b := newBuilder(name, PDF)
+	b := NewBuilder(name, PDF)
 	pdfBlocks(b, lines)
-	return b.doc, nil
+	return b.Doc, nil
 }
 
 type pdfLine struct {
@@ -129,7 +129,7 @@ func pageLines(r *pdf.Reader, p int) (lines []pdfLine, more bool, err error) {
 }
 
 // pdfBlocks turns lines into headings and paragraphs.
-func pdfBlocks(b *builder, lines []pdfLine) {
+func pdfBlocks(b *Builder, lines []pdfLine) {
 	// The body size is the size of most characters.
 	count := map[float64]int{}
 	for _, l := range lines {
@@ -173,13 +173,13 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 				_, n := utf8.DecodeRuneInString(text)
 				text, kind = text[n+1:], ListItem
 			}
-			b.block(kind, text, 0, paraPage, 0)
+			b.Block(kind, text, 0, paraPage, 0)
 		}
 		para.Reset()
 	}
 	flushCode := func() {
 		if code.Len() > 0 {
-			b.block(Code, code.String(), 0, codePage, 0)
+			b.Block(Code, code.String(), 0, codePage, 0)
 		}
 		code.Reset()
 	}
@@ -189,7 +189,7 @@ func pdfBlocks(b *builder, lines []pdfLine) {
 			for _, h := range head {
 				t = append(t, h.text)
 			}
-			b.heading(level(round1(head[0].size)), strings.Join(t, " "), "", 0, head[0].page)
+			b.Heading(level(round1(head[0].size)), strings.Join(t, " "), "", 0, head[0].page)
 		}
 		head = head[:0]
 	}

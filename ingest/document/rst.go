@@ -48,17 +48,17 @@ import (
 // every 8th column; CRLF line ends and a UTF-8 BOM are read, and bytes that
 // are not UTF-8 are replaced, as the Markdown reader replaces them.
 func ParseRST(name string, data []byte) (d *Document, err error) {
-	defer recoverError(name, &err)
-	r := &rstReader{b: newBuilder(name, RST), subs: map[string]string{}, subsLower: map[string]string{},
+	defer Recover(name, &err)
+	r := &rstReader{b: NewBuilder(name, RST), subs: map[string]string{}, subsLower: map[string]string{},
 		subsDone: map[string]string{}, subBudget: maxRSTSubstitution}
 	lines := rstSplit(data)
 	r.substitutions(lines)
 	r.blocks(lines, &rstCtx{kind: Paragraph, sections: true})
 	if r.tops != 1 {
 		// Several top-level sections: none of them is the document's title.
-		r.b.doc.Title = ""
+		r.b.Doc.Title = ""
 	}
-	return r.b.doc, nil
+	return r.b.Doc, nil
 }
 
 // Bounds that keep the reader linear on any input: how many columns a
@@ -138,7 +138,7 @@ func (c *rstCtx) inner() *rstCtx {
 }
 
 type rstReader struct {
-	b      *builder
+	b      *Builder
 	styles []rstStyle // section title styles, in order of first appearance
 	tops   int        // titles of the first style
 
@@ -254,7 +254,7 @@ func classify(lines []rstLine, i int) rstKind {
 
 // blocks reads lines, a body whose indentation is removed, in c.
 func (r *rstReader) blocks(lines []rstLine, c *rstCtx) {
-	if c.depth >= maxNesting {
+	if c.depth >= MaxNesting {
 		r.flat(lines, c)
 		return
 	}
@@ -326,7 +326,7 @@ func (r *rstReader) flat(lines []rstLine, c *rstCtx) {
 // lead (versionadded's label) starts it, and the definitions around the
 // body are its parents.
 func (r *rstReader) para(c *rstCtx, text string, line int) {
-	text = collapse(text)
+	text = Collapse(text)
 	if text == "" {
 		return
 	}
@@ -340,7 +340,7 @@ func (r *rstReader) para(c *rstCtx, text string, line int) {
 		text = it.term + ": " + text
 		term, line = len(it.term), it.line
 	}
-	r.b.termBlock(c.kind, text, term, r.parents(c), line, 0, c.group)
+	r.b.TermBlock(c.kind, text, term, r.parents(c), line, 0, c.group)
 }
 
 // parents returns the terms of the definitions around c, marking them
@@ -362,7 +362,7 @@ func (r *rstReader) closeItem(c *rstCtx) {
 	if it == nil || it.carried || it.named || !it.keep {
 		return
 	}
-	r.b.termBlock(Paragraph, it.term, 0, r.parents(c), it.line, 0, 0)
+	r.b.TermBlock(Paragraph, it.term, 0, r.parents(c), it.line, 0, 0)
 }
 
 // code adds lines as a code block, starting at its first non-blank line.
@@ -380,7 +380,7 @@ func (r *rstReader) code(lines []rstLine) {
 		}
 		sb.WriteString(l.s)
 	}
-	r.b.block(Code, sb.String(), lines[0].n, 0, 0)
+	r.b.Block(Code, sb.String(), lines[0].n, 0, 0)
 }
 
 // rstIndent returns the number of spaces s starts with.
@@ -482,7 +482,7 @@ func skipBlank(lines []rstLine, i int) int {
 func (r *rstReader) quote(lines []rstLine, i int, c *rstCtx) int {
 	end := rstIndentedEnd(lines, i)
 	body := rstDedent(lines[i:end])
-	qc := c.nested(Quote, r.b.newGroup())
+	qc := c.nested(Quote, r.b.NewGroup())
 	attr := len(body)
 	for k := len(body) - 1; k > 0; k-- {
 		if body[k].s == "" {
@@ -591,7 +591,7 @@ func rstEnumItem(lines []rstLine, i int, e rstEnumMarker) bool {
 // list reads a bullet or enumerated list: the items that follow each other
 // with the same marker (or enumeration) are one list and one group.
 func (r *rstReader) list(lines []rstLine, i int, c *rstCtx) int {
-	lc := c.nested(ListItem, r.b.newGroup())
+	lc := c.nested(ListItem, r.b.NewGroup())
 	_, marker, bullet := rstBulletMarker(lines[i].s)
 	first, _ := rstEnumerator(lines[i].s)
 	for i < len(lines) {
@@ -654,14 +654,14 @@ var rstSphinxMeta = map[string]bool{"orphan": true, "tocdepth": true, "nocomment
 // ("param x: The x."). Fields with an empty body, and Sphinx's metadata at
 // the document's level, are dropped.
 func (r *rstReader) fieldList(lines []rstLine, i int, c *rstCtx) int {
-	g := r.b.newGroup()
+	g := r.b.NewGroup()
 	for i < len(lines) {
 		name, col, ok := rstFieldMarker(lines[i].s)
 		if !ok {
 			break
 		}
 		body, end := rstFirstKnown(lines, i, col)
-		term := collapse(r.inline(name))
+		term := Collapse(r.inline(name))
 		if term != "" && !(c.depth == 0 && rstSphinxMeta[strings.ToLower(term)]) {
 			fc := c.nested(Definition, g)
 			fc.item = &rstItem{term: term, line: lines[i].n}
@@ -733,7 +733,7 @@ func rstOptionMarker(s string) (opts string, col int, ok bool) {
 
 // optionList reads an option list: definitions whose term is the options.
 func (r *rstReader) optionList(lines []rstLine, i int, c *rstCtx) int {
-	g := r.b.newGroup()
+	g := r.b.NewGroup()
 	for i < len(lines) {
 		if classify(lines, i) != rstOption {
 			break
@@ -741,7 +741,7 @@ func (r *rstReader) optionList(lines []rstLine, i int, c *rstCtx) int {
 		opts, col, _ := rstOptionMarker(lines[i].s)
 		body, end := rstFirstKnown(lines, i, col)
 		oc := c.nested(Definition, g)
-		oc.item = &rstItem{term: collapse(opts), line: lines[i].n}
+		oc.item = &rstItem{term: Collapse(opts), line: lines[i].n}
 		r.blocks(body, oc)
 		i = skipBlank(lines, end)
 		if i < len(lines) && classify(lines, i) != rstOption {
@@ -819,11 +819,11 @@ func (r *rstReader) title(c *rstCtx, text string, st rstStyle, line int) {
 		r.para(c, text, line)
 		return
 	}
-	level := styleLevel(&r.styles, st)
+	level := StyleLevel(&r.styles, st)
 	if level == 1 {
 		r.tops++
 	}
-	r.b.heading(level, text, "", line, 0)
+	r.b.Heading(level, text, "", line, 0)
 }
 
 // adornment reads a line of one punctuation character: the overline of a
@@ -931,7 +931,7 @@ func (r *rstReader) literal(lines []rstLine, j int) int {
 // definition; the items that follow each other are one list. Classifiers
 // ("term : classifier") are dropped.
 func (r *rstReader) definitionList(lines []rstLine, i int, c *rstCtx) int {
-	g := r.b.newGroup()
+	g := r.b.NewGroup()
 	start := i
 	for i+1 < len(lines) {
 		s, next := lines[i].s, lines[i+1].s
@@ -945,7 +945,7 @@ func (r *rstReader) definitionList(lines []rstLine, i int, c *rstCtx) int {
 		dc := c.nested(Definition, g)
 		dc.item = &rstItem{term: r.term(s), line: lines[i].n}
 		if dc.item.term == "" {
-			dc = c.nested(Quote, r.b.newGroup())
+			dc = c.nested(Quote, r.b.NewGroup())
 		}
 		r.blocks(rstDedent(lines[i+1:end]), dc)
 		i = skipBlank(lines, end)
@@ -963,7 +963,7 @@ func (r *rstReader) term(s string) string {
 	if k := strings.Index(s, " : "); k >= 0 {
 		s = s[:k]
 	}
-	return strings.TrimSuffix(collapse(r.inline(strings.TrimSpace(s))), ":")
+	return strings.TrimSuffix(Collapse(r.inline(strings.TrimSpace(s))), ":")
 }
 
 // rstGridBorder reports whether s is a grid table's top border
@@ -1106,12 +1106,12 @@ func (r *rstReader) cellText(lines []rstLine, c *rstCtx) string {
 		}
 	}
 	saved := r.b
-	r.b = newBuilder("", RST)
+	r.b = NewBuilder("", RST)
 	r.blocks(rstDedent(lines), &rstCtx{kind: Paragraph, depth: c.depth + 1})
 	var parts []string
-	for _, s := range r.b.doc.Sections {
+	for _, s := range r.b.Doc.Sections {
 		for _, b := range s.Blocks {
-			parts = append(parts, collapse(b.Text))
+			parts = append(parts, Collapse(b.Text))
 		}
 	}
 	r.b = saved
@@ -1135,13 +1135,13 @@ func (r *rstReader) tableRows(c *rstCtx, rows [][]string, lines []int, headRows 
 			header[k] = strings.TrimSpace(header[k] + " " + cell)
 		}
 	}
-	tc := c.nested(TableRow, r.b.newGroup())
+	tc := c.nested(TableRow, r.b.NewGroup())
 	if headRows == len(rows) {
-		r.para(tc, tableRow(nil, header), lines[0])
+		r.para(tc, RowText(nil, header), lines[0])
 		return
 	}
 	for k, row := range rows[headRows:] {
-		r.para(tc, tableRow(header, row), lines[headRows+k])
+		r.para(tc, RowText(header, row), lines[headRows+k])
 	}
 }
 
@@ -1444,7 +1444,7 @@ func (r *rstReader) directive(name string, block []rstLine, line int, c *rstCtx)
 		r.blocks(content, ic)
 	case rstQuotes[name]:
 		_, _, content := rstDirective(block, false)
-		r.blocks(content, c.nested(Quote, r.b.newGroup()))
+		r.blocks(content, c.nested(Quote, r.b.NewGroup()))
 	case name == "figure" || name == "table":
 		// The figure's caption and legend, the table.
 		args, _, content := rstDirective(block, true)
@@ -1548,7 +1548,7 @@ func (r *rstReader) object(block []rstLine, line int, keep bool, c *rstCtx) {
 		r.blocks(content, c.inner())
 		return
 	}
-	oc := c.nested(Definition, r.b.newGroup())
+	oc := c.nested(Definition, r.b.NewGroup())
 	oc.item = &rstItem{term: strings.Join(sigs, ", "), line: line, keep: keep}
 	r.blocks(content, oc)
 	r.closeItem(oc)
@@ -1564,7 +1564,7 @@ func rstSignature(s string) string {
 		}
 		sb.WriteByte(s[i])
 	}
-	return collapse(sb.String())
+	return Collapse(sb.String())
 }
 
 // rstProse reports whether an unknown directive's content reads as text
@@ -1607,7 +1607,7 @@ func rstProse(lines []rstLine) bool {
 // glossary reads a Sphinx glossary: a definition list whose items may
 // have several terms, one a line (joined with ", ").
 func (r *rstReader) glossary(lines []rstLine, c *rstCtx) {
-	g := r.b.newGroup()
+	g := r.b.NewGroup()
 	for i := 0; i < len(lines); {
 		if lines[i].s == "" {
 			i++
@@ -1672,7 +1672,7 @@ func (r *rstReader) csvTable(content []rstLine, opts map[string]string, c *rstCt
 			n, _ := cr.FieldPos(0)
 			row := make([]string, len(rec))
 			for k, cell := range rec {
-				row[k] = collapse(r.inline(collapse(cell)))
+				row[k] = Collapse(r.inline(Collapse(cell)))
 			}
 			rows, lines = append(rows, row), append(lines, n)
 		}

@@ -432,7 +432,7 @@ func (p *rstScanner) footnoteRef(i int) int {
 // definition in another file, Sphinx's |version|), when subs is false, or
 // when substitutions have written out all they may.
 func (r *rstReader) substitute(name string, subs bool) string {
-	name = collapse(name)
+	name = Collapse(name)
 	if !subs {
 		return name
 	}
@@ -567,7 +567,7 @@ func (r *rstReader) substitutions(lines []rstLine) {
 		if k <= 0 {
 			continue
 		}
-		name := collapse(rest[:k])
+		name := Collapse(rest[:k])
 		dname, col, ok := rstDirectiveMarker(strings.TrimLeft(rest[k+2:], " "))
 		if !ok {
 			continue
@@ -582,7 +582,7 @@ func (r *rstReader) substitutions(lines []rstLine) {
 		text := ""
 		switch strings.ToLower(dname) {
 		case "replace":
-			text = collapse(strings.Join(parts, " "))
+			text = Collapse(strings.Join(parts, " "))
 		case "unicode":
 			text = rstUnicode(strings.Join(parts, " "))
 		}

@@ -167,7 +167,7 @@ func attr(e xml.StartElement, local string) string {
 // just read (its descendants' too), collapsed.
 func elementText(d *xml.Decoder) (string, error) {
 	s, err := rawText(d)
-	return collapse(s), err
+	return Collapse(s), err
 }
 
 // rawText returns the character data of the element whose start the
@@ -220,7 +220,7 @@ func eachChild(d *xml.Decoder, f func(e xml.StartElement) error) error {
 func cellTableText(rows [][]string) string {
 	var out []string
 	for _, cells := range rows {
-		if s := tableRow(nil, cells); s != "" {
+		if s := RowText(nil, cells); s != "" {
 			out = append(out, s)
 		}
 	}
