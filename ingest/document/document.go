@@ -165,37 +165,6 @@ func (e *Error) Error() string {
 // Unwrap makes errors.Is(err, ErrMalformed) true.
 func (e *Error) Unwrap() error { return ErrMalformed }
 
-// Parse reads data, the contents of the file name, in format f.
-func Parse(name string, f Format, data []byte) (*Document, error) {
-	switch f {
-	case Markdown:
-		return ParseMarkdown(name, data)
-	case HTML:
-		return ParseHTML(name, data)
-	case PDF:
-		return ParsePDF(name, data)
-	case Text:
-		return ParseText(name, data)
-	case Man:
-		return ParseMan(name, data)
-	case RST:
-		return ParseRST(name, data)
-	case AsciiDoc:
-		return ParseAsciiDoc(name, data)
-	case Org:
-		return ParseOrg(name, data)
-	case Info:
-		return ParseInfo(name, data)
-	case EPUB:
-		return ParseEPUB(name, data)
-	case DOCX:
-		return ParseDOCX(name, data)
-	case ODT:
-		return ParseODT(name, data)
-	}
-	return nil, fmt.Errorf("%s: unknown document format %q", name, f)
-}
-
 // Slug returns the GitHub-style anchor of a heading (without the "-N" that
 // GitHub adds to repeated headings).
 func Slug(heading string) string {

@@ -34,8 +34,8 @@ import (
 // replaced. A panic of go-org is turned into an *Error.
 func ParseOrg(name string, data []byte) (d *Document, err error) {
 	defer Recover(name, &err)
-	if len(data) > maxPartBytes {
-		return nil, &Error{Name: name, Msg: fmt.Sprintf("org: larger than %d bytes", maxPartBytes)}
+	if len(data) > maxOrgBytes {
+		return nil, &Error{Name: name, Msg: fmt.Sprintf("org: larger than %d bytes", maxOrgBytes)}
 	}
 	src := strings.ToValidUTF8(string(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))), "\uFFFD")
 	src = strings.ReplaceAll(src, "\r\n", "\n")
@@ -116,6 +116,10 @@ func orgFootnoteSection(h org.Headline) bool {
 	}
 	return true
 }
+
+// maxOrgBytes is the largest Org file read (the bound of a part of a zip
+// container).
+const maxOrgBytes = 64 << 20
 
 // maxOrgMacroDepth bounds how deep macros expand in macros.
 const maxOrgMacroDepth = 8
