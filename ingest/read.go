@@ -227,9 +227,9 @@ var recordKinds = []struct {
 	inDirs    bool
 }{{"jsonl", ".jsonl", true}, {"squad", ".json", false}}
 
-// stdinKinds are the kinds ReadOptions.StdinKind may name: the document
+// StdinKinds returns the kinds ReadOptions.StdinKind may name: the document
 // formats' and the record kinds'.
-func stdinKinds() []string {
+func StdinKinds() []string {
 	kinds := formats.Names()
 	for _, k := range recordKinds {
 		kinds = append(kinds, k.kind)
@@ -317,8 +317,8 @@ func newReader(ctx context.Context, opt ReadOptions) (*reader, error) {
 			return nil, err
 		}
 	}
-	if opt.StdinKind != "" && !slices.Contains(stdinKinds(), opt.StdinKind) {
-		return nil, fmt.Errorf("standard input kind %q: want %s", opt.StdinKind, orList(stdinKinds()))
+	if opt.StdinKind != "" && !slices.Contains(StdinKinds(), opt.StdinKind) {
+		return nil, fmt.Errorf("standard input kind %q: want %s", opt.StdinKind, orList(StdinKinds()))
 	}
 	r := &reader{ctx: ctx, opt: opt, c: &Corpus{}, ids: map[string]idSeen{}}
 	if opt.Out != "" {
