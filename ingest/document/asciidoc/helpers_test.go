@@ -14,19 +14,6 @@ var (
 	checkLines    = doctest.CheckLines
 )
 
-// got is one block as the tests see it (doctest.Got, a type of this
-// package so that its literals may go unkeyed).
-type got doctest.Got
-
-// flatten lists a document's blocks with their heading paths.
-func flatten(d *document.Document) []got {
-	var out []got
-	for _, b := range doctest.Flatten(d) {
-		out = append(out, got(b))
-	}
-	return out
-}
-
 // parsers are the readers of this package by format.
 var parsers = map[document.Format]doctest.ParseFunc{document.AsciiDoc: Parse}
 

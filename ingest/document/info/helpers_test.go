@@ -17,33 +17,6 @@ var (
 	addFixtures    = doctest.AddFixtures
 )
 
-// got is one block as the tests see it (doctest.Got, a type of this
-// package so that its literals may go unkeyed).
-type got doctest.Got
-
-// flatten lists a document's blocks with their heading paths.
-func flatten(d *document.Document) []got {
-	var out []got
-	for _, b := range doctest.Flatten(d) {
-		out = append(out, got(b))
-	}
-	return out
-}
-
-// find returns the block whose text contains sub.
-func find(t *testing.T, blocks []got, sub string) got {
-	t.Helper()
-	return got(doctest.Find(t, gots(blocks), sub))
-}
-
-func gots(blocks []got) []doctest.Got {
-	out := make([]doctest.Got, len(blocks))
-	for i, b := range blocks {
-		out[i] = doctest.Got(b)
-	}
-	return out
-}
-
 // parsers are the readers of this package by format.
 var parsers = map[document.Format]doctest.ParseFunc{document.Info: Parse}
 
