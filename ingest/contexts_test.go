@@ -141,7 +141,7 @@ func TestSectionContextCap(t *testing.T) {
 	}
 	md.WriteString("```\n" + strings.Repeat("code line\n", 500) + "```\n")
 	c := &Corpus{}
-	if err := readDocument(c, "long.md", KindMarkdown, []byte(md.String())); err != nil {
+	if err := readDocument(c, "long.md", "md", []byte(md.String())); err != nil {
 		t.Fatal(err)
 	}
 	for _, choice := range []string{ContextSection, ContextWindow} {

@@ -56,7 +56,7 @@ func TestReadManPages(t *testing.T) {
 	if got := candidates(c); len(got) != 1 || got[0].text != "Rotated log lines are plain text." || got[0].kind != store.KindParagraph {
 		t.Errorf("app.log.1 named: %+v, want its line as plain text", got)
 	}
-	if err := readDocument(&Corpus{}, "empty.1", KindMan, []byte(".TH X 1\n.\\\" nothing\n")); err == nil || !strings.Contains(err.Error(), "empty") {
+	if err := readDocument(&Corpus{}, "empty.1", "man", []byte(".TH X 1\n.\\\" nothing\n")); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("a page without text: %v", err)
 	}
 }

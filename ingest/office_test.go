@@ -223,9 +223,9 @@ func TestSniffODT(t *testing.T) {
 		data []byte
 		want string
 	}{
-		{"plain", zipWith(zip.Store, nil, "mimetype", mt), KindODT},
-		{"extra field", zipWith(zip.Store, []byte{0xfe, 0xca, 0, 0}, "mimetype", mt), KindODT},
-		{"word/ in the text", zipWith(zip.Store, nil, "mimetype", mt, "content.xml", "<text:p>the password/key pair</text:p>"), KindODT},
+		{"plain", zipWith(zip.Store, nil, "mimetype", mt), "odt"},
+		{"extra field", zipWith(zip.Store, []byte{0xfe, 0xca, 0, 0}, "mimetype", mt), "odt"},
+		{"word/ in the text", zipWith(zip.Store, nil, "mimetype", mt, "content.xml", "<text:p>the password/key pair</text:p>"), "odt"},
 		{"compressed mimetype", zipWith(zip.Deflate, nil, "mimetype", mt), "txt"},
 		{"a spreadsheet", zipWith(zip.Store, nil, "mimetype", "application/vnd.oasis.opendocument.spreadsheet"), "txt"},
 		{"mimetype not first", zipWith(zip.Store, nil, "content.xml", "x", "mimetype", mt), "txt"},

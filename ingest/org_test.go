@@ -40,7 +40,7 @@ func TestReadOrg(t *testing.T) {
 			t.Errorf("bad.org: %+v, want refused", f)
 		case strings.HasSuffix(f.Path, "guide.org"):
 			read++
-			if f.Kind != KindOrg {
+			if f.Kind != "org" {
 				t.Errorf("guide.org: %+v, want kind org", f)
 			}
 		}
@@ -49,7 +49,7 @@ func TestReadOrg(t *testing.T) {
 		t.Errorf("guide.org not read: %+v", sc.Files)
 	}
 	sc, err = ReadInputsContext(context.Background(), []string{"-"}, ReadOptions{Stdin: bytes.NewReader([]byte(orgGuide)), StdinKind: "org"})
-	if err != nil || len(sc.Files) != 1 || sc.Files[0].Kind != KindOrg {
+	if err != nil || len(sc.Files) != 1 || sc.Files[0].Kind != "org" {
 		t.Errorf("standard input as org: %v, %+v", err, sc)
 	}
 }

@@ -5,17 +5,19 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/reqa/reqa/index"
+	"github.com/reqa/reqa/ingest/document"
+	"github.com/reqa/reqa/ingest/document/formats"
 )
 
 // ReadOptions configures [ReadInputsContext]. The zero value reads with no
@@ -54,10 +56,9 @@ type ReadOptions struct {
 	// Dedupe keeps the last of JSONL records sharing an id (counted in
 	// Corpus.Deduped and a warning) instead of refusing the repeat.
 	Dedupe bool
-	// Stdin is read for the input "-" (nil: os.Stdin), as StdinKind ("md",
-	// "html", "pdf", "txt", "rst", "adoc", "org", "info", "epub", "docx", "odt", "man",
-	// "jsonl" or "squad"; "": sniffed from its first bytes). Gzipped data is
-	// recognised by its magic number.
+	// Stdin is read for the input "-" (nil: os.Stdin), as StdinKind (the
+	// name of a format of formats.All, "jsonl" or "squad"; "": sniffed from
+	// its first bytes). Gzipped data is recognised by its magic number.
 	Stdin     io.Reader
 	StdinKind string
 	// Out, if set, is the index file about to be written: an input that
@@ -218,18 +219,36 @@ func ReadInputsContext(ctx context.Context, paths []string, opt ReadOptions) (*C
 	return c, nil
 }
 
-// kindOfName returns the kind a file name says ("md", "html", "pdf",
-// "txt", "rst", "adoc", "org", "info", "epub", "docx", "odt", "man", "jsonl", "squad"), ignoring a ".gz" suffix, or "" with the
-// extension when it says none of these.
+// recordKinds are the inputs that are not documents, each known by its
+// extension: JSONL records, and SQuAD JSON (read only when named, never
+// in directory walks). With the formats of formats.All they are every
+// kind an input may be.
+var recordKinds = []struct {
+	kind, ext string
+	inDirs    bool
+}{{"jsonl", ".jsonl", true}, {"squad", ".json", false}}
+
+// StdinKinds returns the kinds ReadOptions.StdinKind may name: the document
+// formats' and the record kinds'.
+func StdinKinds() []string {
+	kinds := formats.Names()
+	for _, k := range recordKinds {
+		kinds = append(kinds, k.kind)
+	}
+	return kinds
+}
+
+// kindOfName returns the kind a file name says (a format's name, or a
+// record kind), ignoring a ".gz" suffix, or "" with the extension when it
+// says none of these.
 func kindOfName(path string) (kind, ext string) {
 	base := strings.ToLower(path)
 	base = strings.TrimSuffix(base, ".gz")
 	ext = filepath.Ext(base)
-	switch ext {
-	case ".jsonl":
-		return "jsonl", ext
-	case ".json":
-		return "squad", ext
+	for _, k := range recordKinds {
+		if ext == k.ext {
+			return k.kind, ext
+		}
 	}
 	return DocumentKind(base), ext
 }
@@ -299,10 +318,8 @@ func newReader(ctx context.Context, opt ReadOptions) (*reader, error) {
 			return nil, err
 		}
 	}
-	switch opt.StdinKind {
-	case "", "md", "html", "pdf", "txt", "rst", "adoc", "org", "info", "epub", "docx", "odt", "man", "jsonl", "squad":
-	default:
-		return nil, fmt.Errorf("standard input kind %q: want md, html, pdf, txt, rst, adoc, org, info, epub, docx, odt, man, jsonl or squad", opt.StdinKind)
+	if opt.StdinKind != "" && !slices.Contains(StdinKinds(), opt.StdinKind) {
+		return nil, fmt.Errorf("standard input kind %q: want %s", opt.StdinKind, orList(StdinKinds()))
 	}
 	r := &reader{ctx: ctx, opt: opt, c: &Corpus{}, ids: map[string]idSeen{}}
 	if opt.Out != "" {
@@ -538,7 +555,8 @@ func (r *reader) stream(in *input, src io.Reader) error {
 		if in.info != nil && !in.gz {
 			hint = in.info.Size()
 		}
-		if rd, err = textStream(in.name, rd, hint, in.kind == KindInfo); err != nil {
+		f := formats.ByName(in.kind)
+		if rd, err = textStream(in.name, rd, hint, f != nil && f.NULMarks); err != nil {
 			return err
 		}
 	}
@@ -600,36 +618,21 @@ func (r *reader) readInput(in *input) error {
 }
 
 // binaryKind reports whether files of kind are binary, read without the
-// text check: PDF and the zip containers EPUB, DOCX and ODT.
+// text check (formats.Format.Binary: PDF and the zip containers).
 func binaryKind(kind string) bool {
-	return kind == KindPDF || kind == KindEPUB || kind == KindDOCX || kind == KindODT
+	f := formats.ByName(kind)
+	return f != nil && f.Binary
 }
 
-// sniffKind guesses the kind of data from its first bytes: a zip is an
-// EPUB when its first entry is the "mimetype" file saying so (as EPUB
-// requires), an ODT when its first entry is a stored "mimetype" file
-// naming OpenDocument text (as ODF requires), a DOCX when its first bytes
-// name a part under "word/" or the package's content types (Word writes
-// "[Content_Types].xml" first).
+// sniffKind guesses the kind of data from its first bytes: the format
+// that sniffs them (formats.Detect), else JSONL or SQuAD JSON for a JSON
+// object, else txt.
 func sniffKind(head []byte) string {
-	if bytes.HasPrefix(head, []byte("PK\x03\x04")) {
-		switch {
-		case len(head) > 38 && bytes.HasPrefix(head[30:], []byte("mimetypeapplication/epub+zip")):
-			return KindEPUB
-		case odtMimetype(head):
-			return KindODT
-		case bytes.Contains(head, []byte("word/")) || bytes.Contains(head, []byte("[Content_Types].xml")):
-			return KindDOCX
-		}
+	if f := formats.Detect("", head); f != nil {
+		return string(f.Name)
 	}
 	t := bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
-	lower := bytes.ToLower(t[:min(len(t), 64)])
-	switch {
-	case bytes.HasPrefix(t, []byte("%PDF-")):
-		return "pdf"
-	case bytes.HasPrefix(lower, []byte("<!doctype html")), bytes.HasPrefix(lower, []byte("<html")), bytes.HasPrefix(lower, []byte("<head")):
-		return "html"
-	case bytes.HasPrefix(t, []byte("{")):
+	if bytes.HasPrefix(t, []byte("{")) {
 		line, _, found := bytes.Cut(t, []byte("\n"))
 		if found && isJSONObject(bytes.TrimSpace(line)) {
 			return "jsonl"
@@ -639,21 +642,7 @@ func sniffKind(head []byte) string {
 		}
 		return "squad"
 	}
-	return "txt"
-}
-
-// odtMimetype reports whether the zip data head starts with a stored
-// "mimetype" entry whose content is OpenDocument text's media type (or
-// one starting with it: a template, a master document).
-func odtMimetype(head []byte) bool {
-	if len(head) < 30 || binary.LittleEndian.Uint16(head[8:]) != 0 {
-		return false // not stored
-	}
-	nameLen, extraLen := int(binary.LittleEndian.Uint16(head[26:])), int(binary.LittleEndian.Uint16(head[28:]))
-	if len(head) < 30+nameLen+extraLen || string(head[30:30+nameLen]) != "mimetype" {
-		return false
-	}
-	return bytes.HasPrefix(head[30+nameLen+extraLen:], []byte("application/vnd.oasis.opendocument.text"))
+	return string(document.Text)
 }
 
 // isStop reports whether err stops a read for a reason outside the data

@@ -41,7 +41,7 @@ func TestReadRST(t *testing.T) {
 			t.Errorf("bad.rst: %+v, want refused", f)
 		}
 	}
-	err := readDocument(&Corpus{}, "bad.rst", KindRST, []byte("x\n\xff\n"))
+	err := readDocument(&Corpus{}, "bad.rst", "rst", []byte("x\n\xff\n"))
 	var ie *InputError
 	if !errors.Is(err, ErrBadInput) || !errors.As(err, &ie) || ie.Line != 2 {
 		t.Errorf("invalid UTF-8: %v, want ErrBadInput at line 2", err)

@@ -9,248 +9,37 @@ import (
 
 	"github.com/reqa/reqa/index/sentence"
 	"github.com/reqa/reqa/ingest/document"
+	"github.com/reqa/reqa/ingest/document/formats"
 	"github.com/reqa/reqa/store"
 )
 
-// Document kinds readDocument takes, as the reading layer names them.
-const (
-	KindMarkdown = "md"
-	KindHTML     = "html"
-	KindPDF      = "pdf"
-	KindText     = "txt"
-	KindMan      = "man"
-	KindRST      = "rst"
-	KindAsciiDoc = "adoc"
-	KindOrg      = "org"
-	KindInfo     = "info"
-	KindEPUB     = "epub"
-	KindDOCX     = "docx"
-	KindODT      = "odt"
-)
-
 // DocumentKind returns the document kind of a file name by its extension
-// (".gz" aside): md for .md/.markdown, html for .html/.htm/.xhtml, pdf for
-// .pdf, txt for .txt/.text, rst for .rst/.rest, adoc for
-// .adoc/.asciidoc (not .asc, which is mostly an ASCII-armoured PGP key or
-// signature), org for .org (Org mode), info for GNU Info files
-// (.info and a split manual's .info-1, .info-2…), epub for .epub, docx for
-// .docx, odt for .odt, man for .man and manual page section suffixes
-// (.1–.9, optionally followed by letters or digits: .3pm, .1ssl,
-// .3posix); txt for a plain-text documentation file named as projects
-// name them (README, INSTALL, FAQ, TODO, HACKING, BUGS or CONTRIBUTING,
-// in any case, alone or followed by a word: README.Debian, README.source;
-// not README.sh); "" for anything else.
+// (".gz" aside), or by the names the formats' files go by (README and the
+// like are txt, ls.1 and perl.3pm man, find.info-2 info): the name of its
+// format in formats.All, "" for anything else.
 func DocumentKind(name string) string {
-	ext := strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.ToLower(name), ".gz")))
-	switch ext {
-	case ".md", ".markdown":
-		return KindMarkdown
-	case ".html", ".htm", ".xhtml":
-		return KindHTML
-	case ".pdf":
-		return KindPDF
-	case ".txt", ".text":
-		return KindText
-	case ".man":
-		return KindMan
-	case ".rst", ".rest":
-		return KindRST
-	case ".adoc", ".asciidoc":
-		return KindAsciiDoc
-	case ".org":
-		return KindOrg
-	case ".info":
-		return KindInfo
-	case ".epub":
-		return KindEPUB
-	case ".docx":
-		return KindDOCX
-	case ".odt":
-		return KindODT
-	}
-	if n, ok := strings.CutPrefix(ext, ".info-"); ok && n != "" && strings.Trim(n, "0123456789") == "" {
-		return KindInfo
-	}
-	if manSection(ext) {
-		return KindMan
-	}
-	if docFileName(filepath.Base(strings.TrimSuffix(strings.ToLower(name), ".gz")), ext) {
-		return KindText
+	if f := formats.Detect(name, nil); f != nil {
+		return string(f.Name)
 	}
 	return ""
 }
 
-// docNames are the names projects give their plain-text documentation
-// files: README, INSTALL, FAQ and the like, without an extension or with
-// a word after them (Debian's README.Debian, README.source).
-var docNames = map[string]bool{"readme": true, "install": true, "faq": true, "todo": true, "hacking": true,
-	"bugs": true, "contributing": true}
-
-// codeExts are extensions that make a documentation name a program, a
-// build file or an archive (INSTALL.sh, README.in, README.tar), never
-// read as text.
-var codeExts = map[string]bool{".sh": true, ".py": true, ".pl": true, ".rb": true, ".js": true, ".c": true,
-	".h": true, ".go": true, ".json": true, ".xml": true, ".yml": true, ".yaml": true, ".cfg": true,
-	".conf": true, ".in": true, ".am": true, ".ac": true, ".bat": true, ".cmd": true, ".ps1": true, ".mk": true,
-	".tex": true, ".css": true, ".svg": true, ".tar": true, ".zip": true, ".bz2": true, ".xz": true,
-	".zst": true, ".tgz": true, ".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".exe": true, ".so": true}
-
-// docFileName reports whether base, a lower-cased file name with ext its
-// extension, names a plain-text documentation file: a name of docNames
-// alone, or followed by an extension of letters that is not code's.
-func docFileName(base, ext string) bool {
-	if !docNames[strings.TrimSuffix(base, ext)] {
-		return false
-	}
-	if ext == "" {
-		return true
-	}
-	if len(ext) > 13 || codeExts[ext] {
-		return false
-	}
-	for _, r := range ext[1:] {
-		if r < 'a' || r > 'z' {
-			return false
-		}
-	}
-	return true
-}
-
-// manSection reports whether ext is a manual page's section suffix: "."
-// and a digit 1–9, then lower-case letters or digits (".1", ".3pm",
-// ".1ssl", ".8").
-func manSection(ext string) bool {
-	if len(ext) < 2 || ext[0] != '.' || ext[1] < '1' || ext[1] > '9' {
-		return false
-	}
-	for _, c := range ext[2:] {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// looksLikeRoff reports whether data reads as roff: a line among its first
-// 100 starts with a control character ("." or "'"). A file named like a
-// manual page that does not (a log rotated to "app.log.1") is plain text.
-func looksLikeRoff(data []byte) bool {
-	for i, l := range strings.SplitN(string(data[:min(len(data), 64<<10)]), "\n", 101) {
-		if i == 100 {
-			break
-		}
-		if strings.HasPrefix(l, ".") || strings.HasPrefix(l, "'") {
-			return true
-		}
-	}
-	return false
-}
-
-// textFormat is the reader for a plain-text file's data: Markdown when it
-// reads as Markdown (two ATX headings, "# Title" between blank lines
-// outside fenced code, or one and a fenced block), reStructuredText when it
-// reads as that (an explicit markup line — ".. directive::", ".. _target:",
-// ".. |substitution|" — and an underlined title), else plain text. Many
-// READMEs and FAQs are one of the two without saying so in their name.
-func textFormat(data []byte) document.Format {
-	head := string(data[:min(len(data), 64<<10)])
-	atx, fences, explicit, underlined := 0, 0, 0, 0
-	inFence := false
-	prev := ""
-	lines := strings.Split(head, "\n")
-	blank := func(i int) bool { return i < 0 || i >= len(lines) || strings.TrimSpace(lines[i]) == "" }
-	for i, l := range lines {
-		l = strings.TrimRight(l, " \t\r")
-		switch {
-		case strings.HasPrefix(l, "```") || strings.HasPrefix(l, "~~~"):
-			fences++
-			inFence = !inFence
-		case inFence:
-		case atxHeading(l) && blank(i-1) && blank(i+1):
-			// A heading stands between blank lines; shell comments and
-			// root prompts ("# apt update") mostly come in runs.
-			atx++
-		case strings.HasPrefix(l, ".. ") && rstExplicit(l[3:]):
-			explicit++
-		case len(l) >= 3 && strings.Trim(l, "=") == "" || len(l) >= 3 && strings.Trim(l, "-") == "":
-			if t := strings.TrimSpace(prev); t != "" && strings.Trim(t, "=-") != "" && len(l) >= len(t) {
-				underlined++
-			}
-		}
-		prev = l
-	}
-	switch {
-	case atx >= 2 || atx >= 1 && fences >= 2:
-		return document.Markdown
-	case explicit >= 1 && underlined >= 1:
-		return document.RST
-	}
-	return document.Text
-}
-
-// atxHeading reports whether l is a Markdown ATX heading: one to six "#",
-// a space, then text.
-func atxHeading(l string) bool {
-	n := len(l) - len(strings.TrimLeft(l, "#"))
-	return n >= 1 && n <= 6 && len(l) > n+1 && l[n] == ' ' && strings.TrimSpace(l[n:]) != ""
-}
-
-// rstExplicit reports whether s, what follows ".. " at the start of a
-// line, is reStructuredText explicit markup: a directive ("note::"), a
-// hyperlink target ("_name: url") or a substitution definition ("|x|").
-func rstExplicit(s string) bool {
-	if strings.HasPrefix(s, "_") && strings.Contains(s, ":") || strings.HasPrefix(s, "|") && strings.Count(s, "|") >= 2 {
-		return true
-	}
-	name, _, ok := strings.Cut(s, "::")
-	return ok && name != "" && strings.IndexFunc(name, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == ':')
-	}) < 0
-}
-
 // readDocument reads data, the bytes of the file name, as a document of kind
-// (KindMarkdown, KindHTML, KindPDF, KindText, KindRST, KindAsciiDoc, KindOrg, KindInfo, KindEPUB, KindDOCX, KindODT or KindMan; a manual page that
-// does not look like roff is read as plain text; plain text that reads as
-// Markdown or reStructuredText as that: [textFormat]) into c: its structure is
+// (the name of a format in formats.All; a manual page that does not look like
+// roff is read as plain text, plain text that reads as Markdown or
+// reStructuredText as that: [formats.Format.Reader]) into c: its structure is
 // kept (see [Corpus.WithContexts]); each group of blocks — a paragraph, a
 // list, a table, a definition list, a quote — becomes a context titled with
 // its heading path, each of its blocks' sentences a candidate (a table row
 // is one candidate), code blocks none. A file without a sentence is an
 // *InputError whose message starts with "empty".
 func readDocument(c *Corpus, name, kind string, data []byte) error {
-	var f document.Format
-	switch kind {
-	case KindMarkdown, "markdown":
-		f = document.Markdown
-	case KindHTML, "htm":
-		f = document.HTML
-	case KindPDF:
-		f = document.PDF
-	case KindText, "text":
-		f = textFormat(data)
-	case KindMan:
-		f = document.Man
-		if !looksLikeRoff(data) {
-			f = textFormat(data)
-		}
-	case KindRST, "rest":
-		f = document.RST
-	case KindAsciiDoc, "asciidoc":
-		f = document.AsciiDoc
-	case KindOrg:
-		f = document.Org
-	case KindInfo:
-		f = document.Info // its encoding may be Latin-1: the reader decodes it
-	case KindEPUB:
-		f = document.EPUB
-	case KindDOCX:
-		f = document.DOCX
-	case KindODT:
-		f = document.ODT
-	default:
-		return badInput(name, 0, "", "unsupported document kind %q (want md, html, pdf, txt, rst, adoc, org, info, epub, docx, odt or man)", kind)
+	f := formats.ByName(kind)
+	if f == nil {
+		return badInput(name, 0, "", "unsupported document kind %q (want %s)", kind, orList(formats.Names()))
 	}
-	if f == document.Markdown || f == document.Text || f == document.RST || f == document.AsciiDoc || f == document.Org {
+	f = f.Reader(data)
+	if f.UTF8 {
 		if err := checkUTF8(name, data); err != nil {
 			return err
 		}
@@ -258,7 +47,7 @@ func readDocument(c *Corpus, name, kind string, data []byte) error {
 	if len(strings.TrimSpace(string(data))) == 0 {
 		return badInput(name, 0, "", "empty file (no text)")
 	}
-	d, err := document.Parse(name, f, data)
+	d, err := f.Parse(name, data)
 	if err != nil {
 		var de *document.Error
 		if errors.As(err, &de) {
@@ -273,12 +62,8 @@ func readDocument(c *Corpus, name, kind string, data []byte) error {
 	before := len(c.Sentences)
 	c.addDocument(d)
 	if len(c.Sentences) == before {
-		switch f {
-		case document.PDF:
-			return badInput(name, 0, "", "empty file (no text found: a scanned PDF needs OCR first, e.g. ocrmypdf)")
-		case document.HTML:
-			// A generated index, a search page: all site chrome.
-			return badInput(name, 0, "", "empty page (no text outside navigation, indexes, footers and other site chrome)")
+		if f.Empty != "" {
+			return badInput(name, 0, "", "%s", f.Empty)
 		}
 		return badInput(name, 0, "", "empty file (no sentences)")
 	}
@@ -469,4 +254,12 @@ func (dc docContext) headed() string {
 		return dc.under
 	}
 	return dc.path + document.PathSep + dc.under
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

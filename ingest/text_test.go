@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/reqa/reqa/ingest/document"
+	"github.com/reqa/reqa/ingest/document/formats"
 
 	"github.com/go-pdf/fpdf"
 	"github.com/reqa/reqa/rank"
@@ -97,7 +98,7 @@ func generatedPDF(t testing.TB) []byte {
 
 func TestReadDocument(t *testing.T) {
 	c := readDocs(t, "shims.md", "frob.html", "notes.txt")
-	if err := readDocument(c, "manual.pdf", KindPDF, generatedPDF(t)); err != nil {
+	if err := readDocument(c, "manual.pdf", "pdf", generatedPDF(t)); err != nil {
 		t.Fatal(err)
 	}
 	md := filepath.Join("testdata", "docs", "shims.md")
@@ -152,11 +153,11 @@ func TestReadDocumentErrors(t *testing.T) {
 		msg        string
 	}{
 		{"a.doc", "doc", []byte("x"), 0, "unsupported document kind"},
-		{"a.md", KindMarkdown, []byte("fine\nbad \xff\n"), 2, "invalid UTF-8"},
-		{"a.md", KindMarkdown, []byte(" \n\n"), 0, "empty file"},
-		{"a.md", KindMarkdown, []byte("```\nonly code\n```\n"), 0, "empty file"},
-		{"a.html", KindHTML, []byte("<script>x()</script><nav>menu</nav>"), 0, "empty page"},
-		{"a.pdf", KindPDF, []byte("%PDF-1.4 not really"), 0, "pdf:"},
+		{"a.md", "md", []byte("fine\nbad \xff\n"), 2, "invalid UTF-8"},
+		{"a.md", "md", []byte(" \n\n"), 0, "empty file"},
+		{"a.md", "md", []byte("```\nonly code\n```\n"), 0, "empty file"},
+		{"a.html", "html", []byte("<script>x()</script><nav>menu</nav>"), 0, "empty page"},
+		{"a.pdf", "pdf", []byte("%PDF-1.4 not really"), 0, "pdf:"},
 	} {
 		t.Run(tc.name+" "+tc.msg, func(t *testing.T) {
 			err := readDocument(&Corpus{}, tc.name, tc.kind, tc.data)
@@ -173,20 +174,20 @@ func TestReadDocumentErrors(t *testing.T) {
 // documentation by its conventional name.
 func TestDocumentKind(t *testing.T) {
 	for name, want := range map[string]string{
-		"a.md": KindMarkdown, "A.MARKDOWN": KindMarkdown, "x.html": KindHTML, "x.htm.gz": KindHTML, "m.pdf": KindPDF,
-		"n.txt": KindText, "n.text": KindText, "n.jsonl": "", "README": KindText, "README.gz": KindText,
-		"README.Debian.gz": KindText, "readme.source": KindText, "INSTALL": KindText, "FAQ": KindText, "TODO": KindText,
-		"README.md": KindMarkdown, "INSTALL.sh": "", "README.in": "", "README.v2": "", "README.tar": "", "README-dev": "",
-		"COPYING": "", "Makefile": "", "NEWS": "", "CONTRIBUTING.rst": KindRST,
-		"guide.rst": KindRST, "guide.rest.gz": KindRST, "INDEX.RST": KindRST,
-		"guide.adoc": KindAsciiDoc, "guide.asciidoc.gz": KindAsciiDoc, "KEYS.ASC": "", "x.tar.gz.asc": "",
-		"GUIDE.ADOC.gz": KindAsciiDoc, "notes.org": KindOrg, "NOTES.ORG.gz": KindOrg, "x.org.bak": "", "x.adoc.bak": "", "x.ad": "",
-		"coreutils.info.gz": KindInfo, "find.info-1.gz": KindInfo, "x.info-12": KindInfo, "x.info-": "", "x.info-a": "", "dir": "",
-		"ls.1": KindMan, "ls.1.gz": KindMan, "perl.3pm.gz": KindMan, "x.1ssl": KindMan, "mount.8": KindMan,
-		"open.3posix.gz": KindMan, "page.man": KindMan, "LS.1": KindMan,
+		"a.md": "md", "A.MARKDOWN": "md", "x.html": "html", "x.htm.gz": "html", "m.pdf": "pdf",
+		"n.txt": "txt", "n.text": "txt", "n.jsonl": "", "README": "txt", "README.gz": "txt",
+		"README.Debian.gz": "txt", "readme.source": "txt", "INSTALL": "txt", "FAQ": "txt", "TODO": "txt",
+		"README.md": "md", "INSTALL.sh": "", "README.in": "", "README.v2": "", "README.tar": "", "README-dev": "",
+		"COPYING": "", "Makefile": "", "NEWS": "", "CONTRIBUTING.rst": "rst",
+		"guide.rst": "rst", "guide.rest.gz": "rst", "INDEX.RST": "rst",
+		"guide.adoc": "adoc", "guide.asciidoc.gz": "adoc", "KEYS.ASC": "", "x.tar.gz.asc": "",
+		"GUIDE.ADOC.gz": "adoc", "notes.org": "org", "NOTES.ORG.gz": "org", "x.org.bak": "", "x.adoc.bak": "", "x.ad": "",
+		"coreutils.info.gz": "info", "find.info-1.gz": "info", "x.info-12": "info", "x.info-": "", "x.info-a": "", "dir": "",
+		"ls.1": "man", "ls.1.gz": "man", "perl.3pm.gz": "man", "x.1ssl": "man", "mount.8": "man",
+		"open.3posix.gz": "man", "page.man": "man", "LS.1": "man",
 		"x.0": "", "x.1-old": "", "x.1_": "", "tcl.n": "", "x.": "",
-		"book.epub": KindEPUB, "BOOK.EPUB.gz": KindEPUB, "report.docx": KindDOCX, "Report.DOCX": KindDOCX,
-		"notes.odt": KindODT, "Notes.ODT.gz": KindODT,
+		"book.epub": "epub", "BOOK.EPUB.gz": "epub", "report.docx": "docx", "Report.DOCX": "docx",
+		"notes.odt": "odt", "Notes.ODT.gz": "odt",
 		"report.doc": "", "report.docm": "", "book.epub.zip": "", "sheet.ods": "", "notes.fodt": "",
 	} {
 		if got := DocumentKind(name); got != want {
@@ -267,13 +268,13 @@ func TestTextFormat(t *testing.T) {
 		{"underlined plain text", "Tool\n====\n\nIt works.\n\n.. and so on.\n", document.Text},
 		{"plain", "Just text.\n\nMore text.\n", document.Text},
 	} {
-		if got := textFormat([]byte(tc.in)); got != tc.want {
+		if got := formats.GuessText([]byte(tc.in)); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
 	}
 	// A README in Markdown: its headings make the path, its code is no answer.
 	c := &Corpus{}
-	if err := readDocument(c, "README", KindText, []byte("# Tool\n\n## Install\n\nRun the installer.\n\n```\nmake install\n```\n")); err != nil {
+	if err := readDocument(c, "README", "txt", []byte("# Tool\n\n## Install\n\nRun the installer.\n\n```\nmake install\n```\n")); err != nil {
 		t.Fatal(err)
 	}
 	if got := sentenceTexts(c); len(got) != 1 || got[0] != "Run the installer." || c.Contexts[0].Title != "Tool › Install" {

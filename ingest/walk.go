@@ -12,6 +12,9 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/reqa/reqa/ingest/document"
+	"github.com/reqa/reqa/ingest/document/formats"
 )
 
 // FileStatus says what happened to a file met while reading the inputs.
@@ -109,8 +112,33 @@ func (c *Corpus) FileSummary() string {
 	return "files: " + strings.Join(parts, "; ")
 }
 
-// dirKinds are the kinds a directory walk reads.
-var dirKinds = map[string]bool{"md": true, "html": true, "pdf": true, "txt": true, "rst": true, "adoc": true, "org": true, "info": true, "epub": true, "docx": true, "odt": true, "man": true, "jsonl": true}
+// dirKinds are the kinds a directory walk reads: every document format's,
+// and the record kinds read in directories.
+var dirKinds = func() map[string]bool {
+	kinds := map[string]bool{}
+	for _, f := range formats.All {
+		kinds[string(f.Name)] = true
+	}
+	for _, k := range recordKinds {
+		kinds[k.kind] = k.inDirs
+	}
+	return kinds
+}()
+
+// dirFiles names the files a directory walk reads, for messages: ".md,
+// .markdown, .html, .htm, … or .jsonl files".
+func dirFiles() string {
+	var names []string
+	for _, f := range formats.All {
+		names = append(names, f.Files)
+	}
+	for _, k := range recordKinds {
+		if k.inDirs {
+			names = append(names, k.ext)
+		}
+	}
+	return orList(names) + " files"
+}
 
 // walkFile is a file a walk found to read.
 type walkFile struct {
@@ -133,7 +161,7 @@ func (r *reader) readDir(root string) error {
 	}
 	sort.Slice(w.files, func(i, j int) bool { return w.files[i].path < w.files[j].path })
 	if len(w.files) == 0 {
-		return badInput(root, 0, "", "no .md, .markdown, .html, .htm, .txt, .pdf, .rst, .adoc, .org, .info, .epub, .docx, .odt, manual page (.1–.9, .man) or .jsonl files to read in directory (%s)", r.c.FileSummary())
+		return badInput(root, 0, "", "no %s to read in directory (%s)", dirFiles(), r.c.FileSummary())
 	}
 	seen := map[fileID]string{}
 	for _, f := range w.files {
@@ -291,7 +319,7 @@ func (w *walker) walk(dir, rel string) error {
 				w.skip(p, kind, "not matched by --include", false)
 				continue
 			}
-			if kind == KindMan && !isManPage(p) {
+			if kind == string(document.Man) && !isManPage(p) {
 				w.skip(p, "other", "named like a manual page (a section number) but not roff", false)
 				continue
 			}
@@ -328,7 +356,7 @@ func isManPage(p string) bool {
 	}
 	head := make([]byte, 8<<10)
 	n, _ := io.ReadFull(rd, head)
-	return looksLikeRoff(head[:n])
+	return formats.LooksLikeRoff(head[:n])
 }
 
 // sphinxBuild reports whether dir is the root of a Sphinx HTML build: it

@@ -81,7 +81,7 @@ func indexFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "include", Usage: "in directories, read only files matching this glob on their relative path (*.md: any depth; docs/**/*.md; repeatable)"},
 		&cli.StringSliceFlag{Name: "exclude", Usage: "in directories, skip files and directories matching this glob (repeatable)"},
 		&cli.BoolFlag{Name: "dedupe", Usage: "JSONL: keep the last of records sharing an id instead of refusing the repeat"},
-		&cli.StringFlag{Name: "stdin-kind", Usage: "kind of standard input (INPUT -): md, html, pdf, txt, rst, adoc, org, info, epub, docx, odt, man, jsonl or squad (default: sniffed)"},
+		&cli.StringFlag{Name: "stdin-kind", Usage: "kind of standard input (INPUT -): " + stdinKinds() + " (default: sniffed)"},
 		&cli.StringFlag{Name: "engine", Usage: "keep the sentences, BM25 and vectors in Weaviate instead: weaviate://HOST:PORT[,HOST:PORT…]/COLLECTION; --out then gets a small index file naming it (model, adapter, fusions)"},
 		&cli.IntFlag{Name: "shards", Usage: "with --engine: shards of a new collection (0: the engine's default)"},
 		&cli.IntFlag{Name: "replicas", Usage: "with --engine: replication factor of a new collection (0: the engine's default)"},
@@ -347,4 +347,10 @@ func withEncoder(c *cli.Context, opt *index.Options) error {
 		return usagef("--lambda %v: want ≥ 0", opt.Lambda)
 	}
 	return nil
+}
+
+// stdinKinds lists the kinds --stdin-kind takes: "md, html, … or squad".
+func stdinKinds() string {
+	k := ingest.StdinKinds()
+	return strings.Join(k[:len(k)-1], ", ") + " or " + k[len(k)-1]
 }

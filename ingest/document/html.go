@@ -27,19 +27,19 @@ import (
 // "§" or "🔗") is dropped. A page not in UTF-8 is decoded
 // by its BOM or <meta charset> (windows-1252 when it names none).
 func ParseHTML(name string, data []byte) (d *Document, err error) {
-	defer recoverError(name, &err)
-	data = htmlUTF8(data)
-	b := newBuilder(name, HTML)
-	if err := readHTML(b, name, blankCGIHeader(blankBOM(data)), 1, true); err != nil {
+	defer Recover(name, &err)
+	data = HTMLToUTF8(data)
+	b := NewBuilder(name, HTML)
+	if err := ReadHTML(b, name, blankCGIHeader(BlankBOM(data)), 1, true); err != nil {
 		return nil, err
 	}
-	return b.doc, nil
+	return b.Doc, nil
 }
 
 // htmlUTF8 returns an HTML page in UTF-8: a page that is not valid UTF-8
 // is decoded by its BOM or <meta charset> (windows-1252 when it names
 // none).
-func htmlUTF8(data []byte) []byte {
+func HTMLToUTF8(data []byte) []byte {
 	if !utf8.Valid(data) {
 		if e, _, _ := charset.DetermineEncoding(data, "text/html"); e != nil {
 			if u, err := e.NewDecoder().Bytes(data); err == nil {
@@ -142,7 +142,7 @@ type htmlTable struct {
 }
 
 type htmlReader struct {
-	b    *builder
+	b    *Builder
 	name string
 	line int // line of the token being read
 
@@ -170,7 +170,7 @@ type htmlReader struct {
 
 // readHTML reads HTML into b; line is the line data starts on. In a
 // fragment (Markdown's HTML blocks) the head is not looked for.
-func readHTML(b *builder, name string, data []byte, line int, page bool) error {
+func ReadHTML(b *Builder, name string, data []byte, line int, page bool) error {
 	r := &htmlReader{b: b, name: name, line: line, linkAt: -1}
 	z := html.NewTokenizer(bytes.NewReader(data))
 	for {
@@ -229,8 +229,8 @@ func readHTML(b *builder, name string, data []byte, line int, page bool) error {
 			if a == atom.Title && page {
 				tt := z.Next()
 				nl += bytes.Count(z.Raw(), []byte{'\n'}) // before Text unescapes it
-				if tt == html.TextToken && b.doc.Title == "" {
-					b.doc.Title = collapse(string(z.Text()))
+				if tt == html.TextToken && b.Doc.Title == "" {
+					b.Doc.Title = Collapse(string(z.Text()))
 				}
 				break
 			}
@@ -341,8 +341,8 @@ func (r *htmlReader) start(a atom.Atom, id string, selfClosing bool) {
 	switch a {
 	case atom.Table:
 		r.flush()
-		if len(r.tables) < maxNesting {
-			r.tables = append(r.tables, &htmlTable{group: r.b.newGroup()})
+		if len(r.tables) < MaxNesting {
+			r.tables = append(r.tables, &htmlTable{group: r.b.NewGroup()})
 		}
 		return
 	case atom.Tr:
@@ -396,13 +396,13 @@ func (r *htmlReader) start(a atom.Atom, id string, selfClosing bool) {
 		r.popTo(atom.P, atom.Div, atom.Li, atom.Dd, atom.Blockquote, atom.Td, atom.Th)
 	}
 	r.inTerm = a == atom.Dt
-	if len(r.stack) >= maxNesting*4 {
+	if len(r.stack) >= MaxNesting*4 {
 		return
 	}
 	g := 0
 	switch a {
 	case atom.Ul, atom.Ol, atom.Menu, atom.Dl, atom.Blockquote:
-		g = r.b.newGroup()
+		g = r.b.NewGroup()
 	}
 	o := htmlOpen{a: a, group: g}
 	if a == atom.Dd {
@@ -480,7 +480,7 @@ func (r *htmlReader) end(a atom.Atom) {
 		}
 	}
 	if a == atom.Dt && r.inTerm {
-		r.term = collapse(r.buf.String())
+		r.term = Collapse(r.buf.String())
 		r.buf.Reset()
 		r.inTerm = false
 	}
@@ -496,13 +496,13 @@ func (r *htmlReader) end(a atom.Atom) {
 func (r *htmlReader) endHeading() {
 	text := r.buf.String()
 	r.buf.Reset()
-	r.b.heading(r.heading, text, r.headingID, r.headLine, 0)
+	r.b.Heading(r.heading, text, r.headingID, r.headLine, 0)
 	r.heading, r.headingID = 0, ""
 }
 
 func (r *htmlReader) endPre() {
 	if r.preBuf.Len() > 0 {
-		r.b.block(Code, r.preBuf.String(), r.preLine, 0, 0)
+		r.b.Block(Code, r.preBuf.String(), r.preLine, 0, 0)
 	}
 	r.preBuf.Reset()
 	r.pre = 0
@@ -512,7 +512,7 @@ func (r *htmlReader) endCell(tb *htmlTable) {
 	if !tb.inCell {
 		return
 	}
-	tb.row = append(tb.row, collapse(tb.cell.String()))
+	tb.row = append(tb.row, Collapse(tb.cell.String()))
 	tb.cell, tb.inCell = nil, false
 }
 
@@ -523,9 +523,9 @@ func (r *htmlReader) endRow(tb *htmlTable) {
 			tb.header = tb.row
 		} else if tb.header == nil && tb.firstTH && len(tb.row) > 1 && tb.row[0] != "" {
 			// A row header: "Key: value; value".
-			r.b.block(TableRow, tb.row[0]+": "+tableRow(nil, tb.row[1:]), tb.rowLine, 0, tb.group)
+			r.b.Block(TableRow, tb.row[0]+": "+RowText(nil, tb.row[1:]), tb.rowLine, 0, tb.group)
 		} else {
-			r.b.block(TableRow, tableRow(tb.header, tb.row), tb.rowLine, 0, tb.group)
+			r.b.Block(TableRow, RowText(tb.header, tb.row), tb.rowLine, 0, tb.group)
 		}
 		tb.rows++
 	}
@@ -538,7 +538,7 @@ func (r *htmlReader) endTable() {
 	r.tables = r.tables[:len(r.tables)-1]
 	if tb.rows == 1 && tb.header != nil {
 		// A one-row table of th cells: its cells are its text.
-		r.b.block(TableRow, tableRow(nil, tb.header), tb.rowLine, 0, tb.group)
+		r.b.Block(TableRow, RowText(nil, tb.header), tb.rowLine, 0, tb.group)
 	}
 }
 
@@ -555,7 +555,7 @@ func (r *htmlReader) flush() {
 		return
 	}
 	if r.inTerm {
-		r.term = collapse(text)
+		r.term = Collapse(text)
 		return
 	}
 	kind, group, term := Paragraph, 0, 0
@@ -578,7 +578,7 @@ func (r *htmlReader) flush() {
 				}
 			}
 			if r.term != "" {
-				text = r.term + ": " + collapse(text)
+				text = r.term + ": " + Collapse(text)
 				term = len(r.term)
 				r.term = "" // the first block of the definition carries its term
 			}
@@ -586,7 +586,7 @@ func (r *htmlReader) flush() {
 			kind, group = Quote, r.stack[i].group
 		}
 	}
-	r.b.termBlock(kind, text, term, r.parents(kind), r.bufLine, 0, group)
+	r.b.TermBlock(kind, text, term, r.parents(kind), r.bufLine, 0, group)
 }
 
 // parents returns the terms of the definitions whose descriptions hold the

@@ -1,16 +1,18 @@
-package document
+package document_test
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/reqa/reqa/ingest/document"
 )
 
 // TestHTMLManualPage reads testdata/manual.html, a manual page in the shape
 // of man2html or pandoc output, into sections with heading paths.
 func TestHTMLManualPage(t *testing.T) {
-	d := parseFile(t, "manual.html", HTML)
+	d := parseFile(t, "manual.html", document.HTML)
 	if d.Title != "frob(1) — Frobnicator Manual" {
 		t.Errorf("title %q", d.Title)
 	}
@@ -29,17 +31,17 @@ func TestHTMLManualPage(t *testing.T) {
 	}
 	blocks := flatten(d)
 	expectBlocks(t, blocks, []wantBlock{
-		{"frob – frobnicate files & directories", Paragraph, "frob(1) › NAME", 13},
-		{"The frob command rewrites each file in place. It keeps a backup unless told otherwise.", Paragraph, "frob(1) › DESCRIPTION", 15},
-		{"Zero when every file was frobnicated.", ListItem, "frob(1) › DESCRIPTION › Exit status", 23},
-		{"One when a file could not be read.", ListItem, "frob(1) › DESCRIPTION › Exit status", 24},
-		{"-n, --dry-run: Show what would change without writing anything.", Definition, "frob(1) › OPTIONS", 29},
-		{"--level N: Frobnicate N times.", Definition, "frob(1) › OPTIONS", 31},
-		{"Variable: FROB_HOME; Effect: Where backups are kept.", TableRow, "frob(1) › OPTIONS", 36},
-		{"Variable: FROB_QUIET; Effect: Silences all warnings.", TableRow, "frob(1) › OPTIONS", 37},
-		{"Frobnication cannot be undone without a backup.", Quote, "frob(1) › OPTIONS", 41},
+		{"frob – frobnicate files & directories", document.Paragraph, "frob(1) › NAME", 13},
+		{"The frob command rewrites each file in place. It keeps a backup unless told otherwise.", document.Paragraph, "frob(1) › DESCRIPTION", 15},
+		{"Zero when every file was frobnicated.", document.ListItem, "frob(1) › DESCRIPTION › Exit status", 23},
+		{"One when a file could not be read.", document.ListItem, "frob(1) › DESCRIPTION › Exit status", 24},
+		{"-n, --dry-run: Show what would change without writing anything.", document.Definition, "frob(1) › OPTIONS", 29},
+		{"--level N: Frobnicate N times.", document.Definition, "frob(1) › OPTIONS", 31},
+		{"Variable: FROB_HOME; Effect: Where backups are kept.", document.TableRow, "frob(1) › OPTIONS", 36},
+		{"Variable: FROB_QUIET; Effect: Silences all warnings.", document.TableRow, "frob(1) › OPTIONS", 37},
+		{"Frobnication cannot be undone without a backup.", document.Quote, "frob(1) › OPTIONS", 41},
 	})
-	if b := find(t, blocks, "pre blocks are not candidates"); b.kind != Code || !strings.Contains(b.text, "$ frob --all notes.txt\n") {
+	if b := find(t, blocks, "pre blocks are not candidates"); b.Kind != document.Code || !strings.Contains(b.Text, "$ frob --all notes.txt\n") {
 		t.Errorf("pre block %+v", b)
 	}
 	candidatesLack(t, d, "frob --all")
@@ -82,7 +84,7 @@ func TestHTMLConstructs(t *testing.T) {
 		{"sphinx chrome", "<div role=\"navigation\"><div><p>Table of contents</p></div><p>Next topic</p></div><h1>Install<a class=\"headerlink\" href=\"#install\">¶</a></h1><p>Run it.</p><p hidden>gone</p><span aria-hidden=\"true\">icon</span>", []string{"paragraph|Install|Run it."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := ParseHTML("t.html", []byte(tc.in))
+			d, err := document.ParseHTML("t.html", []byte(tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +102,7 @@ func TestHTMLHostile(t *testing.T) {
 		{"unclosed pre", "<p>before</p><pre>code", "before"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := ParseHTML("t.html", []byte(tc.in))
+			d, err := document.ParseHTML("t.html", []byte(tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +121,7 @@ func TestHTMLLines(t *testing.T) {
 		src.WriteString("<p class=\"a&amp;b\">one &amp; two &lt;three&gt;\n&quot;four&quot; &#169;\nfive.</p>\n")
 	}
 	src.WriteString("<h2 id=\"x\">Last\nsection</h2>\n<p>The end.</p>\n")
-	doc, err := Parse("t.html", HTML, []byte(src.String()))
+	doc, err := document.ParseHTML("t.html", []byte(src.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,14 +155,14 @@ func TestHTMLDefinitions(t *testing.T) {
 			[]string{"definition|set||set: Sets options.", "definition|-e|set|-e: Exits.", "list-item||set › -e|Even in pipes.", "definition|||More on set.", "definition|cd||cd: Changes.", "paragraph|||After."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := ParseHTML("t.html", []byte(tc.in))
+			d, err := document.ParseHTML("t.html", []byte(tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []string
 			for _, s := range d.Sections {
 				for _, b := range s.Blocks {
-					got = append(got, fmt.Sprintf("%s|%s|%s|%s", b.Kind, b.Text[:b.Term], strings.Join(b.Parents, PathSep), b.Text))
+					got = append(got, fmt.Sprintf("%s|%s|%s|%s", b.Kind, b.Text[:b.Term], strings.Join(b.Parents, document.PathSep), b.Text))
 				}
 			}
 			if !slices.Equal(got, tc.want) {

@@ -2,7 +2,6 @@ package document
 
 import (
 	"bytes"
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -34,18 +33,18 @@ var markdown = goldmark.New(
 // (lower case, digits and underscores: __init__, __main__) keeps its
 // underscores instead of becoming bold.
 func ParseMarkdown(name string, src []byte) (d *Document, err error) {
-	defer recoverError(name, &err)
-	src = blankFrontMatter(blankBOM(src))
+	defer Recover(name, &err)
+	src = blankFrontMatter(BlankBOM(src))
 	root := markdown.Parser().Parse(text.NewReader(src))
-	m := &mdReader{b: newBuilder(name, Markdown), name: name, src: src, lines: newLineIndex(src)}
+	m := &mdReader{b: NewBuilder(name, Markdown), name: name, src: src, lines: newLineIndex(src)}
 	if err := m.blocks(root, Paragraph, 0, 0); err != nil {
 		return nil, err
 	}
-	return m.b.doc, nil
+	return m.b.Doc, nil
 }
 
 type mdReader struct {
-	b     *builder
+	b     *Builder
 	name  string
 	src   []byte
 	lines lineIndex
@@ -108,23 +107,23 @@ func (m *mdReader) line(n ast.Node) int {
 // blocks reads the block children of n as blocks of kind in group.
 func (m *mdReader) blocks(n ast.Node, kind Kind, group, depth int) error {
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		if depth >= maxNesting {
-			m.b.block(kind, m.flatText(c), m.line(c), 0, group)
+		if depth >= MaxNesting {
+			m.b.Block(kind, m.flatText(c), m.line(c), 0, group)
 			continue
 		}
 		switch v := c.(type) {
 		case *ast.Heading:
-			m.b.heading(v.Level, m.inline(v), "", m.line(v), 0)
+			m.b.Heading(v.Level, m.inline(v), "", m.line(v), 0)
 		case *ast.Paragraph, *ast.TextBlock:
 			t := m.inline(v)
 			if _, quoted := n.(*ast.Blockquote); quoted && c == n.FirstChild() {
 				t = dropAlertMarker(t)
 			}
-			m.b.block(kind, t, m.line(v), 0, group)
+			m.b.Block(kind, t, m.line(v), 0, group)
 		case *ast.FencedCodeBlock, *ast.CodeBlock:
-			m.b.block(Code, m.rawLines(v), m.line(v), 0, 0)
+			m.b.Block(Code, m.rawLines(v), m.line(v), 0, 0)
 		case *ast.Blockquote, *admonitionNode:
-			if err := m.blocks(v, Quote, m.b.newGroup(), depth+1); err != nil {
+			if err := m.blocks(v, Quote, m.b.NewGroup(), depth+1); err != nil {
 				return err
 			}
 		case *ast.List:
@@ -133,7 +132,7 @@ func (m *mdReader) blocks(n ast.Node, kind Kind, group, depth int) error {
 			}
 			g := group
 			if kind != ListItem || g == 0 {
-				g = m.b.newGroup()
+				g = m.b.NewGroup()
 			}
 			for it := v.FirstChild(); it != nil; it = it.NextSibling() {
 				if err := m.blocks(it, ListItem, g, depth+1); err != nil {
@@ -145,7 +144,7 @@ func (m *mdReader) blocks(n ast.Node, kind Kind, group, depth int) error {
 			if v.HasClosure() {
 				raw += string(v.ClosureLine.Value(m.src))
 			}
-			if err := readHTML(m.b, m.name, []byte(raw), m.line(v), false); err != nil {
+			if err := ReadHTML(m.b, m.name, []byte(raw), m.line(v), false); err != nil {
 				return err
 			}
 		case *ast.ThematicBreak, *ast.LinkReferenceDefinition:
@@ -171,18 +170,18 @@ func (m *mdReader) rawLines(n ast.Node) string {
 }
 
 func (m *mdReader) table(t *east.Table) {
-	g := m.b.newGroup()
+	g := m.b.NewGroup()
 	var header []string
 	for r := t.FirstChild(); r != nil; r = r.NextSibling() {
 		var cells []string
 		for c := r.FirstChild(); c != nil; c = c.NextSibling() {
-			cells = append(cells, collapse(m.inline(c)))
+			cells = append(cells, Collapse(m.inline(c)))
 		}
 		if _, ok := r.(*east.TableHeader); ok {
 			header = cells
 			continue
 		}
-		m.b.block(TableRow, tableRow(header, cells), m.line(r), 0, g)
+		m.b.Block(TableRow, RowText(header, cells), m.line(r), 0, g)
 	}
 }
 
@@ -195,7 +194,7 @@ func (m *mdReader) inline(n ast.Node) string {
 
 func (m *mdReader) inlineTo(sb *strings.Builder, n ast.Node, depth int) {
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		if depth >= maxNesting*4 {
+		if depth >= MaxNesting*4 {
 			sb.WriteString(m.flatText(c))
 			continue
 		}
@@ -291,13 +290,6 @@ func (m *mdReader) flatText(n ast.Node) string {
 		}
 	}
 	return sb.String()
-}
-
-// recoverError turns a parser's panic into an *Error.
-func recoverError(name string, err *error) {
-	if r := recover(); r != nil {
-		*err = &Error{Name: name, Msg: fmt.Sprintf("cannot parse: %v", r)}
-	}
 }
 
 // tocList reports whether l is a table of contents: every item is a single

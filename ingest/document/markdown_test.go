@@ -1,15 +1,17 @@
-package document
+package document_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/reqa/reqa/ingest/document"
 )
 
 // TestMarkdownGuide reads testdata/guide.md, which holds every construct
 // issue 13 names, and checks what each one becomes.
 func TestMarkdownGuide(t *testing.T) {
-	d := parseFile(t, "guide.md", Markdown)
+	d := parseFile(t, "guide.md", document.Markdown)
 	blocks := flatten(d)
 	if d.Title != "Widget Guide" {
 		t.Errorf("title %q", d.Title)
@@ -17,8 +19,8 @@ func TestMarkdownGuide(t *testing.T) {
 	// Fenced and indented code are Code blocks, never candidates.
 	for _, code := range []string{"fenced code is not a candidate", "indented code is not a candidate", "widget rehash", "widget count"} {
 		candidatesLack(t, d, code)
-		if b := find(t, blocks, code); b.kind != Code {
-			t.Errorf("%q is a %s block", code, b.kind)
+		if b := find(t, blocks, code); b.Kind != document.Code {
+			t.Errorf("%q is a %s block", code, b.Kind)
 		}
 	}
 	// Front matter, comments and link reference definitions are skipped.
@@ -27,19 +29,19 @@ func TestMarkdownGuide(t *testing.T) {
 	}
 	expectBlocks(t, blocks, []wantBlock{
 		// Emphasis, links and inline HTML become their text.
-		{"Widget is a small tool for counting things. Read the manual or Ctrl+C to stop it.", Paragraph, "Widget Guide", 14},
+		{"Widget is a small tool for counting things. Read the manual or Ctrl+C to stop it.", document.Paragraph, "Widget Guide", 14},
 		// List items without their markers; a lazy continuation line joins.
-		{"Download the archive.", ListItem, "Widget Guide › Install", 19},
-		{"Unpack it into /opt/widget. Then add it to your path.", ListItem, "Widget Guide › Install", 20},
-		{"Run widget --version to check.", ListItem, "Widget Guide › Install", 22},
+		{"Download the archive.", document.ListItem, "Widget Guide › Install", 19},
+		{"Unpack it into /opt/widget. Then add it to your path.", document.ListItem, "Widget Guide › Install", 20},
+		{"Run widget --version to check.", document.ListItem, "Widget Guide › Install", 22},
 		// Table rows carry their header.
-		{"Option: --fast; Meaning: Counts approximately and quickly.", TableRow, "Widget Guide › Options", 38},
-		{"Option: --out FILE; Meaning: Writes the counts to FILE.", TableRow, "Widget Guide › Options", 39},
+		{"Option: --fast; Meaning: Counts approximately and quickly.", document.TableRow, "Widget Guide › Options", 38},
+		{"Option: --out FILE; Meaning: Writes the counts to FILE.", document.TableRow, "Widget Guide › Options", 39},
 		// __init__ keeps its underscores, in a code span or not; a bold word does not.
-		{"Python plugins define __init__ and __init__.py; a bare Note is bold. Escaped *stars* and & entities are text.", Paragraph, "Widget Guide › Options › The __init__ hook", 43},
-		{"Rehashing rebuilds the shim table. It runs after every install.", Quote, "Widget Guide › Options › The __init__ hook", 46},
+		{"Python plugins define __init__ and __init__.py; a bare Note is bold. Escaped *stars* and & entities are text.", document.Paragraph, "Widget Guide › Options › The __init__ hook", 43},
+		{"Rehashing rebuilds the shim table. It runs after every install.", document.Quote, "Widget Guide › Options › The __init__ hook", 46},
 		// <br> is a space; a repeated heading is its own section.
-		{"A second heading with the same name gets a numbered slug. The break is a space.", Paragraph, "Widget Guide › Options", 53},
+		{"A second heading with the same name gets a numbered slug. The break is a space.", document.Paragraph, "Widget Guide › Options", 53},
 	})
 	var slugs []string
 	for _, s := range d.Sections {
@@ -88,7 +90,7 @@ func TestMarkdownConstructs(t *testing.T) {
 		{"entity and escape", "a &lt;b&gt; \\_c\\_ &#169;\n", []string{"paragraph||a <b> _c_ ©"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := ParseMarkdown("t.md", []byte(tc.in))
+			d, err := document.ParseMarkdown("t.md", []byte(tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,9 +111,9 @@ func TestMarkdownHostile(t *testing.T) {
 		{"deep emphasis", strings.Repeat("*", 20000) + "x" + strings.Repeat("*", 20000) + "\n", "x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := ParseMarkdown("t.md", []byte(tc.in))
+			d, err := document.ParseMarkdown("t.md", []byte(tc.in))
 			if err != nil {
-				if !errors.Is(err, ErrMalformed) {
+				if !errors.Is(err, document.ErrMalformed) {
 					t.Fatalf("error %v is not ErrMalformed", err)
 				}
 				return

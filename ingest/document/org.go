@@ -33,9 +33,9 @@ import (
 // blocks before the first headline 0. Input not in UTF-8 has its bad bytes
 // replaced. A panic of go-org is turned into an *Error.
 func ParseOrg(name string, data []byte) (d *Document, err error) {
-	defer recoverError(name, &err)
-	if len(data) > maxPartBytes {
-		return nil, &Error{Name: name, Msg: fmt.Sprintf("org: larger than %d bytes", maxPartBytes)}
+	defer Recover(name, &err)
+	if len(data) > maxOrgBytes {
+		return nil, &Error{Name: name, Msg: fmt.Sprintf("org: larger than %d bytes", maxOrgBytes)}
 	}
 	src := strings.ToValidUTF8(string(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))), "\uFFFD")
 	src = strings.ReplaceAll(src, "\r\n", "\n")
@@ -54,15 +54,15 @@ func ParseOrg(name string, data []byte) (d *Document, err error) {
 	if err != nil {
 		return nil, &Error{Name: name, Msg: "org: " + err.Error()}
 	}
-	b := newBuilder(name, Org)
-	b.doc.Title = orgTitle(conf, name, od.Get("TITLE"))
-	if err := readHTML(b, name, []byte(out), 1, false); err != nil {
+	b := NewBuilder(name, Org)
+	b.Doc.Title = orgTitle(conf, name, od.Get("TITLE"))
+	if err := ReadHTML(b, name, []byte(out), 1, false); err != nil {
 		return nil, err
 	}
 	// A headline's section gets its Org line and slug; the blocks under
 	// it its line.
-	for i := range b.doc.Sections {
-		s := &b.doc.Sections[i]
+	for i := range b.Doc.Sections {
+		s := &b.Doc.Sections[i]
 		s.Line = 0
 		if n, err := strconv.Atoi(strings.TrimPrefix(s.Slug, orgHeadlineID)); err == nil && n >= 0 && n < len(w.written) && strings.HasPrefix(s.Slug, orgHeadlineID) {
 			h := w.written[n]
@@ -75,7 +75,7 @@ func ParseOrg(name string, data []byte) (d *Document, err error) {
 			s.Blocks[j].Line = s.Line
 		}
 	}
-	return b.doc, nil
+	return b.Doc, nil
 }
 
 // orgTitle returns the text of a #+TITLE value, its markup removed.
@@ -85,7 +85,7 @@ func orgTitle(conf *org.Configuration, name, title string) string {
 	}
 	td := conf.Parse(strings.NewReader(title), name)
 	if td.Error != nil || len(td.Nodes) == 0 {
-		return collapse(title)
+		return Collapse(title)
 	}
 	nodes := td.Nodes
 	if p, ok := nodes[0].(org.Paragraph); ok && len(nodes) == 1 {
@@ -96,11 +96,11 @@ func orgTitle(conf *org.Configuration, name, title string) string {
 	tw.doc = orgNoOutput(td)
 	tw.HTMLWriter.Before(tw.doc)
 	org.WriteNodes(tw, nodes...)
-	tb := newBuilder(name, Org)
-	if readHTML(tb, name, []byte("<p>"+tw.String()+"</p>"), 1, false) != nil || len(tb.doc.Sections) == 0 || len(tb.doc.Sections[0].Blocks) == 0 {
-		return collapse(title)
+	tb := NewBuilder(name, Org)
+	if ReadHTML(tb, name, []byte("<p>"+tw.String()+"</p>"), 1, false) != nil || len(tb.Doc.Sections) == 0 || len(tb.Doc.Sections[0].Blocks) == 0 {
+		return Collapse(title)
 	}
-	return tb.doc.Sections[0].Blocks[0].Text
+	return tb.Doc.Sections[0].Blocks[0].Text
 }
 
 // orgFootnoteSection reports whether h is the section Org keeps footnote
@@ -116,6 +116,10 @@ func orgFootnoteSection(h org.Headline) bool {
 	}
 	return true
 }
+
+// maxOrgBytes is the largest Org file read (the bound of a part of a zip
+// container).
+const maxOrgBytes = 64 << 20
 
 // maxOrgMacroDepth bounds how deep macros expand in macros.
 const maxOrgMacroDepth = 8

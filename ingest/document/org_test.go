@@ -1,16 +1,18 @@
-package document
+package document_test
 
 import (
 	"errors"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/reqa/reqa/ingest/document"
 )
 
 // orgBlocks parses in and returns its blocks as manBlocks does.
 func orgBlocks(t *testing.T, in string) []string {
 	t.Helper()
-	d, err := ParseOrg("t.org", []byte(in))
+	d, err := document.ParseOrg("t.org", []byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,12 +55,12 @@ func TestOrgConstructs(t *testing.T) {
 // TestOrgSections checks the title, heading paths, slugs and lines.
 func TestOrgSections(t *testing.T) {
 	src := "#+TITLE: The /Widget/ Guide\n\nIntro.\n\n* DONE Install :setup:\n:PROPERTIES:\n:CUSTOM_ID: setup\n:END:\nRun it.\n** Options\nSome.\n*** Deep\nDeeper.\n* Install\nAgain.\n"
-	d, err := ParseOrg("t.org", []byte(src))
+	d, err := document.ParseOrg("t.org", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkDocument(t, d)
-	if d.Title != "The Widget Guide" || d.Format != Org {
+	if d.Title != "The Widget Guide" || d.Format != document.Org {
 		t.Errorf("title %q format %q", d.Title, d.Format)
 	}
 	var got []string
@@ -81,8 +83,8 @@ func TestOrgSections(t *testing.T) {
 // TestOrgBadInput checks that hostile input ends in a document or an *Error.
 func TestOrgBadInput(t *testing.T) {
 	for _, in := range []string{"", "\xff\xfe*\x00", strings.Repeat("*", 100) + " deep\n" + strings.Repeat("- a\n  ", 500), "| a\n|-\n|" + strings.Repeat("|", 1000)} {
-		d, err := ParseOrg("t.org", []byte(in))
-		var de *Error
+		d, err := document.ParseOrg("t.org", []byte(in))
+		var de *document.Error
 		if err != nil && (!errors.As(err, &de) || de.Name != "t.org") {
 			t.Errorf("%q: %v", in, err)
 		}

@@ -23,19 +23,19 @@ import (
 //   - a rule alone on its line (a run of such characters between blank
 //     lines) separates paragraphs and is not text.
 func ParseText(name string, data []byte) (*Document, error) {
-	lines := strings.Split(string(blankBOM(data)), "\n")
+	lines := strings.Split(string(BlankBOM(data)), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " \t\r")
 	}
-	b := newBuilder(name, Text)
+	b := NewBuilder(name, Text)
 	t := textReader{b: b, lines: lines}
 	t.read()
-	return b.doc, nil
+	return b.Doc, nil
 }
 
 // textReader holds ParseText's state.
 type textReader struct {
-	b     *builder
+	b     *Builder
 	lines []string
 	// styles are the underline styles in order of first appearance (an
 	// overlined style is its character preceded by "^").
@@ -87,7 +87,7 @@ func (t *textReader) read() {
 		if text, ok := listItem(l); ok {
 			t.flush()
 			if t.list == 0 {
-				t.list = t.b.newGroup()
+				t.list = t.b.NewGroup()
 			}
 			t.item, t.itemStart = []string{strings.TrimSpace(l[text:])}, i+1
 			continue
@@ -114,16 +114,16 @@ func (t *textReader) heading(style, text string, line int) {
 	t.list = 0
 	level := len(t.styles) + 1
 	if style != "" {
-		level = styleLevel(&t.styles, style)
+		level = StyleLevel(&t.styles, style)
 	}
-	t.b.heading(min(level, 6), strings.TrimSpace(text), "", line, 0)
+	t.b.Heading(min(level, 6), strings.TrimSpace(text), "", line, 0)
 }
 
 // flush ends the paragraph or list item being read.
 func (t *textReader) flush() {
 	t.flushItem()
 	if len(t.para) > 0 {
-		t.b.block(Paragraph, strings.Join(t.para, " "), t.start, 0, 0)
+		t.b.Block(Paragraph, strings.Join(t.para, " "), t.start, 0, 0)
 		t.para = t.para[:0]
 	}
 }
@@ -131,7 +131,7 @@ func (t *textReader) flush() {
 // flushItem ends the list item being read.
 func (t *textReader) flushItem() {
 	if len(t.item) > 0 {
-		t.b.block(ListItem, strings.Join(t.item, " "), t.itemStart, 0, t.list)
+		t.b.Block(ListItem, strings.Join(t.item, " "), t.itemStart, 0, t.list)
 		t.item = nil
 	}
 }
@@ -188,11 +188,11 @@ func isCaps(l string) bool {
 // after a bullet ("-", "*", "+", "•") or a number or letter followed by "."
 // or ")" (at most three digits, or one letter), then a space.
 func listItem(l string) (text int, ok bool) {
-	i := indent(l)
+	i := Indent(l)
 	s := l[i:]
 	for _, bullet := range []string{"- ", "* ", "+ ", "• "} {
 		if strings.HasPrefix(s, bullet) && strings.TrimSpace(s[len(bullet):]) != "" {
-			return i + len(bullet) + indent(s[len(bullet):]), true
+			return i + len(bullet) + Indent(s[len(bullet):]), true
 		}
 	}
 	j := 0
@@ -205,10 +205,5 @@ func listItem(l string) (text int, ok bool) {
 	if j == 0 || j+1 >= len(s) || (s[j] != '.' && s[j] != ')') || s[j+1] != ' ' || strings.TrimSpace(s[j+2:]) == "" {
 		return 0, false
 	}
-	return i + j + 2 + indent(s[j+2:]), true
-}
-
-// indent is the number of leading spaces of l, a tab counting as one.
-func indent(l string) int {
-	return len(l) - len(strings.TrimLeft(l, " \t"))
+	return i + j + 2 + Indent(s[j+2:]), true
 }

@@ -1,6 +1,6 @@
 //go:build experiment
 
-package document
+package document_test
 
 // TestTextSurvey reads every file a list names (one path a line, gzipped or
 // not) as plain text and prints how many have headings, how many blocks
@@ -18,6 +18,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/reqa/reqa/ingest/document"
 )
 
 func TestTextSurvey(t *testing.T) {
@@ -46,7 +48,7 @@ func TestTextSurvey(t *testing.T) {
 			}
 			data, _ = io.ReadAll(zr)
 		}
-		d, _ := ParseText(p, data)
+		d, _ := document.ParseText(p, data)
 		files++
 		h := 0
 		for _, s := range d.Sections {
@@ -58,7 +60,7 @@ func TestTextSurvey(t *testing.T) {
 				if len(s.Path) > 0 {
 					headed++
 				}
-				if b.Kind == ListItem {
+				if b.Kind == document.ListItem {
 					items++
 				}
 			}

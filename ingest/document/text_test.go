@@ -1,9 +1,11 @@
-package document
+package document_test
 
 import (
 	"os"
 	"reflect"
 	"testing"
+
+	"github.com/reqa/reqa/ingest/document"
 )
 
 // TestParseTextStructure checks the structure plain text writes without
@@ -16,28 +18,28 @@ func TestParseTextStructure(t *testing.T) {
 		want []got
 	}{
 		{"harbour.txt", []got{
-			{"Harbour Tool", Paragraph, "The harbour tool keeps a log of boats. It runs on any machine.", 5, 0},
-			{"Harbour Tool › Installation", Paragraph, "Run the installer as root.", 11, 0},
-			{"Harbour Tool › Installation", Paragraph, "Steps:", 13, 0},
-			{"Harbour Tool › Installation", ListItem, "Download the archive.", 15, 0},
-			{"Harbour Tool › Installation", ListItem, "Unpack it into /opt.", 16, 0},
-			{"Harbour Tool › Installation", ListItem, "Run setup.", 18, 0},
-			{"Harbour Tool › Known issues", ListItem, "The log grows without bound.", 22, 0},
-			{"Harbour Tool › Known issues", ListItem, "Boats with long names are cut at 40 characters.", 24, 0},
-			{"Harbour Tool › Known issues", Paragraph, "Questions go to the harbour office. The office answers within a week.", 29, 0},
-			{"Harbour Tool › Licence › Which licence", Paragraph, "The tool is free software.", 38, 0},
+			{"Harbour Tool", document.Paragraph, "The harbour tool keeps a log of boats. It runs on any machine.", 5, 0},
+			{"Harbour Tool › Installation", document.Paragraph, "Run the installer as root.", 11, 0},
+			{"Harbour Tool › Installation", document.Paragraph, "Steps:", 13, 0},
+			{"Harbour Tool › Installation", document.ListItem, "Download the archive.", 15, 0},
+			{"Harbour Tool › Installation", document.ListItem, "Unpack it into /opt.", 16, 0},
+			{"Harbour Tool › Installation", document.ListItem, "Run setup.", 18, 0},
+			{"Harbour Tool › Known issues", document.ListItem, "The log grows without bound.", 22, 0},
+			{"Harbour Tool › Known issues", document.ListItem, "Boats with long names are cut at 40 characters.", 24, 0},
+			{"Harbour Tool › Known issues", document.Paragraph, "Questions go to the harbour office. The office answers within a week.", 29, 0},
+			{"Harbour Tool › Licence › Which licence", document.Paragraph, "The tool is free software.", 38, 0},
 		}},
 		{"frob.txt", []got{
-			{"FROBNICATOR", Paragraph, "A tool for frobs.", 3, 0},
-			{"USAGE", Paragraph, "Call frob with a file. A second line of the same paragraph.", 7, 0},
-			{"USAGE", Paragraph, "WARNING: THIS IS NOT A HEADING.", 10, 0},
+			{"FROBNICATOR", document.Paragraph, "A tool for frobs.", 3, 0},
+			{"USAGE", document.Paragraph, "Call frob with a file. A second line of the same paragraph.", 7, 0},
+			{"USAGE", document.Paragraph, "WARNING: THIS IS NOT A HEADING.", 10, 0},
 		}},
 	} {
 		data, err := os.ReadFile("testdata/" + tc.file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := ParseText(tc.file, data)
+		d, err := document.ParseText(tc.file, data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +53,7 @@ func TestParseTextStructure(t *testing.T) {
 // TestParseTextListGroups checks that the items of one list share a group,
 // blank lines between them or not, and that a paragraph ends the list.
 func TestParseTextListGroups(t *testing.T) {
-	d, err := ParseText("l.txt", []byte("- a one.\n- a two.\n\n- a three.\n\nText.\n\n- b one.\n"))
+	d, err := document.ParseText("l.txt", []byte("- a one.\n- a two.\n\n- a three.\n\nText.\n\n- b one.\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,13 +74,13 @@ func TestParseTextNotStructure(t *testing.T) {
 		name, in string
 		want     []got
 	}{
-		{"year", "It was built in\n1931. The lamp came later.\n", []got{{"", Paragraph, "It was built in 1931. The lamp came later.", 1, 0}}},
+		{"year", "It was built in\n1931. The lamp came later.\n", []got{{"", document.Paragraph, "It was built in 1931. The lamp came later.", 1, 0}}},
 		{"long title", "This line is far too long to be a heading in any plain text file anyone would write, surely\n=====\n",
-			[]got{{"", Paragraph, "This line is far too long to be a heading in any plain text file anyone would write, surely =====", 1, 0}}},
-		{"lower case", "\nnot a heading\n\n", []got{{"", Paragraph, "not a heading", 2, 0}}},
-		{"rule after an item", "- one\n-----\ntext\n", []got{{"", ListItem, "one", 1, 0}, {"", Paragraph, "text", 3, 0}}},
+			[]got{{"", document.Paragraph, "This line is far too long to be a heading in any plain text file anyone would write, surely =====", 1, 0}}},
+		{"lower case", "\nnot a heading\n\n", []got{{"", document.Paragraph, "not a heading", 2, 0}}},
+		{"rule after an item", "- one\n-----\ntext\n", []got{{"", document.ListItem, "one", 1, 0}, {"", document.Paragraph, "text", 3, 0}}},
 	} {
-		d, err := ParseText(tc.name, []byte(tc.in))
+		d, err := document.ParseText(tc.name, []byte(tc.in))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,30 @@
+package asciidoc
+
+import (
+	"testing"
+
+	"github.com/reqa/reqa/ingest/document"
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
+)
+
+var (
+	checkDocument = doctest.CheckDocument
+	manBlocks     = doctest.ManBlocks
+	sectionPaths  = doctest.SectionPaths
+	checkLines    = doctest.CheckLines
+)
+
+// parsers are the readers of this package by format.
+var parsers = map[document.Format]doctest.ParseFunc{document.AsciiDoc: Parse}
+
+// firstBlockText parses in (a line end added) as format f and returns its
+// first block's text, "" when it has none: inline markup tests.
+func firstBlockText(t *testing.T, f document.Format, in string) string {
+	t.Helper()
+	return doctest.FirstBlockText(t, parsers[f], in)
+}
+
+// fuzzParse parses data as format f and checks the outcome (doctest.FuzzParse).
+func fuzzParse(t *testing.T, f document.Format, data []byte) {
+	doctest.FuzzParse(t, parsers[f], data)
+}

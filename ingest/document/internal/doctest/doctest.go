@@ -1,0 +1,292 @@
+package doctest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/reqa/reqa/ingest/document"
+)
+
+// ParseFunc is a reader: it parses data, the contents of the file name.
+type ParseFunc func(name string, data []byte) (*document.Document, error)
+
+// Got is one block as the tests see it.
+type Got struct {
+	Path string // heading path
+	Kind document.Kind
+	Text string
+	Line int
+	Page int
+}
+
+// Flatten lists a document's blocks with their heading paths.
+func Flatten(d *document.Document) []Got {
+	var out []Got
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			out = append(out, Got{s.Heading(), b.Kind, b.Text, b.Line, b.Page})
+		}
+	}
+	return out
+}
+
+// FirstBlockText parses in (a line end added) with parse and returns its
+// first block's text, "" when it has none: inline markup tests.
+func FirstBlockText(t *testing.T, parse ParseFunc, in string) string {
+	t.Helper()
+	d, err := parse("t", []byte(in+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := Flatten(d); len(b) > 0 {
+		return b[0].Text
+	}
+	return ""
+}
+
+// CheckOutline checks a parsed document's title and its sections'
+// heading paths, printing its blocks when they differ.
+func CheckOutline(t *testing.T, d *document.Document, err error, title string, paths []string) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	CheckDocument(t, d)
+	var got []string
+	for _, s := range d.Sections {
+		got = append(got, s.Heading())
+	}
+	if d.Title != title || !slices.Equal(got, paths) {
+		t.Errorf("title %q paths %q, want %q %q\n%s", d.Title, got, title, paths, strings.Join(BlockLines(d), "\n"))
+	}
+}
+
+// Find returns the block whose text contains sub.
+func Find(t *testing.T, blocks []Got, sub string) Got {
+	t.Helper()
+	for _, b := range blocks {
+		if strings.Contains(b.Text, sub) {
+			return b
+		}
+	}
+	t.Fatalf("no block holds %q; blocks: %+v", sub, blocks)
+	return Got{}
+}
+
+// Absent fails if any block or heading holds sub.
+func Absent(t *testing.T, d *document.Document, sub string) {
+	t.Helper()
+	for _, s := range d.Sections {
+		if strings.Contains(s.Heading(), sub) {
+			t.Errorf("heading %q holds %q", s.Heading(), sub)
+		}
+		for _, b := range s.Blocks {
+			if strings.Contains(b.Text, sub) {
+				t.Errorf("%s block %q holds %q", b.Kind, b.Text, sub)
+			}
+		}
+	}
+}
+
+// CandidatesLack fails if a candidate block holds sub.
+func CandidatesLack(t *testing.T, d *document.Document, sub string) {
+	t.Helper()
+	for _, b := range Flatten(d) {
+		if b.Kind.Candidate() && strings.Contains(b.Text, sub) {
+			t.Errorf("candidate %s block %q holds %q", b.Kind, b.Text, sub)
+		}
+	}
+}
+
+// ParseFile parses testdata/name with parse and checks the document.
+func ParseFile(t *testing.T, parse ParseFunc, name string) *document.Document {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := parse(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	CheckDocument(t, d)
+	return d
+}
+
+// WantBlock is a block expected in a document: its text, kind, heading
+// path and line.
+type WantBlock struct {
+	Text string
+	Kind document.Kind
+	Path string
+	Line int
+}
+
+// ExpectBlocks checks that each of want is among blocks, as described.
+func ExpectBlocks(t *testing.T, blocks []Got, want []WantBlock) {
+	t.Helper()
+	for _, w := range want {
+		b := Find(t, blocks, w.Text)
+		if b.Text != w.Text || b.Kind != w.Kind || b.Path != w.Path || b.Line != w.Line {
+			t.Errorf("got %+v\nwant %+v", b, w)
+		}
+	}
+}
+
+// CheckBlocks checks d and its blocks, each "kind|heading path|text",
+// against want.
+func CheckBlocks(t *testing.T, d *document.Document, want []string) {
+	t.Helper()
+	CheckDocument(t, d)
+	var got []string
+	for _, b := range Flatten(d) {
+		got = append(got, string(b.Kind)+"|"+b.Path+"|"+b.Text)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// CheckTexts checks the texts of a document's blocks, in order.
+func CheckTexts(t *testing.T, d *document.Document, want []string) {
+	t.Helper()
+	CheckDocument(t, d)
+	var got []string
+	for _, b := range Flatten(d) {
+		got = append(got, b.Text)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// CheckDocument checks what every parsed document must satisfy: valid
+// UTF-8, no empty block, candidate blocks on one line of collapsed text,
+// headings non-empty, slugs unique.
+func CheckDocument(t *testing.T, d *document.Document) {
+	t.Helper()
+	slugs := map[string]bool{}
+	for i, s := range d.Sections {
+		for _, h := range s.Path {
+			if h == "" || !utf8.ValidString(h) || strings.ContainsAny(h, "\n\t") {
+				t.Fatalf("section %d: bad heading %q in path %q", i, h, s.Path)
+			}
+		}
+		if s.Slug != "" {
+			if slugs[s.Slug] && d.Format != document.HTML && d.Format != document.EPUB { // HTML ids are the author's
+				t.Fatalf("slug %q repeated", s.Slug)
+			}
+			slugs[s.Slug] = true
+		}
+		for _, b := range s.Blocks {
+			if strings.TrimSpace(b.Text) == "" || !utf8.ValidString(b.Text) || b.Group <= 0 {
+				t.Fatalf("section %d: bad block %+v", i, b)
+			}
+			if b.Kind.Candidate() && (strings.ContainsAny(b.Text, "\n\t") || strings.TrimSpace(b.Text) != b.Text) {
+				t.Fatalf("section %d: candidate text not collapsed: %q", i, b.Text)
+			}
+			if d.Anchor(s, b) == "" {
+				t.Fatalf("no anchor for %+v", b)
+			}
+			for _, p := range b.Parents {
+				if p == "" || strings.ContainsAny(p, "\n\t") {
+					t.Fatalf("section %d: bad parent %q in %+v", i, p, b)
+				}
+			}
+			if b.Term != 0 && (b.Kind != document.Definition || b.Term < 0 || b.Term >= len(b.Text) || b.Text[b.Term] != ':') {
+				t.Fatalf("section %d: bad term length in %+v", i, b)
+			}
+		}
+	}
+}
+
+// ManBlocks lists a document's blocks as "kind|term|parents|text|line".
+func ManBlocks(d *document.Document) []string {
+	var out []string
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			out = append(out, fmt.Sprintf("%s|%s|%s|%s|%d", b.Kind, b.Text[:b.Term], strings.Join(b.Parents, document.PathSep), b.Text, b.Line))
+		}
+	}
+	return out
+}
+
+// SectionPaths lists a document's sections as "heading path#slug@line".
+func SectionPaths(d *document.Document) []string {
+	var out []string
+	for _, s := range d.Sections {
+		out = append(out, fmt.Sprintf("%s#%s@%d", s.Heading(), s.Slug, s.Line))
+	}
+	return out
+}
+
+// CheckLines checks lines got against want, printing both when they differ.
+func CheckLines(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Errorf("%s\n%s\nwant\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// BlockLines lists a document's blocks with their anchors, heading paths
+// and kinds.
+func BlockLines(d *document.Document) []string {
+	var out []string
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			out = append(out, fmt.Sprintf("%s [%s] %s %q", d.Anchor(s, b), s.Heading(), b.Kind, b.Text))
+		}
+	}
+	return out
+}
+
+// WantError checks that err is an *Error naming the file name and holding
+// msg.
+func WantError(t *testing.T, err error, name, msg string) {
+	t.Helper()
+	var e *document.Error
+	if !errors.As(err, &e) || !errors.Is(err, document.ErrMalformed) || e.Name != name || !strings.Contains(err.Error(), msg) {
+		t.Fatalf("error %v, want an *Error for %s saying %q", err, name, msg)
+	}
+}
+
+// FuzzParse parses data and checks the outcome: never a panic; an error is
+// an *Error naming the file; a document satisfies CheckDocument.
+func FuzzParse(t *testing.T, parse ParseFunc, data []byte) {
+	d, err := parse("in", data)
+	if err != nil {
+		var e *document.Error
+		if !errors.As(err, &e) || !errors.Is(err, document.ErrMalformed) || e.Name != "in" || e.Msg == "" {
+			t.Fatalf("error %T %v is not an *Error naming the file", err, err)
+		}
+		return
+	}
+	CheckDocument(t, d)
+}
+
+// AddFixtures adds the files testdata/names to f's corpus.
+func AddFixtures(f *testing.F, names ...string) {
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join("testdata", n))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
+
+// PrintBlocks prints each block of d with its heading path and kind: the
+// output of the readers' examples.
+func PrintBlocks(d *document.Document) {
+	for _, s := range d.Sections {
+		for _, b := range s.Blocks {
+			fmt.Printf("[%s] %s %q\n", s.Heading(), b.Kind, b.Text)
+		}
+	}
+}

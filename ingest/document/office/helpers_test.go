@@ -1,0 +1,23 @@
+package office
+
+import (
+	"testing"
+
+	"github.com/reqa/reqa/ingest/document"
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
+)
+
+var (
+	checkOutline  = doctest.CheckOutline
+	checkDocument = doctest.CheckDocument
+	blockLines    = doctest.BlockLines
+	wantError     = doctest.WantError
+)
+
+// parsers are the readers of this package by format.
+var parsers = map[document.Format]doctest.ParseFunc{document.EPUB: ParseEPUB, document.DOCX: ParseDOCX, document.ODT: ParseODT}
+
+// fuzzParse parses data as format f and checks the outcome (doctest.FuzzParse).
+func fuzzParse(t *testing.T, f document.Format, data []byte) {
+	doctest.FuzzParse(t, parsers[f], data)
+}

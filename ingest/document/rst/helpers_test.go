@@ -1,0 +1,39 @@
+package rst
+
+import (
+	"testing"
+
+	"github.com/reqa/reqa/ingest/document"
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
+)
+
+var (
+	absent         = doctest.Absent
+	candidatesLack = doctest.CandidatesLack
+	checkDocument  = doctest.CheckDocument
+	manBlocks      = doctest.ManBlocks
+	sectionPaths   = doctest.SectionPaths
+	checkLines     = doctest.CheckLines
+	addFixtures    = doctest.AddFixtures
+)
+
+// parsers are the readers of this package by format.
+var parsers = map[document.Format]doctest.ParseFunc{document.RST: Parse}
+
+// parseFile parses testdata/name as format f and checks the document.
+func parseFile(t *testing.T, name string, f document.Format) *document.Document {
+	t.Helper()
+	return doctest.ParseFile(t, parsers[f], name)
+}
+
+// firstBlockText parses in (a line end added) as format f and returns its
+// first block's text, "" when it has none: inline markup tests.
+func firstBlockText(t *testing.T, f document.Format, in string) string {
+	t.Helper()
+	return doctest.FirstBlockText(t, parsers[f], in)
+}
+
+// fuzzParse parses data as format f and checks the outcome (doctest.FuzzParse).
+func fuzzParse(t *testing.T, f document.Format, data []byte) {
+	doctest.FuzzParse(t, parsers[f], data)
+}
