@@ -27,4 +27,10 @@
 // that cannot fit can be refused; a [MemoryEstimator] does so while a
 // corpus is read. [CheckOut] says whether an index may replace what is at
 // a path. [CheckAppendSettings] refuses settings an append cannot change.
+//
+// [SaveFusions] and [SaveAdapter] amend what `reqa fuse` and `reqa tune`
+// learned into an index. [Verify] reads a whole index file and checks
+// every record, postings list, vector, graph, model hash and adapter, and
+// the fusion parameters through a check its caller passes (package rank
+// owns their format), listing the damage it finds (`reqa verify`).
 package index

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/reqa/reqa/index"
 	"os"
 	"path/filepath"
 	"slices"
@@ -228,7 +229,7 @@ func askFirst(t *testing.T, dir string, cases []askCase) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "x.reqa")
-	if _, err := Build(context.Background(), c, out, Options{Tokenizers: []string{"word"}}); err != nil {
+	if _, err := index.Build(context.Background(), c, out, index.Options{Tokenizers: []string{"word"}}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := rank.Open(out)

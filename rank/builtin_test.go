@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank/fuse"
 )
@@ -93,7 +94,7 @@ func TestFirstServed(t *testing.T) {
 		{[]string{"wpm", "stem"}, 0},
 	} {
 		path := filepath.Join(dir, strings.Join(append([]string{"x"}, tc.toks...), "-")+".reqa")
-		if _, err := ingest.Build(context.Background(), c, path, ingest.Options{Tokenizers: tc.toks}); err != nil {
+		if _, err := index.Build(context.Background(), c, path, index.Options{Tokenizers: tc.toks}); err != nil {
 			t.Fatal(err)
 		}
 		e, err := Open(path)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 )
@@ -23,7 +24,7 @@ func TestDamagedIndexNeverPanics(t *testing.T) {
 	}
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.reqa")
-	if _, err := ingest.Build(context.Background(), c, good, ingest.Options{Tokenizers: []string{"word"}}); err != nil {
+	if _, err := index.Build(context.Background(), c, good, index.Options{Tokenizers: []string{"word"}}); err != nil {
 		t.Fatal(err)
 	}
 	orig, err := os.ReadFile(good)
@@ -71,7 +72,7 @@ func TestDamagedIndexNeverPanics(t *testing.T) {
 			got, err := ask(p)
 			// Verify reads everything: when it finds nothing wrong, the
 			// index must answer exactly as before.
-			rep, verr := rank.Verify(p, rank.VerifyOptions{Fusions: rank.CheckFusions})
+			rep, verr := index.Verify(p, index.VerifyOptions{Fusions: rank.CheckFusions})
 			if verr == nil && rep.OK() {
 				verifiedOK++
 				if err != nil || !reflect.DeepEqual(got, want) {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/reqa/reqa/index"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -323,7 +324,7 @@ func TestDamagedParts(t *testing.T) {
 			rewrite(t, p, tc.bucket, tc.key, tc.edit)
 			failed := checkDamaged(t, tc.name, p, want, tc.mustFail, tc.wantName)
 			// Verify finds every one of these, naming the part.
-			rep, err := rank.Verify(p, rank.VerifyOptions{Fusions: rank.CheckFusions})
+			rep, err := index.Verify(p, index.VerifyOptions{Fusions: rank.CheckFusions})
 			found := fmt.Sprint(err)
 			for _, e := range rep.Problems {
 				found += "\n" + e.Error()

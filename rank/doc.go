@@ -64,13 +64,11 @@
 // its [RemoteStatsDepth] best scores). Sentence-only forms, context-derived
 // inputs and the re-ranker need every candidate and wrap [ErrEngineRanker].
 //
-// # Stored parts and verification
+// # Stored fusion parameters
 //
-// [SaveFusions] and [SaveAdapter] store what `reqa fuse` and `reqa tune`
-// learned; [Verify] reads a whole index and checks every record, postings
-// list, vector, graph, model hash, adapter and (through
-// [VerifyOptions].Fusions, e.g. [CheckFusions]) fusion parameter set,
-// listing the damage it finds (`reqa verify`).
+// [EncodeFusions] and [DecodeFusions] are the format of the fusion
+// parameters an index stores (package index writes them into the file and
+// checks them with [CheckFusions] when it verifies one).
 //
 // Evaluation, fusion tuning, adapter training data and self-questions are
 // package rank/eval's.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/encoder/uselite"
 	"github.com/reqa/reqa/ingest"
@@ -41,7 +42,7 @@ func buildIndexOf(t *testing.T, path string, dense bool, inputs ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := ingest.Options{} // every tokenizer, as reqa index builds
+	opt := index.Options{} // every tokenizer, as reqa index builds
 	if dense {
 		onnx, vocab, err := uselite.Model()
 		if err != nil {
@@ -54,7 +55,7 @@ func buildIndexOf(t *testing.T, path string, dense bool, inputs ...string) {
 		defer enc.Close()
 		opt.Encoder, opt.EncoderModel, opt.EncoderVocab, opt.Lambda = enc, onnx, vocab, 0.25
 	}
-	if _, err := ingest.Build(context.Background(), c, path, opt); err != nil {
+	if _, err := index.Build(context.Background(), c, path, opt); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -358,15 +358,10 @@ var RerankInputs = []string{"bm25-wpm", "bm25-word", "bm25-wpm/sent", "bm25-word
 // BM25-wpm + dense for every tuned method (see BENCHMARKS.md).
 var DefaultFusionInputs = []string{"bm25-wpm", "bm25-word", "dense"}
 
-// SaveFusions stores fusion parameters in the index at path (best first:
-// the first is what `reqa ask` uses by default).
-func SaveFusions(path string, ps []fuse.Params) error {
-	b, err := json.Marshal(ps)
-	if err != nil {
-		return err
-	}
-	return store.Amend(path, func(tx *store.WriteTx) error { return tx.PutBlob(store.BlobFusion, b) })
-}
+// EncodeFusions encodes fusion parameters as an index stores them (best
+// first: the first is what `reqa ask` uses by default; see
+// index.SaveFusions).
+func EncodeFusions(ps []fuse.Params) ([]byte, error) { return json.Marshal(ps) }
 
 // Corpus returns what the fusion knows of every candidate (nil for a
 // fusion made by NewFusedRanker, until SetCorpus).

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 )
@@ -20,7 +21,7 @@ func buildBM25Index(t *testing.T, path, input string, tokenizers ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ingest.Build(context.Background(), c, path, ingest.Options{Tokenizers: tokenizers}); err != nil {
+	if _, err := index.Build(context.Background(), c, path, index.Options{Tokenizers: tokenizers}); err != nil {
 		t.Fatal(err)
 	}
 }

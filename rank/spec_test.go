@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reqa/reqa/index"
 	"os"
 	"path/filepath"
 	"slices"
@@ -167,7 +168,11 @@ func TestDefaultsDense(t *testing.T) {
 
 	// Stored parameters: the first is the default.
 	learned := fuse.Params{Name: "fusion-minmax", Method: "minmax", Inputs: rank.DefaultFusionInputs, Weights: []float64{0.2, 0.3, 0.5}, TunedOn: "test"}
-	if err := rank.SaveFusions(path, []fuse.Params{learned}); err != nil {
+	raw, err := rank.EncodeFusions([]fuse.Params{learned})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := index.SaveFusions(path, raw); err != nil {
 		t.Fatal(err)
 	}
 	e, err = rank.Open(path)

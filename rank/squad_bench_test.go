@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/internal/testenv"
 	"github.com/reqa/reqa/rank"
@@ -41,7 +42,7 @@ func squad(tb testing.TB) (string, *ingest.Dataset) {
 			return
 		}
 		squadIndex = filepath.Join(dir, "squad.reqa")
-		_, squadErr = ingest.Build(context.Background(), squadData.Corpus, squadIndex, ingest.Options{})
+		_, squadErr = index.Build(context.Background(), squadData.Corpus, squadIndex, index.Options{})
 	})
 	if squadErr != nil {
 		tb.Fatal(squadErr)
@@ -62,7 +63,7 @@ func BenchmarkSQuADBuild(b *testing.B) {
 	out := filepath.Join(b.TempDir(), "squad.reqa")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := ingest.Build(context.Background(), d.Corpus, out, ingest.Options{}); err != nil {
+		if _, err := index.Build(context.Background(), d.Corpus, out, index.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

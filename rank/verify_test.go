@@ -2,6 +2,7 @@ package rank_test
 
 import (
 	"encoding/binary"
+	"github.com/reqa/reqa/index"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ func TestVerifySentenceOffsets(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.reqa")
 	buildTestIndex(t, good)
-	rep, err := rank.Verify(good, rank.VerifyOptions{Fusions: rank.CheckFusions})
+	rep, err := index.Verify(good, index.VerifyOptions{Fusions: rank.CheckFusions})
 	if err != nil || !rep.OK() {
 		t.Fatalf("healthy index: %v %v", err, rep.Problems)
 	}
@@ -35,7 +36,7 @@ func TestVerifySentenceOffsets(t *testing.T) {
 	payload = binary.AppendUvarint(payload, 100000)
 	payload = binary.AppendUvarint(payload, 0)
 	rewrite(t, bad, []string{"sentences"}, binary.BigEndian.AppendUint32(nil, 0), func([]byte) []byte { return sealed(payload) })
-	rep, err = rank.Verify(bad, rank.VerifyOptions{Fusions: rank.CheckFusions})
+	rep, err = index.Verify(bad, index.VerifyOptions{Fusions: rank.CheckFusions})
 	if err != nil {
 		t.Fatal(err)
 	}

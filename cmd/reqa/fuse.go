@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/reqa/reqa/index"
 	"slices"
 	"strings"
 
@@ -73,7 +74,11 @@ func fuseAction(c *cli.Context) error {
 		}
 		ps = append(ps, r.Params)
 	}
-	if err := rank.SaveFusions(path, ps); err != nil {
+	raw, err := rank.EncodeFusions(ps)
+	if err != nil {
+		return err
+	}
+	if err := index.SaveFusions(path, raw); err != nil {
 		return err
 	}
 	if c.Bool("json") {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/reqa/reqa/index"
 	"strconv"
 	"time"
 
@@ -74,7 +75,7 @@ func tuneAction(c *cli.Context) error {
 	}
 	took := time.Since(t1)
 	e.Close()
-	if err := rank.SaveAdapter(path, ad); err != nil {
+	if err := index.SaveAdapter(path, ad); err != nil {
 		return fmt.Errorf("tune: storing the adapter: %w", err)
 	}
 	size := len(ad.Marshal())

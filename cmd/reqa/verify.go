@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/reqa/reqa/index"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -31,7 +32,7 @@ func verifyCommand() *cli.Command {
 				return usagef("verify: want exactly one INDEX file")
 			}
 			path := c.Args().First()
-			rep, err := rank.Verify(path, rank.VerifyOptions{Fusions: rank.CheckFusions})
+			rep, err := index.Verify(path, index.VerifyOptions{Fusions: rank.CheckFusions})
 			if err != nil {
 				return err
 			}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 )
@@ -36,7 +37,7 @@ func buildIndex(t testing.TB, dir, name, text string) string {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, strings.TrimSuffix(name, filepath.Ext(name))+".reqa")
-	if _, err := ingest.Build(context.Background(), c, out, ingest.Options{Builder: "server test"}); err != nil {
+	if _, err := index.Build(context.Background(), c, out, index.Options{Builder: "server test"}); err != nil {
 		t.Fatal(err)
 	}
 	return out

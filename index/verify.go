@@ -1,4 +1,4 @@
-package rank
+package index
 
 import (
 	"errors"
