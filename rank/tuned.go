@@ -47,7 +47,7 @@ func LoadTuned(path string) (*Tuned, error) {
 			}
 		}
 		if len(t.Fusions) == 0 && t.Adapter == nil {
-			return nil, fmt.Errorf("%s: %w: the index holds neither fusion parameters nor a question adapter (run `reqa fuse` or `reqa tune` on it)", path, ErrNoTunedParams)
+			return nil, fmt.Errorf("%s: %w: the index holds neither fusion parameters nor a question adapter", path, ErrNoTunedParams)
 		}
 		return t, nil
 	}
@@ -76,7 +76,7 @@ func LoadTuned(path string) (*Tuned, error) {
 		return nil, fmt.Errorf("%s: fusion parameters: %w", path, jsonProblem(err))
 	}
 	if len(t.Fusions) == 0 {
-		return nil, fmt.Errorf("%s: %w: no fusion parameters in it (want `reqa fuse --json`'s array, or an object with \"fusions\")", path, ErrNoTunedParams)
+		return nil, fmt.Errorf("%s: %w: no fusion parameters in it (want an array of fusion parameters, or an object with \"fusions\")", path, ErrNoTunedParams)
 	}
 	for i, p := range t.Fusions {
 		if err := p.Validate(); err != nil {

@@ -96,7 +96,7 @@ func advice(err error) string {
 	case errors.Is(err, rank.ErrNoTunedParams):
 		return " (run `reqa fuse --index FILE DATASET_DIR`, or eval --params-from)"
 	case errors.Is(err, adapter.ErrEncoderMismatch):
-		return " (or run with --no-adapter)"
+		return " (retrain it with `reqa tune`, or run with --no-adapter)"
 	}
 	return ""
 }

@@ -126,7 +126,7 @@ func (ad *Adapter) Params() int { return len(ad.p) }
 // adapter was trained for the encoder with this hash and width.
 func (ad *Adapter) CheckEncoder(hash string, dim int) error {
 	if ad.EncoderHash != hash {
-		return fmt.Errorf("%w: adapter was trained for encoder %.12s…, the index's encoder is %.12s… (retrain it with `reqa tune`)", ErrEncoderMismatch, ad.EncoderHash, hash)
+		return fmt.Errorf("%w: adapter was trained for encoder %.12s…, the index's encoder is %.12s…", ErrEncoderMismatch, ad.EncoderHash, hash)
 	}
 	if ad.Dim != dim {
 		return fmt.Errorf("%w: adapter width %d, encoder width %d", ErrEncoderMismatch, ad.Dim, dim)
