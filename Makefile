@@ -329,7 +329,7 @@ transfer-matrix: transfer-indexes
 
 transfer-lodo: transfer-indexes
 	REQA_DEFAULTS_DOMAINS="$(foreach d,$(TM_DOMAINS),$(if $(filter docs=% python=%,$(d)),+)$(firstword $(subst =, ,$(d)))=$(abspath $(TM_DIR))/$(firstword $(subst =, ,$(d))).reqa=$(abspath $(lastword $(subst =, ,$(d))));)" \
-	  REQA_DEFAULTS_CACHE=$(abspath $(TM_DIR))/lodo-cache $(GO) test -tags experiment -run 'TestDefaultsLODO' -v -timeout 0 ./rank/
+	  REQA_DEFAULTS_CACHE=$(abspath $(TM_DIR))/lodo-cache $(GO) test -tags experiment -run 'TestDefaultsLODO' -v -timeout 0 ./rank/eval/
 
 # --- Weaviate (issue 15) -------------------------------------------------------
 # The Weaviate server, built from its Go module at a pinned version (via the Go
