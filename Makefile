@@ -292,6 +292,126 @@ $(DOCSQA_SRC)/.ok: Makefile
 	    $$p/python3.11-doc/copyright $(DOCSQA_SRC)/python/
 	@touch $@
 
+# --- blind docs QA benchmark, phase A (issue 31; cmd/mkdocsqa/blind/) ----------
+# Documents reqa was never tuned on, one or more per format reqa reads, pinned
+# (Debian bookworm .debs by SHA-256, Go modules by go.sum hash, npm tarballs by
+# SRI). cmd/mkdocsqa/blind/SOURCES.tsv says, per document, where it comes from,
+# its license, its converter (DOCX, ODT, EPUB and Org are made by the pinned
+# pandoc, zip entries normalised by strip-nondeterminism) and the SHA-256 of the
+# document file, checked here. `make blindqa-src` extracts every document with
+# its license into third_party/blindqa/src/NAME/; `make blindqa-text` renders
+# each with independent renderers (never reqa's readers) into
+# third_party/blindqa/text/NAME.txt, the text question writers are given.
+# The tune/test split by document is cmd/mkdocsqa/blind/split.json.
+BLINDQA       := third_party/blindqa
+BLINDQA_SRC   := $(BLINDQA)/src
+BLINDQA_TEXT  := $(BLINDQA)/text
+BLINDQA_DIR   := cmd/mkdocsqa/blind
+BLINDQA_LIST  := $(BLINDQA_DIR)/SOURCES.tsv
+BLINDQA_DEBS  := postfix-doc=3.7.11-0+deb12u1=6b07bcc68991703acf747dc2500355bdd02aef0a048419b939752c39faf47d8d \
+                 graphviz-doc=2.42.2-7+deb12u1=7239f310587c7ae772bdb3775eeddb2bd82a2c2c3c4326578b906a667c439474 \
+                 mpich-doc=4.0.2-3=2d3e8f2feb4b28888412ebde2cfdaa3972753eaeba126ef90bc9bae95c7266de \
+                 biber=2.18-1=cbca461dd0c59727fb748c7ed8eaff909ffad3eeb3d21a5648533f67deae2d17 \
+                 tmux=3.3a-3=6bd1558face5e145d66d72c9557cbc7ff5ad66701e94dcd568e6daf081269018 \
+                 logrotate=3.21.0-1=4e6acd31f55af85b2f12bd61a636c84e19fc1d0f419540b71bbe8aba6985aa32 \
+                 grep=3.8-5=3264acea728df3c48a54f20e9291b965130e306b9d00adac76647049da7196df \
+                 gzip=1.12-1=eabec1dde2834f72540d7b93fc5df2625f52611c06d93d61f5cdb12480e0e6a3 \
+                 docutils-doc=0.19+dfsg-6=c25ac5cd1404d68f04ae501bca28b9961416c94889fd9515a749f2fc643c9b93 \
+                 ccache=4.8+really4.7.5-1=d6562e03b90d4bbe299966117aef44975f57bea8270c233b1d71f1e6ba157e7d \
+                 mc-data=3:4.8.29-2=a273c2e833524f1d2e8579b737802b18ad4c77d9f45b3ef7d6fc6b2605e4fd3d \
+                 ninja-build=1.11.1-2~deb12u1=e75fe14ee81334f52efe955aaaddac07d26f117bac60488ea19ea7a8b564e62c \
+                 tig=2.5.5-1=763694ceae8d8a57587c80e582d0e01e9fc09e325153ac856ffc10482db369bb
+BLINDQA_MODS  := github.com/spf13/viper@v1.19.0=h1:RWq5SEjt8o25SROyN3z2OrDB9l7RPd3lwTWU8EcEdcI= \
+                 github.com/restic/restic@v0.16.5=h1:He7+WvsWUJJBRtcIJj8QsM1RP84CFOexXR5v+UB0nrA=
+BLINDQA_NPMS  := commander@12.1.0=sha512-Vw8qHK3bZM9y/P10u3Vib8o/DdkvA2OtPtZvD871QKjy74Wj1WSKFILMPRPSdUSx5RFK1arlJzEtA4PkFgnbuA== \
+                 semver@7.6.3=sha512-oVekP1cKtI+CTDvHWYFUcMtsK/00wmAEfyqKfNdARm8u1wNVhSgaX7A8d4UuIlUI5e84iEwOhs7ZPYRmzU9U6A== \
+                 dotenv@16.4.5=sha512-ZmdL2rui+eB2YwhsWzjInR8LldtZHGDoQ1ugH85ppHKwpUHL7j7rN0Ti9NCnGiQbhaZ11FpR+7ao1dNsmduNUg==
+# Converters and renderers (Debian bookworm), installed at these versions when
+# missing or different; pandoc and strip-nondeterminism make the converted
+# documents, so their versions are part of those documents' hashes.
+BLINDQA_TOOLS := pandoc=2.17.1.1-2~deb12u1 strip-nondeterminism=1.13.1-1 mandoc=1.14.6-1+b1 \
+                 bsdextrautils=2.38.1-5+deb12u3 info=6.8-6+b1 python3-docutils=0.19+dfsg-6 \
+                 poppler-utils=22.12.0-2+deb12u3 lynx=2.9.0dev.12-1 asciidoctor=2.0.18-2
+BLINDQA_EPOCH := 1700000000
+
+.PHONY: blindqa-tools blindqa-src blindqa-text
+blindqa-tools:
+	@for t in $(BLINDQA_TOOLS); do pkg=$${t%%=*}; ver=$${t#*=}; \
+	  have=$$(dpkg-query -W -f '$${Version}' $$pkg 2>/dev/null); \
+	  if [ "$$have" != "$$ver" ]; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$$pkg=$$ver" >/dev/null 2>&1 || \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$$pkg=$$ver" >/dev/null; } || \
+	    { echo "cannot install $$pkg=$$ver"; exit 1; }; fi; \
+	  echo "blindqa tool: $$pkg $$(dpkg-query -W -f '$${Version}' $$pkg)"; done
+
+blindqa-src: $(BLINDQA_SRC)/.ok
+$(BLINDQA_SRC)/.ok: Makefile $(BLINDQA_LIST) $(BLINDQA_DIR)/noimages.lua | blindqa-tools
+	@rm -rf $(BLINDQA_SRC) $(BLINDQA)/deb $(BLINDQA)/npm $(BLINDQA)/mods.txt && mkdir -p $(BLINDQA_SRC) $(BLINDQA)/deb/root $(BLINDQA)/npm
+	@for m in $(BLINDQA_MODS); do mod=$${m%%=*}; want=$${m#*=}; \
+	  json=$$($(GO) mod download -json $$mod) || { echo "cannot download $$mod"; exit 1; }; \
+	  sum=$$(echo "$$json" | sed -n 's/^[[:space:]]*"Sum": "\(.*\)",$$/\1/p'); \
+	  test "$$sum" = "$$want" || { echo "checksum mismatch for $$mod: $$sum"; exit 1; }; \
+	  dir=$$(echo "$$json" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	  echo "go:$$mod $$dir" >> $(BLINDQA)/mods.txt; done
+	@for p in $(BLINDQA_NPMS); do pkg=$${p%%=*}; want=$${p#*=}; \
+	  tgz=$$(cd $(BLINDQA)/npm && npm pack --silent $$pkg) || { echo "cannot download $$pkg"; exit 1; }; \
+	  got=$$(node -e "process.stdout.write('sha512-'+require('crypto').createHash('sha512').update(require('fs').readFileSync(process.argv[1])).digest('base64'))" $(BLINDQA)/npm/$$tgz); \
+	  test "$$got" = "$$want" || { echo "integrity mismatch for $$pkg: $$got"; exit 1; }; \
+	  mkdir -p $(BLINDQA)/npm/$$pkg && tar -xzf $(BLINDQA)/npm/$$tgz -C $(BLINDQA)/npm/$$pkg && \
+	  echo "npm:$$pkg $(BLINDQA)/npm/$$pkg" >> $(BLINDQA)/mods.txt; done
+	@for d in $(BLINDQA_DEBS); do pkg=$${d%%=*}; rest=$${d#*=}; ver=$${rest%=*}; want=$${rest##*=}; \
+	  (cd $(BLINDQA)/deb && apt-get download -qq "$$pkg=$$ver" 2>/dev/null) || \
+	    (apt-get update -qq && cd $(BLINDQA)/deb && apt-get download -qq "$$pkg=$$ver") || { echo "cannot download $$pkg=$$ver"; exit 1; }; \
+	  deb=$$(ls $(BLINDQA)/deb/$${pkg}_*.deb); \
+	  echo "$$want  $$deb" | sha256sum -c --quiet || { echo "checksum mismatch for $$deb"; exit 1; }; \
+	  dpkg-deb -x $$deb $(BLINDQA)/deb/root; \
+	  echo "deb:$$pkg=$$ver $(BLINDQA)/deb/root" >> $(BLINDQA)/mods.txt; done
+	@tail -n +2 $(BLINDQA_LIST) | while IFS='	' read -r name fmt src path file lic licfile conv part sum; do \
+	  root=$$(awk -v s="$$src" '$$1 == s {print $$2}' $(BLINDQA)/mods.txt); \
+	  test -n "$$root" || { echo "$$name: no source $$src"; exit 1; }; \
+	  out=$(BLINDQA_SRC)/$$name; mkdir -p $$out; in=$$root/$$path; \
+	  test -f "$$in" || { echo "$$name: missing $$path in $$src"; exit 1; }; \
+	  cp -L "$$root/$$licfile" $$out/$$(basename $$licfile) || exit 1; \
+	  case "$$conv" in \
+	    -) case "$$path" in *.gz) case "$$file" in *.gz) cp "$$in" $$out/$$file;; *) gzip -dc "$$in" > $$out/$$file;; esac;; \
+	                        *) cp "$$in" $$out/$$file;; esac;; \
+	    pandoc:*) from=$$(echo $$conv | cut -d: -f2); to=$$(echo $$conv | cut -d: -f3); \
+	      SOURCE_DATE_EPOCH=$(BLINDQA_EPOCH) pandoc -f $$from -t $$to --lua-filter $(BLINDQA_DIR)/noimages.lua \
+	        --metadata identifier=urn:reqa:blindqa:$$name -o $$out/$$file "$$in" 2>/dev/null || { echo "$$name: pandoc failed"; exit 1; }; \
+	      case $$to in epub3|docx|odt) strip-nondeterminism -t zip -T $(BLINDQA_EPOCH) $$out/$$file >/dev/null || exit 1;; esac;; \
+	    *) echo "$$name: unknown converter $$conv"; exit 1;; esac; \
+	  got=$$(sha256sum < $$out/$$file | cut -d' ' -f1); \
+	  if [ "$$sum" = "-" ]; then echo "$$name: $$file sha256 $$got (not pinned yet)"; \
+	  elif [ "$$got" != "$$sum" ]; then echo "$$name: sha256 mismatch for $$file: $$got"; exit 1; fi; \
+	done
+	@touch $@
+
+# Renderers by format: man → mandoc | col -bx; Info → info --subnodes; reST →
+# docutils rst2html | lynx -dump; PDF → pdftotext -layout; HTML → lynx -dump;
+# AsciiDoc → asciidoctor | lynx -dump; Markdown, Org, DOCX, ODT, EPUB → pandoc
+# -t plain; plain text as it is. A part other than "all" is a page range
+# (PDF: FIRST-LAST) rendered alone.
+blindqa-text: $(BLINDQA_SRC)/.ok | blindqa-tools
+	@rm -rf $(BLINDQA_TEXT) && mkdir -p $(BLINDQA_TEXT)
+	@tail -n +2 $(BLINDQA_LIST) | while IFS='	' read -r name fmt src path file lic licfile conv part sum; do \
+	  in=$(BLINDQA_SRC)/$$name/$$file; out=$(BLINDQA_TEXT)/$$name.txt; \
+	  LYNX="lynx -dump -nolist -force_html -display_charset=utf-8 -width=100"; \
+	  case $$fmt in \
+	    man|man-mdoc) mandoc -T utf8 "$$in" | col -bx > $$out;; \
+	    info) info --subnodes -o - -f "$$in" > $$out 2>/dev/null;; \
+	    rst) rst2html --report=5 --halt=5 --no-raw --no-file-insertion "$$in" | $$LYNX -stdin > $$out;; \
+	    pdf) case $$part in all) pdftotext -layout "$$in" $$out;; \
+	                        *) pdftotext -layout -f $${part%-*} -l $${part#*-} "$$in" $$out;; esac;; \
+	    html) $$LYNX "$$in" > $$out;; \
+	    adoc) asciidoctor -S secure -a nofooter -o - "$$in" | $$LYNX -stdin > $$out;; \
+	    md) pandoc -f gfm -t plain --wrap=none "$$in" > $$out;; \
+	    org|docx|odt) pandoc -f $$fmt -t plain --wrap=none "$$in" > $$out;; \
+	    epub) pandoc -f epub -t plain --wrap=none "$$in" > $$out;; \
+	    txt) cp "$$in" $$out;; \
+	    *) echo "$$name: no renderer for $$fmt"; exit 1;; esac || { echo "$$name: rendering failed"; exit 1; }; \
+	  test -s $$out || { echo "$$name: empty rendering"; exit 1; }; \
+	  printf '%-16s %-9s %6d words  %s\n' $$name $$fmt $$(wc -w < $$out) $$out; done
+
 # --- transfer matrix and leave-one-domain-out defaults (issue 14; BENCHMARKS.md "Transfer") ---
 # Builds each domain's index with embeddings once (TM_DIR, reused on later runs), learns fusions
 # (`reqa fuse`) and a question adapter (`reqa tune`) on each domain's tune half in a copy of its
