@@ -27,8 +27,10 @@ type Config struct {
 	SrcDir string
 	// QuestionsDir holds sources.json and one SET.jsonl of questions per set.
 	QuestionsDir string
-	// OutDir receives docsqa/ and docsqa-SET/.
+	// OutDir receives NAME/ and NAME-SET/.
 	OutDir string
+	// Name names the datasets written (default "docsqa").
+	Name string
 	// AllowMissing drops questions no candidate answers instead of failing.
 	AllowMissing bool
 	// Context is the context choice for documents (ingest.ContextChoices;
@@ -96,6 +98,13 @@ type QuestionSpec struct {
 	// the halves stay those the benchmark was defined with. A unit holding
 	// pinned questions of both halves is an error.
 	Half string `json:"half,omitempty"`
+	// Sentence is the whole answering sentence as the question's writer
+	// read it in an independent rendering (the blind benchmark; for
+	// review only).
+	Sentence string `json:"sentence,omitempty"`
+	// Kind is what the question asks (the blind benchmark: paraphrase,
+	// symptom, definition, option, factoid).
+	Kind string `json:"kind,omitempty"`
 }
 
 // Summary reports what Build wrote.
@@ -173,9 +182,19 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 	if logw == nil {
 		logw = io.Discard
 	}
+	name := cfg.Name
+	if name == "" {
+		name = "docsqa"
+	}
 	srcPath := filepath.Join(cfg.QuestionsDir, "sources.json")
 	var srcs Sources
-	if err := readJSON(srcPath, &srcs); err != nil {
+	if _, err := os.Stat(srcPath); err != nil && fileExists(filepath.Join(cfg.QuestionsDir, blindSources)) {
+		// The blind benchmark: one set per document (blind.go).
+		srcPath = filepath.Join(cfg.QuestionsDir, blindSources)
+		if srcs, err = readBlindSources(cfg.QuestionsDir); err != nil {
+			return nil, err
+		}
+	} else if err := readJSON(srcPath, &srcs); err != nil {
 		return nil, err
 	}
 	if len(srcs.Sets) == 0 {
@@ -365,13 +384,13 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 		sum.Domains = append(sum.Domains, ds)
 	}
 	// The whole benchmark, then each set alone.
-	all := filepath.Join(cfg.OutDir, "docsqa")
+	all := filepath.Join(cfg.OutDir, name)
 	if err := writeDataset(all, srcs.Sets, "", contexts, candidates, questions, titlesOf, splitOf, cfg.SrcDir, sum.Missing); err != nil {
 		return nil, err
 	}
 	sum.Dirs = append(sum.Dirs, all)
 	for _, set := range srcs.Sets {
-		dir := filepath.Join(cfg.OutDir, "docsqa-"+set.Name)
+		dir := filepath.Join(cfg.OutDir, name+"-"+set.Name)
 		if err := writeDataset(dir, srcs.Sets, set.Name, contexts, candidates, questions, titlesOf, splitOf, cfg.SrcDir, sum.Missing); err != nil {
 			return nil, err
 		}
@@ -745,7 +764,7 @@ func writeDataset(dir string, sets []SetSpec, only string, contexts []outContext
 		return err
 	}
 	var readme strings.Builder
-	fmt.Fprintf(&readme, "Built by cmd/mkdocsqa from pinned documentation (see cmd/mkdocsqa/questions/sources.json).\n\n")
+	fmt.Fprintf(&readme, "Built by cmd/mkdocsqa from pinned documentation (see cmd/mkdocsqa/questions/sources.json, or cmd/mkdocsqa/blind/SOURCES.tsv for the blind benchmark).\n\n")
 	for _, s := range sets {
 		if keep(s.Name) {
 			fmt.Fprintf(&readme, "- %s: %s — license: %s (LICENSES/%s/)\n", s.Name, s.Origin, s.License, s.Name)
