@@ -146,10 +146,15 @@ func FuzzReadSQuAD(f *testing.F) {
 	})
 }
 
-// TestMain runs a hostile trial's child process (see hostileChild) when
+// TestMain runs a parser worker when ParseWorkerEnv is set (see
+// testParsers), a hostile trial's child process (see hostileChild) when
 // REQA_INGEST_CHILD is set, and removes the fuzz targets' directory when
 // the process ends.
 func TestMain(m *testing.M) {
+	if os.Getenv(ParseWorkerEnv) == "1" {
+		testHookParse = workerHook
+		os.Exit(ServeParseWorker(os.Stdin, os.Stdout))
+	}
 	if os.Getenv("REQA_INGEST_CHILD") != "" {
 		os.Exit(hostileChild())
 	}

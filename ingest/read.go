@@ -61,6 +61,13 @@ type ReadOptions struct {
 	// its first bytes). Gzipped data is recognised by its magic number.
 	Stdin     io.Reader
 	StdinKind string
+	// Parsers, if set, parses documents in its worker processes, each
+	// file within a time and memory budget: a reader that fails there
+	// costs that file (skipped in a directory, wrapping ErrReaderFailed),
+	// never the run. Nil parses them in this process, unbounded: the
+	// fallback to choose only for trusted inputs (the command line
+	// always sets it unless --parse-in-process is given).
+	Parsers *Parsers
 	// Out, if set, is the index file about to be written: an input that
 	// is that very file (os.SameFile, also inside directories) is refused
 	// with index.ErrOutIsInput.
@@ -596,7 +603,7 @@ func (r *reader) readInput(in *input) error {
 				return err
 			}
 			checked = true
-			err = readDocument(r.c, in.name, in.kind, data)
+			err = r.readDocument(in.name, in.kind, data)
 		}
 	}
 	if testHookRead != nil && !checked {
@@ -615,6 +622,26 @@ func (r *reader) readInput(in *input) error {
 		}
 	}
 	return r.settle()
+}
+
+// readDocument reads data, the bytes of the document name, into the
+// corpus: parsed in a worker when opt.Parsers is set, whose answer counts
+// against the memory limit before it is decoded.
+func (r *reader) readDocument(name, kind string, data []byte) error {
+	if r.opt.Parsers == nil {
+		return readDocument(r.c, name, kind, data)
+	}
+	admit := func(n int64) error {
+		// The answer is decoded text: count it as such (the file's own
+		// bytes are counted until then).
+		r.pending, r.pendingFactor = n, index.TextByteCost
+		return r.checkMemory()
+	}
+	d, format, err := r.opt.Parsers.Parse(r.ctx, name, kind, data, admit)
+	if err != nil {
+		return err
+	}
+	return addParsed(r.c, name, format, d)
 }
 
 // binaryKind reports whether files of kind are binary, read without the

@@ -34,18 +34,31 @@ func DocumentKind(name string) string {
 // is one candidate), code blocks none. A file without a sentence is an
 // *InputError whose message starts with "empty".
 func readDocument(c *Corpus, name, kind string, data []byte) error {
+	d, format, err := parseDocument(name, kind, data)
+	if err != nil {
+		return err
+	}
+	return addParsed(c, name, format, d)
+}
+
+// parseDocument parses data, the bytes of the file name, as a document of
+// kind: the format's reader is chosen ([formats.Format.Reader]), the text
+// checked (UTF-8, not empty) and parsed. It returns the document and the
+// format it was read in. This is what a parser worker runs (see
+// [Parsers]); readDocument runs it in process.
+func parseDocument(name, kind string, data []byte) (*document.Document, document.Format, error) {
 	f := formats.ByName(kind)
 	if f == nil {
-		return badInput(name, 0, "", "unsupported document kind %q (want %s)", kind, orList(formats.Names()))
+		return nil, "", badInput(name, 0, "", "unsupported document kind %q (want %s)", kind, orList(formats.Names()))
 	}
 	f = f.Reader(data)
 	if f.UTF8 {
 		if err := checkUTF8(name, data); err != nil {
-			return err
+			return nil, f.Name, err
 		}
 	}
 	if len(strings.TrimSpace(string(data))) == 0 {
-		return badInput(name, 0, "", "empty file (no text)")
+		return nil, f.Name, badInput(name, 0, "", "empty file (no text)")
 	}
 	d, err := f.Parse(name, data)
 	if err != nil {
@@ -55,14 +68,19 @@ func readDocument(c *Corpus, name, kind string, data []byte) error {
 			if de.Page > 0 {
 				msg = fmt.Sprintf("page %d: %s", de.Page, msg)
 			}
-			return badInput(name, de.Line, "", "%s", msg)
+			return nil, f.Name, badInput(name, de.Line, "", "%s", msg)
 		}
-		return badInput(name, 0, "", "%v", err)
+		return nil, f.Name, badInput(name, 0, "", "%v", err)
 	}
+	return d, f.Name, nil
+}
+
+// addParsed adds d, the document parsed from the file name in format, to c.
+func addParsed(c *Corpus, name string, format document.Format, d *document.Document) error {
 	before := len(c.Sentences)
 	c.addDocument(d)
 	if len(c.Sentences) == before {
-		if f.Empty != "" {
+		if f := formats.ByName(string(format)); f != nil && f.Empty != "" {
 			return badInput(name, 0, "", "%s", f.Empty)
 		}
 		return badInput(name, 0, "", "empty file (no sentences)")

@@ -208,7 +208,7 @@ func (r *reader) readDirFile(f walkFile, st os.FileInfo, err error) error {
 	r.pending = 0
 	status := FileRefused
 	switch {
-	case errors.Is(err, ErrBinary), errors.Is(err, ErrNotRegular):
+	case errors.Is(err, ErrBinary), errors.Is(err, ErrNotRegular), errors.Is(err, ErrReaderFailed):
 		status = FileSkipped
 	case ie.Line == 0 && strings.HasPrefix(ie.Msg, "empty"):
 		status = FileSkipped
