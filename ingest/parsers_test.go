@@ -241,3 +241,30 @@ func TestParseMemoryFor(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkReadDocsQA reads the docs benchmark's sources (make
+// docsqa-src) in process and in parser workers: the cost of isolation.
+func BenchmarkReadDocsQA(b *testing.B) {
+	src, _ := filepath.Abs("../third_party/docsqa/src")
+	if _, err := os.Stat(src); err != nil {
+		b.Skip("no docs benchmark sources (make docsqa-src)")
+	}
+	for _, mode := range []string{"in-process", "workers"} {
+		b.Run(mode, func(b *testing.B) {
+			var opt ReadOptions
+			if mode == "workers" {
+				opt.Parsers = testParsers(b, ParserOptions{})
+			}
+			for b.Loop() {
+				if _, err := ReadInputsContext(context.Background(), []string{src}, opt); err != nil {
+					b.Fatal(err)
+				}
+				if opt.Parsers != nil {
+					// Each run starts its own worker, as `reqa index` does.
+					opt.Parsers.Close()
+					opt.Parsers = testParsers(b, ParserOptions{})
+				}
+			}
+		})
+	}
+}

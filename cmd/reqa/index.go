@@ -74,6 +74,8 @@ func indexFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense answer tower: weight of the context in normalize(e_sentence + λ·e_context)"},
 		&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
 		memoryLimitFlag,
+		&cli.DurationFlag{Name: "parse-timeout", Value: ingest.DefaultParseTimeout, Usage: "time (wall clock and CPU) a document may take to parse, plus " + ingest.ParseTimePerMiB.String() + " per MiB of it; a file over it is skipped (0: no limit)"},
+		&cli.BoolFlag{Name: "parse-in-process", Usage: "parse documents in this process instead of bounded worker processes: faster on many small files, but a reader that loops or exhausts memory stops the run (trusted inputs only)"},
 		&cli.StringFlag{Name: "precision", Value: defaultPrecision, Usage: "weights of the embedded USE-Lite: int8 (about 2.7× the sentences per CPU second of fp32, cosine ≥ 0.995 to it, the same P@1 on SQuAD) or fp32 (the exact conversion); the index keeps its model, so questions are embedded the same way"},
 		&cli.StringFlag{Name: "context", Usage: "what a document's context is: " + strings.Join(ingest.ContextChoices, ", ") + " (default " + ingest.ContextChoices[0] + "; an --append keeps the index's)"},
 		&cli.BoolFlag{Name: "force", Usage: "replace --out even when it is not a reqa index (never when it is one of the inputs)"},
@@ -203,6 +205,15 @@ func readInputs(c *cli.Context, ro ingest.ReadOptions) (*ingest.Corpus, error) {
 	ro.FollowSymlinks, ro.Dedupe = c.Bool("follow-symlinks"), c.Bool("dedupe")
 	ro.Include, ro.Exclude = c.StringSlice("include"), c.StringSlice("exclude")
 	ro.StdinKind, ro.Out = c.String("stdin-kind"), c.String("out")
+	if !c.Bool("parse-in-process") {
+		p, err := parsers(c, ro.MemoryLimit)
+		if err != nil {
+			return nil, err
+		}
+		// The workers end with the reading: their memory is the build's.
+		defer p.Close()
+		ro.Parsers = p
+	}
 	corpus, err := ingest.ReadInputsContext(c.Context, c.Args().Slice(), ro)
 	if errors.Is(err, ingest.ErrMemoryLimit) {
 		return nil, fmt.Errorf("%w: index the inputs in parts (`reqa index` the first, then `reqa index --append` the others) or pass --memory-limit off to try anyway", err)
@@ -222,6 +233,26 @@ func readInputs(c *cli.Context, ro ingest.ReadOptions) (*ingest.Corpus, error) {
 		fmt.Fprintln(c.App.ErrWriter, "reqa: warning:", w)
 	}
 	return corpus, nil
+}
+
+// parsers starts the pool of document parser workers: this program
+// re-executed as `reqa __parse-worker`, each file within --parse-timeout
+// and a share of the memory limit (ingest.ParseMemoryFor).
+func parsers(c *cli.Context, limit int64) (*ingest.Parsers, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("parser workers: %w (--parse-in-process parses in this process)", err)
+	}
+	timeout := c.Duration("parse-timeout")
+	switch {
+	case timeout < 0:
+		return nil, usagef("index: --parse-timeout %v: want ≥ 0", timeout)
+	case timeout == 0:
+		timeout = -1 // no limit
+	}
+	mem := ingest.ParseMemoryFor(limit)
+	return ingest.NewParsers(ingest.ParserOptions{Command: []string{exe, ingest.ParseWorkerArg},
+		Workers: ingest.ParseWorkersFor(limit, mem), Timeout: timeout, Memory: mem})
 }
 
 // appendIndex runs `reqa index --append` on an existing index.

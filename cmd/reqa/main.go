@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/reqa/reqa/index/adapter"
+	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 	"io"
 	"os"
@@ -46,6 +47,11 @@ func (u usageError) Error() string { return u.msg }
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == ingest.ParseWorkerArg {
+		// A document parser worker of `reqa index` (hidden; see
+		// ingest.Parsers).
+		os.Exit(ingest.ServeParseWorker(os.Stdin, os.Stdout))
+	}
 	os.Exit(run(os.Args, os.Stdout, os.Stderr))
 }
 

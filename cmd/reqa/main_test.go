@@ -11,15 +11,20 @@ import (
 
 	"github.com/reqa/reqa/index/encoder/ortlib"
 	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/internal/testenv"
 )
 
 // TestMain lets the test binary stand in for bin/reqa in subprocess tests:
-// with REQA_RUN_MAIN=1 it runs the command line instead of the tests, and
+// with REQA_RUN_MAIN=1 it runs the command line instead of the tests, with
+// ingest.ParseWorkerEnv=1 it is a document parser worker of `reqa index`
+// (what `reqa __parse-worker` runs), and
 // with REQA_COPYTEST_CLIENT=1 it is the copied-binary test's serve client
 // inside its network namespace (see TestCopiedBinary).
 func TestMain(m *testing.M) {
 	switch {
+	case os.Getenv(ingest.ParseWorkerEnv) == "1":
+		os.Exit(ingest.ServeParseWorker(os.Stdin, os.Stdout))
 	case os.Getenv("REQA_RUN_MAIN") == "1":
 		main()
 	case os.Getenv("REQA_COPYTEST_CLIENT") == "1":
