@@ -40,8 +40,9 @@ type Options struct {
 	// EncoderThreads is the ONNX Runtime thread count of the encoder Append
 	// loads from the index (0: one per core).
 	EncoderThreads int
-	// Waiting, if set, is called once when Append has to wait for another
-	// writer of the same index.
+	// Waiting, if set, is called once when Build or Append has to wait
+	// for another writer of the same index (a rebuild or an append in
+	// progress: writers of one index take turns).
 	Waiting func()
 	// Context is what a context is for text read from documents, passed to
 	// the Input's Form (package ingest: one of ingest.ContextChoices, ""
@@ -82,7 +83,7 @@ func Build(ctx context.Context, in Input, out string, opt Options) (store.Meta, 
 	if err := j.form(in); err != nil {
 		return store.Meta{}, err
 	}
-	w, err := store.Create(out)
+	w, err := store.CreateWait(ctx, out, opt.Waiting)
 	if err != nil {
 		return store.Meta{}, err
 	}

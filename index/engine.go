@@ -193,7 +193,7 @@ func blockKind(k store.Kind) string {
 
 // writeEngineFile commits the engine index file of a build at out.
 func writeEngineFile(out string, meta store.Meta, opt Options, answers dense.Vectors, c *Corpus) error {
-	w, err := store.Create(out)
+	w, err := store.CreateWait(context.Background(), out, opt.Waiting)
 	if err != nil {
 		return err
 	}

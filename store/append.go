@@ -105,7 +105,19 @@ func (l *writerLock) unlock() {
 //
 // The returned Meta is the existing index's; pass the updated one to Commit.
 func CreateFrom(ctx context.Context, path string, waiting func()) (*Writer, Meta, error) {
-	lock, err := lockWriter(ctx, path, waiting)
+	told := false
+	waitOnce := func() {
+		if !told && waiting != nil {
+			waiting()
+		}
+		told = true
+	}
+	// A rebuild in progress holds no writer lock until its commit: wait
+	// for it first, or it would replace this append's index.
+	if err := afterOtherWriters(ctx, path, waitOnce, func() error { return nil }); err != nil {
+		return nil, Meta{}, err
+	}
+	lock, err := lockWriter(ctx, path, waitOnce)
 	if err != nil {
 		return nil, Meta{}, err
 	}
@@ -127,7 +139,15 @@ func snapshot(path string, lock *writerLock) (*Writer, Meta, error) {
 	}
 	defer r.Close()
 	RemoveStale(path)
+	// Created and locked under the directory's lock, and locked while it
+	// is copied, as bbolt locks it afterwards: another writer sees it is
+	// in use (afterOtherWriters, RemoveStale).
+	unlockDir := lockDir(filepath.Dir(path))
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".reqa-build-*")
+	if err == nil {
+		unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	}
+	unlockDir()
 	if err != nil {
 		return nil, Meta{}, fmt.Errorf("append to index %s: %w", path, err)
 	}
@@ -136,6 +156,10 @@ func snapshot(path string, lock *writerLock) (*Writer, Meta, error) {
 		_, err := tx.WriteTo(f)
 		return err
 	})
+	// From closing f (which releases its lock) to bbolt's lock, under the
+	// directory's lock that writers look for temporary files under.
+	unlock := lockDir(filepath.Dir(path))
+	defer unlock()
 	if err == nil {
 		err = f.Close()
 	} else {
@@ -291,4 +315,66 @@ func (t *WriteTx) ForEachSentence(fn func(Sentence) error) error {
 		}
 		return fn(s)
 	})
+}
+
+// afterOtherWriters runs fn once no other writer of target is building
+// its temporary file, waiting (polling) while one is: a rebuild or an
+// append in progress holds bbolt's exclusive flock(2) on its temporary
+// file from creation to commit. fn runs under an exclusive flock on
+// target's directory, held only while looking and running fn, so that two
+// writers starting at once cannot both find none: fn must create and lock
+// its own temporary file. waiting, if set, is called once when it waits.
+func afterOtherWriters(ctx context.Context, target string, waiting func(), fn func() error) error {
+	told := false
+	for {
+		unlock := lockDir(filepath.Dir(target))
+		if !buildingNow(target) {
+			err := fn()
+			unlock()
+			return err
+		}
+		unlock()
+		if !told && waiting != nil {
+			waiting()
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for another writer of %s: %w", target, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// lockDir takes an exclusive flock(2) on dir and returns what releases it
+// (nothing is locked where dir cannot be opened: the writers then only
+// rely on their temporary files' locks).
+func lockDir(dir string) func() {
+	d, err := os.Open(dir)
+	if err != nil {
+		return func() {}
+	}
+	if err := unix.Flock(int(d.Fd()), unix.LOCK_EX); err != nil {
+		d.Close()
+		return func() {}
+	}
+	return func() { d.Close() } // closing the descriptor releases the lock
+}
+
+// buildingNow reports whether another writer holds one of target's
+// temporary build files (bbolt's exclusive flock on it).
+func buildingNow(target string) bool {
+	matches, _ := filepath.Glob(tmpPattern(target))
+	for _, m := range matches {
+		f, err := os.Open(m)
+		if err != nil {
+			continue
+		}
+		err = unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return true
+		}
+	}
+	return false
 }

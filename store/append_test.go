@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -187,5 +188,108 @@ func TestRebuildReleasesLock(t *testing.T) {
 	}
 	if after := fds(); after > before {
 		t.Fatalf("%d open descriptors after 5 rebuilds, %d before", after, before)
+	}
+}
+
+// TestRebuildsTakeTurns: a rebuild started while another rebuild of the
+// same index (not there yet) is building waits for it, says so, then
+// replaces its index; an append started during a rebuild waits for the
+// rebuild and appends to its index. Nothing is silently lost.
+func TestRebuildsTakeTurns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.reqa")
+	w1, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := CreateWait(ctx, path, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled wait: %v", err)
+	}
+	waited := make(chan struct{}, 1)
+	created := make(chan *Writer, 1)
+	go func() {
+		w2, err := CreateWait(context.Background(), path, func() { waited <- struct{}{} })
+		if err != nil {
+			t.Error(err)
+		}
+		created <- w2
+	}()
+	select {
+	case <-waited:
+	case <-created:
+		t.Fatal("a second rebuild started while the first was building")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second rebuild neither waited nor started")
+	}
+	select {
+	case <-created:
+		t.Fatal("the second rebuild started while the first was building")
+	case <-time.After(300 * time.Millisecond):
+	}
+	m1 := addContext(t, w1, Meta{}, "first")
+	if err := w1.Commit(m1); err != nil {
+		t.Fatal(err)
+	}
+	w2 := <-created
+	if w2 == nil {
+		t.FailNow()
+	}
+	m2 := addContext(t, w2, Meta{}, "second")
+	if err := w2.Commit(m2); err != nil {
+		t.Fatal(err)
+	}
+	titles := func() []string {
+		r, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		cs, err := r.Contexts()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ts []string
+		for _, c := range cs {
+			ts = append(ts, c.Title)
+		}
+		return ts
+	}
+	if got := titles(); !slices.Equal(got, []string{"second"}) {
+		t.Fatalf("after two rebuilds: %q", got)
+	}
+
+	// An append during a rebuild waits for it.
+	w3, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appended := make(chan error, 1)
+	waited2 := make(chan struct{}, 1)
+	go func() {
+		w, m, err := CreateFrom(context.Background(), path, func() { waited2 <- struct{}{} })
+		if err != nil {
+			appended <- err
+			return
+		}
+		m = addContext(t, w, m, "appended")
+		appended <- w.Commit(m)
+	}()
+	select {
+	case <-waited2:
+	case err := <-appended:
+		t.Fatalf("an append ran during a rebuild: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the append neither waited nor finished")
+	}
+	m3 := addContext(t, w3, Meta{}, "third")
+	if err := w3.Commit(m3); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-appended; err != nil {
+		t.Fatal(err)
+	}
+	if got := titles(); !slices.Equal(got, []string{"third", "appended"}) {
+		t.Fatalf("after a rebuild and an append: %q", got)
 	}
 }

@@ -119,8 +119,18 @@ func tmpPattern(target string) string {
 }
 
 // Create starts a new index that will replace path on Commit. Nothing at path
-// is touched until then.
+// is touched until then. It is CreateWait with no way to stop waiting.
 func Create(path string) (*Writer, error) {
+	return CreateWait(context.Background(), path, nil)
+}
+
+// CreateWait starts a new index that will replace path on Commit, after
+// any other writer of path (another rebuild, an append) has finished: two
+// rebuilds of one index take turns, the later one's index replacing the
+// earlier's, instead of running at once and one silently losing. waiting,
+// if set, is called once when it has to wait; cancelling ctx gives up.
+// Nothing at path is touched until Commit.
+func CreateWait(ctx context.Context, path string, waiting func()) (*Writer, error) {
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("create index %s: %w", path, err)
@@ -130,19 +140,29 @@ func Create(path string) (*Writer, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("create index %s: is a directory", path)
 	}
-	RemoveStale(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".reqa-build-*")
+	var w *Writer
+	err := afterOtherWriters(ctx, path, waiting, func() error {
+		// Under the directory's lock: the temporary file is locked by
+		// bbolt before another writer looks for one.
+		RemoveStale(path)
+		f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".reqa-build-*")
+		if err != nil {
+			return err
+		}
+		tmp := f.Name()
+		f.Close()
+		db, err := bolt.Open(tmp, 0o644, &bolt.Options{Timeout: time.Second, NoFreelistSync: true})
+		if err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		w = &Writer{db: db, tmp: tmp, target: path}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("create index %s: %w", path, err)
 	}
-	tmp := f.Name()
-	f.Close()
-	db, err := bolt.Open(tmp, 0o644, &bolt.Options{Timeout: time.Second, NoFreelistSync: true})
-	if err != nil {
-		os.Remove(tmp)
-		return nil, fmt.Errorf("create index %s: %w", path, err)
-	}
-	w := &Writer{db: db, tmp: tmp, target: path}
+	db := w.db
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketMeta, bucketContexts, bucketSentences, bucketBlobs} {
 			if _, err := tx.CreateBucket(b); err != nil {

@@ -146,6 +146,9 @@ func indexCommand() *cli.Command {
 					defer opt.Encoder.Close()
 				}
 			}
+			opt.Waiting = func() {
+				fmt.Fprintf(c.App.ErrWriter, "reqa: waiting for another reqa writing %s…\n", c.String("out"))
+			}
 			meta, err := build(c, corpus, opt)
 			if err != nil {
 				return err
