@@ -78,8 +78,11 @@ test-crash: assets
 
 # The hostile world (RELIABILITY.md): the served index copied over in place
 # at random moments under load, gzip bombs and /dev/zero under a memory
-# limit, FIFOs and signals — HOSTILE_TRIALS times each. `make test` runs
-# one or two of each.
+# limit, FIFOs and signals — HOSTILE_TRIALS times each; the hostile
+# documents of issue 33 (a PDF that hangs its reader, PDF predictor and
+# content bombs, DOCX/ODT/EPUB element bombs, Markdown nesting, quadratic
+# HTML: cmd/reqa/hostile_test.go) up to 3 times each. `make test` runs one
+# or two of each.
 HOSTILE_TRIALS ?= 20
 .PHONY: test-hostile
 test-hostile: assets

@@ -37,6 +37,36 @@
 // within the tree given, filter files with [MatchGlob] patterns and list
 // every file met, read, skipped or refused, in Corpus.Files.
 //
+// Documents are untrusted: with ReadOptions.Parsers set (as `reqa index`
+// sets it), each one is parsed in a worker process of a [Parsers] pool —
+// the program re-executed in a hidden worker mode (`reqa __parse-worker`;
+// a test binary runs [ServeParseWorker] from TestMain when
+// ParseWorkerEnv is set), as Apache Tika's ForkParser does — so that a
+// reader that loops, panics or exhausts memory, even with a Go fatal
+// error no recover catches, costs that one file: in a directory it is
+// skipped, named in Corpus.Files and the warnings with the reason, and
+// the walk goes on; named on the command line it is an error wrapping
+// [ErrReaderFailed]. The protocol is small: the parent writes a frame
+// (8-byte big-endian length, then bytes) holding the gob-encoded format,
+// name and CPU budget, and a frame of the file's bytes; the worker answers
+// with one frame holding the gob-encoded document.Document (or the
+// *InputError, or a recovered panic). Workers (at most GOMAXPROCS, fewer
+// under a small memory limit: [ParseWorkersFor]) are started on the first
+// document, reused across files, restarted after a failure, killed on
+// Close, on a cancelled context (Ctrl-C: at once) and on their file's
+// deadline. Budgets, per file: wall clock and CPU time
+// [DefaultParseTimeout] (5 s; `--parse-timeout`) plus [ParseTimePerMiB]
+// (2 s) per MiB, the CPU time by RLIMIT_CPU set in the worker before each
+// file; memory, per worker, a quarter of the build's memory limit within
+// 128 MiB–4 GiB ([ParseMemoryFor]; 2 GiB with none) as a Go memory limit
+// and, with 128 MiB for the runtime, RLIMIT_AS — what the reader decodes
+// counts, not the file's size — and the parsed document's size counts
+// against the memory limit before the parent decodes it. A nil
+// ReadOptions.Parsers parses in process, unbounded: the fallback for
+// trusted input, chosen explicitly (`reqa index --parse-in-process`; the
+// library's zero value, which its own tests and datasets use). Datasets,
+// JSONL and SQuAD are read in process: they are not documents.
+//
 // Everything but a ReQA dataset is split into sentences by package
 // index/sentence (a document block by block; a table row is one sentence).
 // Every sentence keeps its context, title and source ("file:line").

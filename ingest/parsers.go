@@ -55,7 +55,7 @@ const (
 	DefaultParseMemory = 2 << 30
 	// parseSlack is address space a worker may map beyond its memory
 	// bound: thread stacks, runtime metadata.
-	parseSlack = 256 << 20
+	parseSlack = 128 << 20
 	// exitCPU is a worker's exit status when it exhausts its CPU budget.
 	exitCPU = 86
 )
