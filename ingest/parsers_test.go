@@ -41,6 +41,9 @@ const (
 	markExitQuietl = "REQA-TEST-EXIT-QUIETLY" // exits without a word
 )
 
+// hoard keeps what markOOM allocates.
+var hoard [][]byte
+
 // workerHook misbehaves on a marker.
 func workerHook(data []byte) {
 	switch {
@@ -58,13 +61,12 @@ func workerHook(data []byte) {
 		go panic("a reader's goroutine's bug")
 		select {}
 	case bytes.HasPrefix(data, []byte(markOOM)):
-		var keep [][]byte
 		for {
 			b := make([]byte, 16<<20)
 			for i := range b {
 				b[i] = byte(i)
 			}
-			keep = append(keep, b)
+			hoard = append(hoard, b)
 		}
 	case bytes.HasPrefix(data, []byte(markFatal)):
 		m := map[int]int{}
