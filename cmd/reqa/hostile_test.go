@@ -182,6 +182,22 @@ func quadraticHTML(mib int) []byte {
 	return []byte("<html><body><p>" + strings.Repeat("<b> </b>", mib<<20/len("<b> </b>")) + "</p></body></html>")
 }
 
+// flatPDF is a PDF of n pages in one flat page tree (a reader that looks
+// each page up from the root takes quadratic time).
+func flatPDF(n int) []byte {
+	objs := []string{`<< /Type /Catalog /Pages 2 0 R >>`, "", `<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>`}
+	var kids strings.Builder
+	for i := range n {
+		page, content := len(objs)+1, len(objs)+2
+		fmt.Fprintf(&kids, "%d 0 R ", page)
+		text := fmt.Sprintf("BT /F1 12 Tf 72 700 Td (Page %d says little.) Tj ET", i)
+		objs = append(objs, fmt.Sprintf(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>`, content),
+			fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(text), text))
+	}
+	objs[1] = fmt.Sprintf(`<< /Type /Pages /Kids [%s] /Count %d >>`, kids.String(), n)
+	return pdfFile(objs, nil)
+}
+
 // hostileDocCases are the issue's hostile documents; short ones run in
 // `make test`.
 var hostileDocCases = []struct {
@@ -199,6 +215,18 @@ var hostileDocCases = []struct {
 	{"markdown lists nested 0-200 levels, 10 MB", "a-lists.md", false, func() []byte { return markdownNesting(10) }},
 	{"markdown 200 KB of nested > on one line", "a-quotes.md", false, func() []byte { return markdownQuotes(200 << 10) }},
 	{"html quadratic <b> </b>, 3.2 MB", "a-quadratic.html", false, func() []byte { return quadraticHTML(3) }},
+	{"markdown 50,000 × [a](", "a-links.md", false, func() []byte { return []byte(strings.Repeat("[a](", 50_000) + "\n") }},
+	{"markdown 3,000 nested list items", "a-items.md", false, func() []byte {
+		var b strings.Builder
+		for d := range 3000 {
+			b.WriteString(strings.Repeat("  ", d) + "- item\n")
+		}
+		return []byte(b.String())
+	}},
+	{"org 10,000 :PROPERTIES: lines", "a-props.org", false, func() []byte {
+		return []byte("* Heading\n" + strings.Repeat(":PROPERTIES:\n", 10_000) + "Some text.\n")
+	}},
+	{"pdf flat page tree of 2,000 pages", "a-flat.pdf", false, func() []byte { return flatPDF(2000) }},
 }
 
 // hostileDocDir writes a directory of ordinary files and the bad one.
