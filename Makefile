@@ -261,7 +261,7 @@ DOCSQA_CONTEXT ?=
 DOCSQA_FLAGS   ?= -allow-missing
 
 .PHONY: docsqa docsqa-src
-docsqa: $(DOCSQA_SRC)/.ok
+docsqa: blindqa $(DOCSQA_SRC)/.ok
 	$(GO) run ./cmd/mkdocsqa -src $(DOCSQA_SRC) -out $(DOCSQA) $(if $(DOCSQA_CONTEXT),-context $(DOCSQA_CONTEXT)) $(DOCSQA_FLAGS)
 
 docsqa-src: $(DOCSQA_SRC)/.ok
@@ -414,6 +414,17 @@ blindqa-text: $(BLINDQA_SRC)/.ok | blindqa-tools
 	    *) echo "$$name: no renderer for $$fmt"; exit 1;; esac || { echo "$$name: rendering failed"; exit 1; }; \
 	  test -s $$out || { echo "$$name: empty rendering"; exit 1; }; \
 	  printf '%-16s %-9s %6d words  %s\n' $$name $$fmt $$(wc -w < $$out) $$out; done
+
+# The benchmark itself (`make blindqa`, which `make docsqa` runs first): the
+# questions in cmd/mkdocsqa/blind/NAME.jsonl, written by people given only the
+# rendering (never reqa's answers), frozen on 2026-12-02 before any method was
+# tried: TEST.sha256 and TUNE.sha256 pin them and are checked here. Answers must
+# be in the rendering; a question whose answer no candidate of reqa's readers
+# holds is dropped into missing.json and counts as a miss.
+.PHONY: blindqa
+blindqa: $(BLINDQA_SRC)/.ok blindqa-text
+	cd $(BLINDQA_DIR) && sha256sum -c --quiet TEST.sha256 TUNE.sha256
+	$(GO) run ./cmd/mkdocsqa -src $(BLINDQA_SRC) -questions $(BLINDQA_DIR) -text $(BLINDQA_TEXT) -out $(BLINDQA) -name blindqa -allow-missing
 
 # --- transfer matrix and leave-one-domain-out defaults (issue 14; BENCHMARKS.md "Transfer") ---
 # Builds each domain's index with embeddings once (TM_DIR, reused on later runs), learns fusions

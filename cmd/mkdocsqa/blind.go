@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // The blind benchmark (cmd/mkdocsqa/blind): documents nobody tuned on,
@@ -91,6 +94,29 @@ func readBlindSources(dir string) (Sources, error) {
 	}
 	return srcs, nil
 }
+
+// foldText makes an independent rendering and reqa's readers comparable
+// beyond normalize: compatibility forms folded (NFKC: a PDF's "ﬁ"
+// ligature is "fi"), a word hyphenated across a line end joined, and the
+// underscores some renderers lose read as spaces.
+func foldText(s string) string {
+	s = norm.NFKC.String(s)
+	s = hyphenBreakRE.ReplaceAllString(s, "$1$2")
+	return strings.ReplaceAll(s, "_", " ")
+}
+
+// normalizePlain is normalize for text without markup (an independent
+// rendering, what reqa's readers make of a document): quotes folded, white
+// space collapsed, lower case, after foldText. It removes nothing that
+// looks like a tag: a rendering's "<file>" is text.
+func normalizePlain(s string) string {
+	s = quotes.Replace(foldText(s))
+	s = spaceRE.ReplaceAllString(s, " ")
+	s = spacePunctRE.ReplaceAllString(s, "$1")
+	return strings.ToLower(strings.TrimSpace(s))
+}
+
+var hyphenBreakRE = regexp.MustCompile(`(\pL)-\n[ \t]*(\pL)`)
 
 func fileExists(path string) bool {
 	_, err := os.Stat(path)

@@ -31,6 +31,11 @@ type Config struct {
 	OutDir string
 	// Name names the datasets written (default "docsqa").
 	Name string
+	// TextDir, when set, holds an independent rendering of each set's
+	// document (SET.txt, the blind benchmark's `make blindqa-text`): an
+	// answer must be in it (instead of in the source file), and answers and
+	// candidates are compared after foldText too.
+	TextDir string
 	// AllowMissing drops questions no candidate answers instead of failing.
 	AllowMissing bool
 	// Context is the context choice for documents (ingest.ContextChoices;
@@ -186,6 +191,10 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 	if name == "" {
 		name = "docsqa"
 	}
+	norm := normalize
+	if cfg.TextDir != "" {
+		norm = normalizePlain
+	}
 	srcPath := filepath.Join(cfg.QuestionsDir, "sources.json")
 	var srcs Sources
 	if _, err := os.Stat(srcPath); err != nil && fileExists(filepath.Join(cfg.QuestionsDir, blindSources)) {
@@ -232,7 +241,13 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 				return nil, fmt.Errorf("set %s: %w (run `make docsqa` to fetch the pinned sources)", set.Name, err)
 			}
 			binary := bytes.HasPrefix(raw, []byte("%PDF"))
-			if !binary {
+			if cfg.TextDir != "" {
+				if raw, err = os.ReadFile(filepath.Join(cfg.TextDir, set.Name+".txt")); err != nil {
+					return nil, fmt.Errorf("set %s: rendering: %w", set.Name, err)
+				}
+				fileText[key] = normalizePlain(string(raw))
+				fileRaw[key] = raw
+			} else if !binary {
 				fileText[key] = normalize(string(raw))
 				fileRaw[key] = raw
 			}
@@ -312,7 +327,7 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 					End:     utf8.RuneCountInString(cx.Text[:s.End]),
 					Text:    text,
 					file:    key,
-					norm:    normalize(text),
+					norm:    norm(text),
 				})
 				ds.Candidates++
 			}
@@ -329,7 +344,7 @@ func Build(ctx context.Context, cfg Config) (*Summary, error) {
 			var gold []string
 			halves := map[string]bool{}
 			for _, a := range q.Answers {
-				na := normalize(a)
+				na := norm(a)
 				if fileRaw[key] != nil && !strings.Contains(fileText[key], na) {
 					return nil, fmt.Errorf("question %s: %w: %q is nowhere in %s", q.ID, ErrNotInFile, a, key)
 				}

@@ -44,6 +44,7 @@ func run(args []string) int {
 	src := fs.String("src", "third_party/docsqa/src", "directory holding the fetched document sets (one subdirectory per set)")
 	out := fs.String("out", "third_party/docsqa", "directory to write the datasets into")
 	qdir := fs.String("questions", "cmd/mkdocsqa/questions", "directory holding sources.json (or the blind benchmark's SOURCES.tsv and split.json) and the questions (*.jsonl)")
+	textDir := fs.String("text", "", "directory of independent renderings SET.txt that answers must be in (the blind benchmark)")
 	name := fs.String("name", "docsqa", "name of the datasets written: OUT/NAME/ and OUT/NAME-SET/")
 	allowMissing := fs.Bool("allow-missing", false, "drop (and list in missing.json) questions whose answer no candidate holds, instead of failing")
 	choice := fs.String("context", "", "context choice for documents: "+strings.Join(ingest.ContextChoices, ", ")+" (default: ingest's, "+ingest.DefaultContext+")")
@@ -56,7 +57,7 @@ func run(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := Config{SrcDir: *src, QuestionsDir: *qdir, OutDir: *out, Name: *name, AllowMissing: *allowMissing, Context: *choice, Log: os.Stderr}
+	cfg := Config{SrcDir: *src, QuestionsDir: *qdir, OutDir: *out, Name: *name, TextDir: *textDir, AllowMissing: *allowMissing, Context: *choice, Log: os.Stderr}
 	if err := ingest.CheckContext(*choice); err != nil {
 		fmt.Fprintln(os.Stderr, "mkdocsqa:", err)
 		return 2
