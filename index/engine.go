@@ -115,8 +115,8 @@ func (j *job) writeEngine(ctx context.Context, w *store.Writer, es EngineSpec) (
 		sp := j.opt.Encoder.Spec()
 		meta.Dense = &store.DenseMeta{Encoder: sp.Name, Kind: sp.Kind, Dim: sp.Dim, Hash: sp.Hash, Precision: sp.Precision, Lambda: j.opt.Lambda}
 		meta.Engine = &store.EngineMeta{Kind: weaviate.Scheme, URL: es.Target.String(), Shards: es.Layout.Shards, Replicas: es.Layout.Replicas}
-		for _, name := range names {
-			meta.Fields = append(meta.Fields, store.FieldMeta{Name: store.FieldName(name, true), Tokenizer: name, WithContext: true, Docs: len(j.c.Sentences)})
+		for k, name := range names {
+			meta.Fields = append(meta.Fields, store.FieldMeta{Name: store.FieldName(name, true), Tokenizer: name, WithContext: true, Norm: toks[k].Norm(), Docs: len(j.c.Sentences)})
 		}
 	}
 	client, err := weaviate.New(es.Target.Addr, es.Options...)

@@ -44,7 +44,7 @@ func (j *job) writeFile(ctx context.Context, w *store.Writer) (store.Meta, error
 			return store.Meta{}, j.errOp(err)
 		}
 		if j.old == nil {
-			fields, err := writeFields(ctx, w, name, f, j.progress)
+			fields, err := writeFields(ctx, w, name, toks[k].Norm(), f, j.progress)
 			if err != nil {
 				return store.Meta{}, j.errOp(err)
 			}
@@ -113,17 +113,20 @@ func writeRecords(ctx context.Context, w *store.Writer, c *Corpus, baseCtx, base
 	return nil
 }
 
-// writeFields writes a new index's two fields of tokenizer name: sentence
-// + context (context layout) and sentence alone.
-func writeFields(ctx context.Context, w *store.Writer, name string, f *bm25.ContextField, progress func(string) func(int, int)) ([]store.FieldMeta, error) {
+// writeFields writes a new index's two fields of tokenizer name, whose
+// tokens were made with the normalisation norm: sentence + context
+// (context layout) and sentence alone.
+func writeFields(ctx context.Context, w *store.Writer, name, norm string, f *bm25.ContextField, progress func(string) func(int, int)) ([]store.FieldMeta, error) {
 	wc, err := f.Stats(store.FieldName(name, true), name)
 	if err != nil {
 		return nil, err
 	}
+	wc.Norm = norm
 	if wc.Digest, wc.DigestTerms, err = f.Write(ctx, w, wc.Name, progress("write "+wc.Name)); err != nil {
 		return nil, fmt.Errorf("write field %s: %w", wc.Name, err)
 	}
 	so := f.Sentences.Stats(store.FieldName(name, false), name, false)
+	so.Norm = norm
 	if so.Digest, so.DigestTerms, err = f.Sentences.WriteField(ctx, w, so.Name, progress("write "+so.Name)); err != nil {
 		return nil, fmt.Errorf("write field %s: %w", so.Name, err)
 	}

@@ -58,8 +58,10 @@ func (j *job) form(in Input) error {
 	return nil
 }
 
-// tokenizers looks up the job's tokenizers: the options' for a build, the
-// index's (those of its fields, in order) for an append.
+// tokenizers looks up the job's tokenizers: the options' for a build
+// (with today's normalisation), the index's for an append (those of its
+// fields, in order, each with the normalisation its fields were built
+// with, so appended text gets the tokens the index's text has).
 func (j *job) tokenizers() (names []string, toks []tokenize.Tokenizer, err error) {
 	if j.old == nil {
 		for _, name := range j.opt.Tokenizers {
@@ -72,16 +74,35 @@ func (j *job) tokenizers() (names []string, toks []tokenize.Tokenizer, err error
 		return names, toks, nil
 	}
 	for _, f := range j.old.Fields {
-		if slices.Contains(names, f.Tokenizer) {
+		if k := slices.Index(names, f.Tokenizer); k >= 0 {
+			if toks[k].Norm() != f.Norm {
+				return nil, nil, fmt.Errorf("append to %s: field %s: normalisation %q, its tokenizer's other field %q: %w", j.path, f.Name, f.Norm, toks[k].Norm(), store.ErrCorrupt)
+			}
 			continue
 		}
-		tok, err := tokenize.Get(f.Tokenizer)
+		tok, err := FieldTokenizer(f)
 		if err != nil {
-			return nil, nil, fmt.Errorf("append to %s: field %s: %w", j.path, f.Name, err)
+			return nil, nil, fmt.Errorf("append to %s: %w", j.path, err)
 		}
 		names, toks = append(names, f.Tokenizer), append(toks, tok)
 	}
 	return names, toks, nil
+}
+
+// FieldTokenizer returns the tokenizer a BM25 field's tokens were made
+// with: its tokenizer with its normalisation (f.Norm; "" for fields from
+// before normalisation), which its questions and appended texts must be
+// tokenized with too. A normalisation this reqa does not know is
+// store.ErrNewerFormat.
+func FieldTokenizer(f store.FieldMeta) (tokenize.Tokenizer, error) {
+	tok, err := tokenize.GetNorm(f.Tokenizer, f.Norm)
+	if errors.Is(err, tokenize.ErrUnknownNorm) {
+		return nil, fmt.Errorf("field %s: %w: %w", f.Name, err, store.ErrNewerFormat)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("field %s: %w", f.Name, err)
+	}
+	return tok, nil
 }
 
 // base returns the ids the job's contexts and sentences start at.

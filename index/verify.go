@@ -11,7 +11,6 @@ import (
 	"github.com/reqa/reqa/index/dense"
 	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/sentence"
-	"github.com/reqa/reqa/index/tokenize"
 	"github.com/reqa/reqa/store"
 )
 
@@ -143,7 +142,7 @@ func Verify(path string, opt VerifyOptions) (VerifyReport, error) {
 			return nil
 		})
 		problem(err)
-		if _, err := tokenize.Get(f.Tokenizer); err != nil {
+		if _, err := FieldTokenizer(f); err != nil {
 			problem(err)
 		} else if _, err := bm25.Open(r, f.Name, ctxOf); err != nil {
 			problem(err)

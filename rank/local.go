@@ -2,6 +2,7 @@ package rank
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -127,10 +128,11 @@ func (l *local) ranker(s Spec) (Ranker, error) {
 // bm25 builds the BM25 ranker s names.
 func (l *local) bm25(s Spec) (Ranker, error) {
 	field := store.FieldName(s.Tokenizer, !s.SentenceOnly)
-	if _, ok := l.r.Meta().Field(field); !ok {
+	fm, ok := l.r.Meta().Field(field)
+	if !ok {
 		return nil, fmt.Errorf("%w %q (this index supports: %s)", ErrUnknownRanker, s.Name, strings.Join(l.x.Rankers(), ", "))
 	}
-	tok, err := tokenize.Get(s.Tokenizer)
+	tok, err := fieldTokenizer(fm)
 	if err != nil {
 		return nil, err
 	}
@@ -148,4 +150,20 @@ func (l *local) contextOf() []uint32 {
 		ctxOf[i] = s.ContextID
 	}
 	return ctxOf
+}
+
+// fieldTokenizer returns the tokenizer a BM25 field's tokens were made
+// with — its tokenizer with its normalisation (fm.Norm; "" for indexes
+// from before normalisation) — so that questions get the tokens the
+// field's text got. A normalisation this reqa does not know is
+// store.ErrNewerFormat.
+func fieldTokenizer(fm store.FieldMeta) (tokenize.Tokenizer, error) {
+	tok, err := tokenize.GetNorm(fm.Tokenizer, fm.Norm)
+	if errors.Is(err, tokenize.ErrUnknownNorm) {
+		return nil, fmt.Errorf("field %s: %w: %w", fm.Name, err, store.ErrNewerFormat)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("field %s: %w", fm.Name, err)
+	}
+	return tok, nil
 }

@@ -744,10 +744,11 @@ func (g *engine) input(s Spec) (remoteInput, error) {
 	n := e.r.Meta().Sentences
 	switch s.Kind {
 	case KindBM25:
-		if _, ok := e.r.Meta().Field(store.FieldName(s.Tokenizer, true)); !ok {
+		fm, ok := e.r.Meta().Field(store.FieldName(s.Tokenizer, true))
+		if !ok {
 			return nil, fmt.Errorf("%w %q (this index supports: %s)", ErrUnknownRanker, s.Name, strings.Join(e.Rankers(), ", "))
 		}
-		tok, err := tokenize.Get(s.Tokenizer)
+		tok, err := fieldTokenizer(fm)
 		if err != nil {
 			return nil, err
 		}

@@ -8,7 +8,8 @@
 //	            counts, tokenizers, BM25 parameters, what built it)
 //	contexts    uint32 big-endian id → Context record
 //	sentences   uint32 big-endian id → Sentence record (offsets into its context)
-//	field/NAME  one bucket per BM25 field (tokenizer × document form), holding
+//	field/NAME  one bucket per BM25 field (tokenizer × document form, its
+//	            normalisation in FieldMeta.Norm), holding
 //	            the sub-bucket "postings" (term → compressed postings) and the
 //	            key "doclens" (every document's length, varint-coded); a
 //	            sentence + context field whose FieldMeta.Layout is "context"
@@ -49,10 +50,17 @@
 // Format 2 added the context layout of sentence + context fields; a
 // reader of format 1 would take its context postings for sentence
 // postings, so format 2 files are refused by it. Format 1 files are read,
-// and appended to in their own layout. Format 3 (this one) is an index
+// and appended to in their own layout. Format 3 is an index
 // kept in an external engine (Meta.Engine): the file holds no records,
 // postings or vectors, so older readers, which would take it for a
-// damaged index, refuse it as newer.
+// damaged index, refuse it as newer. Format 4 (this one) records in each
+// field the text normalisation its tokens were made with
+// (FieldMeta.Norm, package index/tokenize's Norm: NFKC, soft hyphens and
+// zero-width characters deleted, "[UNK]" dropped), in a file or an engine
+// index; an older reader would tokenize questions without it and miss
+// what the field holds, so it refuses the file as newer. Fields without a
+// Norm (formats 1–3) are asked and appended to with their tokens as they
+// were, so an old index answers as it always did.
 //
 // An engine index file holds, besides the meta, the blobs
 // dense/model.onnx, dense/vocab.json, dense/adapter and fusion/params as

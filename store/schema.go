@@ -101,7 +101,7 @@ type BM25Params struct {
 type FieldMeta struct {
 	// Name is the field's key in the index, e.g. "wpm/ctx".
 	Name string `json:"name"`
-	// Tokenizer is the tokenizer's name ("word", "wpm").
+	// Tokenizer is the tokenizer's name ("word", "wpm", "stem").
 	Tokenizer string `json:"tokenizer"`
 	// WithContext is true when a document is its sentence followed by its
 	// whole context, false when it is the sentence alone.
@@ -111,6 +111,12 @@ type FieldMeta struct {
 	// (postings over contexts, combined with the sentence field's when
 	// read; package bm25's ContextLayout).
 	Layout string `json:"layout,omitempty"`
+	// Norm is the text normalisation the field's tokens were made with
+	// (package index/tokenize's Norm, "nfkc1": soft hyphens and
+	// zero-width characters deleted, NFKC, unknown tokens dropped), ""
+	// for text tokenized as it is (indexes before format 4). Questions
+	// are tokenized with it, and an append keeps it.
+	Norm string `json:"norm,omitempty"`
 	// Docs is the number of documents (one per sentence).
 	Docs int `json:"docs"`
 	// Terms is the vocabulary size.

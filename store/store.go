@@ -23,13 +23,19 @@ import (
 
 // FormatVersion is the newest on-disk format version this package writes
 // and reads.
-const FormatVersion = 3
+const FormatVersion = 4
 
 // formatOf returns the oldest format that describes an index with meta m,
-// so that older readers keep reading what they can: 3 when the index lives
-// in an external engine (Meta.Engine), 2 when a field uses a layout other
-// than the expanded one, else 1.
+// so that older readers keep reading what they can: 4 when a field's
+// tokens were made from normalised text (FieldMeta.Norm), 3 when the index
+// lives in an external engine (Meta.Engine), 2 when a field uses a layout
+// other than the expanded one, else 1.
 func formatOf(m Meta) int {
+	for _, f := range m.Fields {
+		if f.Norm != "" {
+			return 4
+		}
+	}
 	if m.Engine != nil {
 		return 3
 	}

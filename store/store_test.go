@@ -272,14 +272,33 @@ func TestCommitTrimsPadding(t *testing.T) {
 
 // index.
 
+// TestFormatOf checks that an index is written in the oldest format
+// that describes it: 1 expanded fields, 2 a context layout, 3 an engine
+// index, 4 a field of normalised tokens (file or engine).
 func TestFormatOf(t *testing.T) {
 	for _, tc := range []struct {
 		layouts []string
+		norms   []string
+		engine  bool
 		want    int
-	}{{nil, 1}, {[]string{"", ""}, 1}, {[]string{"", "context"}, 2}} {
+	}{
+		{nil, nil, false, 1},
+		{[]string{"", ""}, nil, false, 1},
+		{[]string{"", "context"}, nil, false, 2},
+		{[]string{"context"}, nil, true, 3},
+		{[]string{"", "context"}, []string{"nfkc1", "nfkc1"}, false, 4},
+		{[]string{"", ""}, []string{"", "nfkc1"}, false, 4},
+		{[]string{"context"}, []string{"nfkc1"}, true, 4},
+	} {
 		var m Meta
 		for i, l := range tc.layouts {
 			m.Fields = append(m.Fields, FieldMeta{Name: fmt.Sprint("f", i), Layout: l})
+		}
+		for i, n := range tc.norms {
+			m.Fields[i].Norm = n
+		}
+		if tc.engine {
+			m.Engine = &EngineMeta{Kind: "weaviate", URL: "weaviate://127.0.0.1:8080/X"}
 		}
 		path := filepath.Join(t.TempDir(), "x.reqa")
 		w, err := Create(path)
@@ -294,7 +313,7 @@ func TestFormatOf(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := r.Meta().FormatVersion; got != tc.want {
-			t.Errorf("layouts %q: format %d, want %d", tc.layouts, got, tc.want)
+			t.Errorf("layouts %q, norms %q, engine %v: format %d, want %d", tc.layouts, tc.norms, tc.engine, got, tc.want)
 		}
 		r.Close()
 	}

@@ -76,6 +76,10 @@ func New() (*Tokenizer, error) {
 	return &Tokenizer{v}, nil
 }
 
+// Unknown returns the token a word the vocabulary cannot spell becomes,
+// "[UNK]".
+func (t *Tokenizer) Unknown() string { return t.unk }
+
 // loadEmbedded parses the embedded file once.
 var loadEmbedded = sync.OnceValues(func() (*vocabulary, error) { return load(assets) })
 
