@@ -24,8 +24,8 @@ var unicodeCorpus = []string{
 	"The Hôtel Lambert stands at the tip of the island. Its garden faces the river.",                       // NFC
 	"The co\u00adoperative sells rye bread at dawn. The market closes at noon.",                            // soft hyphen
 	"The watchmaker repairs clocks on Fridays. His shop is on the corner.",
-	"A net\u200dwork of tunnels runs under the city. Engineers walk it every spring.", // ZWJ
-	"The wall is painted with a zig\u200bzag pattern. The paint is blue.",             // ZWSP
+	"A net\u200dwork of tunnels runs under the city. Engineers walk it every spring.",                  // ZWJ
+	"The wall is painted with a zig\u200bzag pattern. The paint is blue.",                              // ZWSP
 	"The \uff26\uff25\uff32\uff32\uff39 leaves the harbour at dawn. The crossing takes forty minutes.", // full-width letters
 	"Trains to the coast depart from platform 42. The station has a bakery.",
 	"The \ufb01rst \ufb02oor holds the archive of maps. Visitors need a pass to enter it.", // ligatures
