@@ -19,6 +19,11 @@
 // only in where ids start, where the settings come from and whether the
 // sink writes new data or extends the index's.
 //
+// A build tokenizes with today's normalisation (package index/tokenize's
+// Norm) and records it in each field; an append tokenizes with the one
+// the index's fields record, so an index's tokens are always of one kind
+// ([FieldTokenizer]).
+//
 // Builds are atomic. Cancelling the context stops the work and leaves any
 // index at the target as it was. Memory follows one tokenizer's postings
 // at a time ([IndexFields] streams chunks in order).

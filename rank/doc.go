@@ -21,6 +21,10 @@
 //     alone for the paper's sentence-only ablation ([BM25Ranker]), each
 //     question token weighted as its tokenizer's Query says (bm25-stem:
 //     question-form words ½: package index/tokenize/stem's FormWeight);
+//     the question is tokenized with the normalisation the field was
+//     built with (store.FieldMeta.Norm: NFKC and no [UNK] since format
+//     4, the text as it is before), through the engine too, so an old
+//     index answers as it always did;
 //     "bm25-stem" only on indexes built since the stem tokenizer exists;
 //   - "dense": the dual encoder, the dot product of the question's embedding
 //     (through the question adapter `reqa tune` trained, when the index has

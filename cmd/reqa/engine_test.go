@@ -103,12 +103,17 @@ func TestEngineWeaviate(t *testing.T) {
 // testEngineAppend adds a second file to an engine index with `reqa index
 // --append`: it then answers as an embedded index built from both files at
 // once (the collection's BM25 statistics and the merged vector moments
-// cover both), and verifies clean.
+// cover both), and verifies clean. The second file's text is written in
+// ways normalisation sees through (NFD, a soft hyphen, a ligature,
+// full-width letters) and holds symbols WordPiece cannot spell: the
+// engine gets reqa's normalised tokens, so it finds them as embedded
+// does, and a question of only [UNK] gets no answer from either.
 func testEngineAppend(t *testing.T, host, dir string) {
 	a := writeFile(t, dir, "a.md", "# Ferries\n\nWhen does the ferry return? The ferry leaves the harbour at nine. It returns at noon when the sea is calm.\n\n"+
 		"Tickets are sold on board. Bicycles travel free of charge.\n")
 	b := writeFile(t, dir, "b.md", "# Trains\n\nThe night train leaves at ten and reaches the coast at dawn. "+
-		"Sleeping cars must be booked a week ahead.\n\nCan I bring my dog? Dogs travel in the luggage van.\n")
+		"Sleeping cars must be booked a week ahead.\n\nCan I bring my dog? Dogs travel in the luggage van.\n\n"+
+		"The Cafe\u0301 du Port feeds the \ufb01rst crew. \u2604 \u265c mark the \uff34\uff29\uff2d\uff25\uff34\uff21\uff22\uff2c\uff25 by the co\u00adoperative.\n")
 	eng, loc := filepath.Join(dir, "app-eng.reqa"), filepath.Join(dir, "app-loc.reqa")
 	for _, args := range [][]string{
 		{"index", "-q", "--engine", "weaviate://" + host + "/Travel", "--out", eng, a},
@@ -119,10 +124,24 @@ func testEngineAppend(t *testing.T, host, dir string) {
 			t.Fatalf("%q: exit %d: %s", args, code, errs)
 		}
 	}
-	for _, q := range []string{"when does the ferry return?", "when does the night train leave", "can I bring my dog", "are bicycles free"} {
-		for _, r := range []string{"bm25-wpm", "dense", "default"} {
+	unicode := map[string]string{
+		"Café du Port":       "The Cafe\u0301 du Port feeds the \ufb01rst crew.",
+		"the TIMETABLE mark": "\u2604 \u265c mark the \uff34\uff29\uff2d\uff25\uff34\uff21\uff22\uff2c\uff25 by the co\u00adoperative.",
+		"\u2603":             "",
+	}
+	for _, q := range []string{"when does the ferry return?", "when does the night train leave", "can I bring my dog", "are bicycles free",
+		"Café du Port", "the TIMETABLE mark", "\u2603"} {
+		for _, r := range []string{"bm25-wpm", "bm25-word", "bm25-stem", "dense", "default"} {
 			want := askJSON(t, "--index", loc, "-r", r, "-k", "3", q)
 			got := askJSON(t, "--index", eng, "-r", r, "-k", "3", q)
+			if u, ok := unicode[q]; ok && r != "dense" {
+				switch {
+				case u == "" && len(got) > 0:
+					t.Errorf("%s %q: answered %q through the engine, want no answer", r, q, got[0].Sentence)
+				case u != "" && (len(got) == 0 || got[0].Sentence != u):
+					t.Errorf("%s %q: answers %v through the engine, want %q first", r, q, got, u)
+				}
+			}
 			if len(got) != len(want) {
 				t.Fatalf("%s %q: %d answers after append, %d embedded", r, q, len(got), len(want))
 			}

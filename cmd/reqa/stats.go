@@ -75,7 +75,11 @@ func statsCommand() *cli.Command {
 				if f.Layout != "" {
 					layout = ", stored by " + f.Layout
 				}
-				fmt.Fprintf(w, "field        %-9s %d docs, %d terms, %d tokens, avgdl %.1f%s\n", f.Name, f.Docs, f.Terms, f.Tokens, f.AvgDL, layout)
+				norm := ", text " + f.Norm
+				if f.Norm == "" {
+					norm = ", text not normalised (rebuild for NFKC matching)"
+				}
+				fmt.Fprintf(w, "field        %-9s %d docs, %d terms, %d tokens, avgdl %.1f%s%s\n", f.Name, f.Docs, f.Terms, f.Tokens, f.AvgDL, layout, norm)
 			}
 			var parts []string
 			for _, u := range usage {
