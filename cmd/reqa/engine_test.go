@@ -126,11 +126,12 @@ func testEngineAppend(t *testing.T, host, dir string) {
 	}
 	unicode := map[string]string{
 		"Café du Port":       "The Cafe\u0301 du Port feeds the \ufb01rst crew.",
+		"Cafe\u0301 du Port": "The Cafe\u0301 du Port feeds the \ufb01rst crew.",
 		"the TIMETABLE mark": "\u2604 \u265c mark the \uff34\uff29\uff2d\uff25\uff34\uff21\uff22\uff2c\uff25 by the co\u00adoperative.",
 		"\u2603":             "",
 	}
 	for _, q := range []string{"when does the ferry return?", "when does the night train leave", "can I bring my dog", "are bicycles free",
-		"Café du Port", "the TIMETABLE mark", "\u2603"} {
+		"Café du Port", "Cafe\u0301 du Port", "the TIMETABLE mark", "\u2603"} {
 		for _, r := range []string{"bm25-wpm", "bm25-word", "bm25-stem", "dense", "default"} {
 			want := askJSON(t, "--index", loc, "-r", r, "-k", "3", q)
 			got := askJSON(t, "--index", eng, "-r", r, "-k", "3", q)
