@@ -1,7 +1,7 @@
 // Package tokenize names reqa's tokenizers and gives them one interface.
 //
-//   - "word": NLTK word_tokenize (package index/tokenize/word), no
-//     normalization — the MultiReQA paper's BM25 word tokens;
+//   - "word": NLTK word_tokenize (package index/tokenize/word), case
+//     kept — the MultiReQA paper's BM25 word tokens;
 //   - "wpm": BERT-uncased WordPiece (package index/tokenize/wordpiece);
 //   - "stem": the word tokens lower-cased and Snowball English stemmed,
 //     identifiers also split into their parts (package
@@ -11,15 +11,15 @@
 //
 // [Get]'s tokenizers read text [Normalize]d (soft hyphens and zero-width
 // characters deleted, then NFKC), so "café" in NFC and in NFD, "ﬁrst" and
-// "first", "ＦＥＲＲＹ ９" and "FERRY 9", "co\u00adoperative" and
-// "cooperative" are the same tokens; and they never yield an unknown token
-// ("[UNK]" of "wpm"), so text a tokenizer cannot spell matches nothing
-// rather than all other text it cannot spell. Stored text is never
-// normalised: only tokens are made from the normalised text. This
-// normalisation is named [Norm] and recorded in every field of an index
-// (store.FieldMeta.Norm); [GetNorm] gives the tokenizers an index was
-// built with, "" for indexes written before it (text tokenized as it is,
-// "[UNK]" kept), which are asked and appended to exactly as before.
+// "first", "ＦＥＲＲＹ ９" and "FERRY 9", "co-operative" written with a
+// soft hyphen and "cooperative" are the same tokens; and they never yield
+// an unknown token ("[UNK]" of "wpm"), so text a tokenizer cannot spell
+// matches nothing rather than all other text it cannot spell. Stored text
+// is never normalised: only tokens are made from the normalised text.
+// This normalisation is named [Norm] and recorded in every field of an
+// index (store.FieldMeta.Norm); [GetNorm] gives the tokenizers an index
+// was built with, "" for indexes written before it (text tokenized as it
+// is, "[UNK]" kept), which are asked and appended to exactly as before.
 //
 // New indexes hold a BM25 field pair for every tokenizer in [Names];
 // indexes built before "stem" existed lack its fields: they do not offer

@@ -28,7 +28,8 @@
 //  6. WordPiece, greedy longest-match-first: the longest vocabulary entry
 //     that prefixes the word, then the longest "##" entry that prefixes the
 //     rest, and so on. A word longer than 100 runes, or with a part no entry
-//     matches, is the single token "[UNK]".
+//     matches, is the single token "[UNK]" ([Tokenizer.Unknown]; package
+//     index/tokenize drops it, so it never matches in BM25).
 //
 // Where the two Hugging Face implementations disagree this package follows
 // the Rust one (BertTokenizerFast, the pipeline tokenizer.json describes)
