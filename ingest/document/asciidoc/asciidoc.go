@@ -666,6 +666,22 @@ func (r *adocReader) list(lines []adocLine, i int, c *adocCtx) int {
 					i = j
 					break
 				}
+				if ls := lines[j].s; it.open && it.kind == document.Definition && emptyText(it.text) &&
+					adocDelimiter(strings.TrimSpace(ls)) == "" && !strings.HasPrefix(ls, "[") && !strings.HasPrefix(ls, "//") {
+					// A term alone ("term::"), then blank lines: the
+					// paragraph that follows, indented or not, is its
+					// description (as Asciidoctor reads it), not a
+					// literal paragraph.
+					e := j
+					for e < len(lines) && lines[e].s != "" && lines[e].s != "+" {
+						e++
+					}
+					for _, l := range lines[j:e] {
+						it.text = append(it.text, strings.TrimSuffix(strings.TrimSpace(l.s), " +"))
+					}
+					i = e
+					continue
+				}
 				if ls := lines[j].s; ls[0] == ' ' || ls[0] == '\t' {
 					flush()
 					e := j
@@ -683,6 +699,16 @@ func (r *adocReader) list(lines []adocLine, i int, c *adocCtx) int {
 	}
 	flush()
 	return i
+}
+
+// emptyText reports whether an item's text lines hold nothing.
+func emptyText(text []string) bool {
+	for _, t := range text {
+		if strings.TrimSpace(t) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // table reads a table's body: cells split at sep ('|', '!', ',' or ':'),

@@ -34,8 +34,13 @@ func TestAsciiDocConstructs(t *testing.T) {
 		{"blank lines between items", "* a\n\n* b\n\nText.", []string{"list-item|||a|1", "list-item|||b|3", "paragraph|||Text.|5"}},
 		{"description list", "CPU:: The brain.\nRAM::\nThe memory,\nfast.\nnested::: deep\nKeyboard;; Keys.", []string{"definition|CPU||CPU: The brain.|1", "definition|RAM||RAM: The memory, fast.|2", "definition|nested|RAM|nested: deep|5", "definition|Keyboard|RAM › nested|Keyboard: Keys.|6"}},
 		{"styled description list", "[qanda]\nWhy?::\n  Because.\n", []string{"definition|Why?||Why?: Because.|2"}},
+		// A term alone, then a blank line and its (indented) description,
+		// as ccache's manual writes every option: the description, not a
+		// literal paragraph (Asciidoctor reads it so).
+		{"term then blank then description", "*alpha* (*A*)::\n\n    Does alpha.\n    Default: off.\n+\nMore on alpha.\n\nbeta::\n\nDoes beta.\n\nAfter the list.", []string{"definition|alpha (A)||alpha (A): Does alpha. Default: off. More on alpha.|1", "definition|beta||beta: Does beta.|8", "paragraph|||After the list.|12"}},
+		{"list item then literal paragraph", "* item\n\n  literal text\n", []string{"list-item|||item|1", "code|||literal text|3"}},
 		{"list under a term", "Options::\n* fast\n* slow", []string{"list-item||Options|fast|2", "list-item||Options|slow|3"}},
-		{"term alone", "Lonely::\n\nText.", []string{"paragraph|||Lonely|1", "paragraph|||Text.|3"}},
+		{"term alone", "Lonely::\n\nText.", []string{"definition|Lonely||Lonely: Text.|1"}},
 		{"code blocks", "[source,go]\n----\nfunc main() {\n\tx := 1\n}\n----\n\n....\nliteral\n....\n\n```sh\nls\n```\n\n  indented literal\n  paragraph\n\n[source]\nx = 1\n", []string{"code|||func main() {\n\tx := 1\n}|3", "code|||literal|9", "code|||ls|13", "code|||indented literal\nparagraph|16", "code|||x = 1|20"}},
 		{"dropped blocks", "++++\n<b>raw</b>\n++++\n\n////\ncomment\n////\n\n[pass]\n<i>x</i>\n\nKept.", []string{"paragraph|||Kept.|12"}},
 		{"example and sidebar", "====\nIn example.\n====\n\n****\nIn sidebar.\n****\n\n--\nIn open.\n--", []string{"paragraph|||In example.|2", "paragraph|||In sidebar.|6", "paragraph|||In open.|10"}},
