@@ -166,7 +166,9 @@ func (b *graph) constant(t onnxmodel.Tensor) string {
 	return t.Name
 }
 
-func scalar(name string, v float32) onnxmodel.Tensor { return onnxmodel.FloatTensor(name, nil, []float32{v}) }
+func scalar(name string, v float32) onnxmodel.Tensor {
+	return onnxmodel.FloatTensor(name, nil, []float32{v})
+}
 
 // Model returns the ONNX bytes of the network c with variant v (ONNX IR 8,
 // opset 18).
