@@ -315,7 +315,7 @@ func (d *DenseRanker) Prepare(ctx context.Context, questions []string, progress 
 		}
 	}
 	d.st.qmu.RUnlock()
-	vecs, err := d.enc.Encode(ctx, todo, progress)
+	vecs, err := d.enc.EncodeQueries(ctx, todo, progress)
 	if err != nil {
 		return err
 	}
@@ -390,7 +390,7 @@ func (st *denseState) embedOnce(ctx context.Context, enc *encoder.Encoder, quest
 	c := &questionCall{done: make(chan struct{})}
 	st.inflight[question] = c
 	st.qmu.Unlock()
-	vecs, err := enc.Encode(ctx, []string{question}, nil)
+	vecs, err := enc.EncodeQueries(ctx, []string{question}, nil)
 	if err == nil {
 		c.v = vecs[0]
 	}
@@ -482,7 +482,7 @@ func (d *DenseRanker) scoreExact(qs [][]float32, outs, ctx [][]float64) error {
 // EmbedQuestions embeds questions with the index's encoder, raw (no
 // question adapter, no cache).
 func (d *DenseRanker) EmbedQuestions(ctx context.Context, questions []string) ([][]float32, error) {
-	return d.enc.Encode(ctx, questions, nil)
+	return d.enc.EncodeQueries(ctx, questions, nil)
 }
 
 // AnswerVectors returns the answer-tower vectors the ranker scores against,

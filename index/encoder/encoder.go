@@ -9,8 +9,15 @@
 // Two kinds of model are supported ([Spec.Kind]): the embedded USE-Lite
 // ([KindUSELite], SentencePiece ids fed as sparse inputs), and any
 // Hugging Face–layout BERT-family sentence encoder ([KindHF]: a directory
-// with model.onnx and tokenizer.json, read by [LoadDir]; WordPiece ids
-// between [CLS] and [SEP], mean or CLS pooling).
+// with model.onnx and tokenizer.json as sentence-transformers and Optimum
+// ship it, read by [LoadDirWith]; WordPiece ids between [CLS] and [SEP],
+// mean, CLS or max pooling or the model's own sentence_embedding, query
+// and passage prefixes such as e5's and bge's, optionally quantized to
+// int8 at load).
+//
+// Questions and answers may be embedded differently ([Role]): [Encoder.Encode]
+// embeds passages (sentences, contexts), [Encoder.EncodeQueries] questions;
+// a model's prefixes are part of its stored vocabulary and so of its hash.
 //
 // Everything an index needs to re-create its encoder — the ONNX bytes, the
 // tokenizer vocabulary and a [Spec] with a content hash — is stored in the
@@ -98,12 +105,12 @@ type Encoder struct {
 // ids the model reads, and how a group of id sequences becomes one
 // embedding per sequence. A backend is safe for concurrent use.
 type backend interface {
-	// tokens returns the ids the model sees for text, special tokens and
-	// truncation included.
-	tokens(text string) []int32
-	// embed returns one unit vector per sequence, in order. Each
-	// sequence is embedded as if it were alone.
-	embed(seqs [][]int32) ([][]float32, error)
+	// tokens returns the ids the model sees for text in role r, prefix,
+	// special tokens and truncation included.
+	tokens(text string, r Role) []int32
+	// embed returns one unit vector per sequence of role r, in order.
+	// Each sequence is embedded as if it were alone.
+	embed(seqs [][]int32, r Role) ([][]float32, error)
 	// dim returns the embedding width, or 0 when it is not known before
 	// the first run.
 	dim() int
@@ -118,10 +125,10 @@ type useLite struct {
 	sess *ort.Session
 }
 
-func (u *useLite) tokens(text string) []int32                { return u.tok.Encode(text) }
-func (u *useLite) embed(seqs [][]int32) ([][]float32, error) { return u.sess.Embed(seqs) }
-func (u *useLite) dim() int                                  { return 0 }
-func (u *useLite) close() error                              { return u.sess.Close() }
+func (u *useLite) tokens(text string, _ Role) []int32                { return u.tok.Encode(text) }
+func (u *useLite) embed(seqs [][]int32, _ Role) ([][]float32, error) { return u.sess.Embed(seqs) }
+func (u *useLite) dim() int                                          { return 0 }
+func (u *useLite) close() error                                      { return u.sess.Close() }
 
 // initRuntime loads the ONNX Runtime library (embedded, or REQA_ORT_LIB)
 // once per process. ortlib.Load retries with the library extracted to a
@@ -180,8 +187,25 @@ func New(spec Spec, onnx, vocab []byte, opt Options) (*Encoder, error) {
 		}
 		spec.Dim = d
 	}
-	return &Encoder{spec: spec, be: be, batch: opt.Batch, workers: opt.Workers}, nil
+	batch := opt.Batch
+	if spec.Kind == KindHF {
+		// The USE-Lite session splits its runs itself (ort.Options.MaxBatch).
+		batch = runBatch(onnx, batch)
+	}
+	return &Encoder{spec: spec, be: be, batch: batch, workers: opt.Workers}, nil
 }
+
+// Role is what a text is to the encoder: a question, or a passage that may
+// answer one (a sentence or a context). Models trained with prefixes
+// (e5's "query: " and "passage: ", bge's query instruction) embed the two
+// differently; USE-Lite does not.
+type Role int
+
+// The roles of a text.
+const (
+	Passage Role = iota
+	Query
+)
 
 // KindUSELite is the Spec.Kind of the USE-Lite encoder.
 const KindUSELite = "use-lite"
@@ -223,22 +247,34 @@ func (e *Encoder) Spec() Spec { return e.spec }
 // Close releases the ONNX Runtime session.
 func (e *Encoder) Close() error { return e.be.close() }
 
-// Tokens returns the token ids the model sees for text.
-func (e *Encoder) Tokens(text string) []int32 { return e.be.tokens(text) }
+// Tokens returns the token ids the model sees for text as a passage.
+func (e *Encoder) Tokens(text string) []int32 { return e.be.tokens(text, Passage) }
 
-// Encode embeds texts, returning one unit vector per text in order. Texts
-// are tokenized, sorted by length and run in batches so padding stays small.
-// progress, if set, is called after each batch with the texts done.
+// Encode embeds texts as passages (answers: sentences, contexts),
+// returning one unit vector per text in order. Texts are tokenized, sorted
+// by length and run in batches so padding stays small. progress, if set,
+// is called after each batch with the texts done.
 func (e *Encoder) Encode(ctx context.Context, texts []string, progress func(done, total int)) ([][]float32, error) {
+	return e.EncodeAs(ctx, Passage, texts, progress)
+}
+
+// EncodeQueries is Encode for questions: with a model that has a query
+// prefix, each text is embedded behind it.
+func (e *Encoder) EncodeQueries(ctx context.Context, texts []string, progress func(done, total int)) ([][]float32, error) {
+	return e.EncodeAs(ctx, Query, texts, progress)
+}
+
+// EncodeAs embeds texts in role r (see Encode).
+func (e *Encoder) EncodeAs(ctx context.Context, r Role, texts []string, progress func(done, total int)) ([][]float32, error) {
 	out := make([][]float32, len(texts))
-	err := e.encode(ctx, texts, progress, func(i int, v []float32) { out[i] = v })
+	err := e.encode(ctx, r, texts, progress, func(i int, v []float32) { out[i] = v })
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// EncodeFlat is Encode into one array: row i, the unit vector of texts[i],
+// EncodeFlat is Encode (passages) into one array: row i, the unit vector of texts[i],
 // is out[i*Dim:(i+1)*Dim]. Only one batch's rows are held besides it, where
 // Encode holds every row as its own slice and a caller wanting one array
 // copies them all again (for an index build, 2 KB per text less at the
@@ -246,7 +282,7 @@ func (e *Encoder) Encode(ctx context.Context, texts []string, progress func(done
 func (e *Encoder) EncodeFlat(ctx context.Context, texts []string, progress func(done, total int)) ([]float32, error) {
 	dim := e.spec.Dim
 	out := make([]float32, len(texts)*dim)
-	err := e.encode(ctx, texts, progress, func(i int, v []float32) { copy(out[i*dim:(i+1)*dim], v) })
+	err := e.encode(ctx, Passage, texts, progress, func(i int, v []float32) { copy(out[i*dim:(i+1)*dim], v) })
 	if err != nil {
 		return nil, err
 	}
@@ -255,10 +291,10 @@ func (e *Encoder) EncodeFlat(ctx context.Context, texts []string, progress func(
 
 // encode embeds texts in length-sorted batches on e.workers goroutines and
 // hands each text's vector to put (concurrently, for distinct i).
-func (e *Encoder) encode(ctx context.Context, texts []string, progress func(done, total int), put func(i int, v []float32)) error {
+func (e *Encoder) encode(ctx context.Context, r Role, texts []string, progress func(done, total int), put func(i int, v []float32)) error {
 	ids := make([][]int32, len(texts))
 	for i, t := range texts {
-		ids[i] = e.be.tokens(t)
+		ids[i] = e.be.tokens(t, r)
 	}
 	order := make([]int, len(texts))
 	for i := range order {
@@ -285,7 +321,7 @@ func (e *Encoder) encode(ctx context.Context, texts []string, progress func(done
 				for i, o := range order[lo:hi] {
 					seqs[i] = ids[o]
 				}
-				vecs, err := e.be.embed(seqs)
+				vecs, err := e.be.embed(seqs, r)
 				if err != nil {
 					errs[w] = fmt.Errorf("encode: %w", err)
 					return

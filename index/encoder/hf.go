@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/reqa/reqa/index/encoder/onnxmodel"
 	"github.com/reqa/reqa/index/encoder/ort"
 	"github.com/reqa/reqa/index/tokenize/wordpiece"
 )
@@ -22,11 +23,20 @@ import (
 const KindHF = "hf"
 
 // Pooling modes of a KindHF encoder: the mean of the token vectors under
-// the attention mask, or the vector of the first ([CLS]) token.
+// the attention mask, the vector of the first ([CLS]) token, or the
+// element-wise maximum of the token vectors under the mask.
+// (sentence-transformers' mean_sqrt_len_tokens is the mean scaled by a
+// number, so after normalisation it is PoolingMean.)
 const (
 	PoolingMean = "mean"
 	PoolingCLS  = "cls"
+	PoolingMax  = "max"
 )
+
+// ErrUnsupported reports a model directory whose conventions reqa cannot
+// apply faithfully (a pooling mode, a module after pooling, a similarity
+// that is not cosine); the error names the file and field.
+var ErrUnsupported = errors.New("model convention not supported")
 
 // DefaultMaxLength is the number of tokens, [CLS] and [SEP] included, a
 // KindHF encoder reads when no file of its directory says otherwise.
@@ -57,57 +67,121 @@ const hfFormat = "reqa-hf/1"
 type hfVocab struct {
 	// Format is hfFormat.
 	Format string `json:"format"`
-	// Pooling is PoolingMean or PoolingCLS. It is ignored when the model
-	// has a sentence_embedding output.
+	// Pooling is PoolingMean, PoolingCLS or PoolingMax. It is ignored when
+	// the model has a sentence_embedding output.
 	Pooling string `json:"pooling"`
 	// MaxLength is the longest token sequence, [CLS] and [SEP] included,
 	// the model is given; longer texts are truncated.
 	MaxLength int `json:"max_length"`
+	// QueryPrefix is put before a question's text, PassagePrefix before
+	// an answer's (a sentence or a context), as e5 ("query: ",
+	// "passage: ") and bge (its query instruction) were trained. Both
+	// are counted in MaxLength.
+	QueryPrefix   string `json:"query_prefix,omitempty"`
+	PassagePrefix string `json:"passage_prefix,omitempty"`
+	// ExcludePrefix leaves the prefix's tokens, [CLS] included, out of
+	// mean and max pooling (sentence-transformers' include_prompt false).
+	ExcludePrefix bool `json:"exclude_prefix,omitempty"`
 	// Tokenizer is the tokenizer.json.
 	Tokenizer json.RawMessage `json:"tokenizer"`
 }
 
-// LoadDir reads a Hugging Face–layout sentence encoder from dir and returns
-// what [New] needs to build it: a Spec of Kind [KindHF], the ONNX model and
-// the encoder's vocabulary (the tokenizer.json with the pooling settings,
-// in one blob an index can store).
+// DirOptions are the choices `reqa index --model DIR` adds to what the
+// directory's files say.
+type DirOptions struct {
+	// QueryPrefix and PassagePrefix, when not nil, replace the prefixes
+	// the directory's files set (an empty string removes one).
+	QueryPrefix, PassagePrefix *string
+	// Precision "int8" quantizes the model's MatMuls by constant weights
+	// (onnxmodel.QuantizeONNX) and sets Spec.Precision; "" or "fp32"
+	// keeps the model as shipped.
+	Precision string
+}
+
+// Precisions of a KindHF model ([DirOptions.Precision], [Spec.Precision]).
+const (
+	PrecisionFP32 = "fp32"
+	PrecisionInt8 = "int8"
+)
+
+// onnxPlaces are where a model directory may hold its ONNX file, in order
+// of preference: the top level, Optimum's onnx/ folder, and the
+// dynamically quantized export transformers.js repositories ship.
+var onnxPlaces = []string{"model.onnx", filepath.Join("onnx", "model.onnx"), filepath.Join("onnx", "model_quantized.onnx")}
+
+// LoadDir is LoadDirWith with no options.
+func LoadDir(dir string) (spec Spec, onnx, vocab []byte, err error) {
+	return LoadDirWith(dir, DirOptions{})
+}
+
+// LoadDirWith reads a Hugging Face–layout sentence encoder from dir and
+// returns what [New] needs to build it: a Spec of Kind [KindHF], the ONNX
+// model and the encoder's vocabulary (the tokenizer.json with the pooling,
+// length and prefix settings, in one blob an index can store, so the
+// content hash changes with each of them).
 //
 // The directory must hold model.onnx (or onnx/model.onnx, as Hugging Face
-// repositories exported with Optimum do) and tokenizer.json, a BERT-uncased
-// WordPiece tokenizer ([wordpiece.FromJSON] says which files qualify). The
-// model must take int64 or int32 input_ids [batch, seq] and optionally
-// attention_mask and token_type_ids of the same shape, and return either
-// sentence_embedding [batch, hidden], used as is, or last_hidden_state (or
-// token_embeddings) [batch, seq, hidden], which is pooled.
+// repositories exported with Optimum do, or onnx/model_quantized.onnx) as
+// one file (weights in external data files are refused), and
+// tokenizer.json, a BERT-uncased WordPiece tokenizer ([wordpiece.FromJSON]
+// says which files qualify). The model must take int64 or int32 input_ids
+// [batch, seq] and optionally attention_mask and token_type_ids of the
+// same shape (token types are all 0), and return either sentence_embedding
+// [batch, hidden], used as is, or last_hidden_state (or token_embeddings)
+// [batch, seq, hidden], which is pooled.
 //
 // These optional files decide the settings, the first one that says wins:
 //
-//   - reqa.json: {"name": "...", "pooling": "mean"|"cls", "max_length": N,
-//     "normalize": true}. Unknown fields are refused.
+//   - reqa.json: {"name": "...", "pooling": "mean"|"cls"|"max",
+//     "max_length": N, "normalize": true, "query_prefix": "...",
+//     "passage_prefix": "..."}. Unknown fields are refused.
 //   - modules.json and the pooling module's config.json (sentence-transformers,
-//     by default 1_Pooling/config.json): pooling_mode_mean_tokens or
-//     pooling_mode_cls_token; other pooling modes, and modules other than
-//     Transformer, Pooling and Normalize (a Dense projection, say) are refused
-//     unless the model has a sentence_embedding output.
-//   - sentence_bert_config.json: max_seq_length.
+//     by default 1_Pooling/config.json): pooling_mode_mean_tokens,
+//     pooling_mode_cls_token, pooling_mode_max_tokens or
+//     pooling_mode_mean_sqrt_len_tokens (the mean, once normalised), and
+//     include_prompt; other pooling modes, several at once, and modules
+//     other than Transformer, Pooling and Normalize (a Dense projection,
+//     say) are refused ([ErrUnsupported]) unless the model has a
+//     sentence_embedding output.
+//   - config_sentence_transformers.json: prompts — the query prefix is
+//     the prompt named "query" (or "search_query"), the passage prefix the
+//     one named "passage", "document", "search_document" or "corpus";
+//     default_prompt_name stands in for a missing one — and
+//     similarity_fn_name.
+//   - sentence_bert_config.json: max_seq_length (do_lower_case is read
+//     but changes nothing: the tokenizer lowercases anyway).
+//   - tokenizer_config.json: model_max_length (values of a million and
+//     more mean "no limit", as transformers writes them).
 //   - tokenizer.json: truncation.max_length.
 //   - config.json: max_position_embeddings caps the maximum length.
 //
-// The defaults are mean pooling, DefaultMaxLength tokens and the base name
-// of dir as the encoder's name. Embeddings are always L2-normalised: the
-// dense index compares unit vectors, so "normalize": false is refused.
+// opt's prefixes replace the files' ones; opt.Precision int8 quantizes the
+// model. The defaults are mean pooling, no prefixes, DefaultMaxLength
+// tokens and the base name of dir as the encoder's name.
+//
+// Embeddings are always L2-normalised: the dense index compares unit
+// vectors, which is the cosine similarity sentence-transformers uses by
+// default, with or without a Normalize module. A model whose
+// similarity_fn_name is dot, euclidean or manhattan and whose pipeline
+// does not normalise is refused ([ErrUnsupported]) unless reqa.json says
+// "normalize": true (rank by cosine anyway); "normalize": false is refused.
 //
 // Spec.Dim comes from the model's output shape, or, when that is symbolic,
-// from running the model once; either way LoadDir loads ONNX Runtime.
-func LoadDir(dir string) (spec Spec, onnx, vocab []byte, err error) {
+// from running the model once; either way LoadDirWith loads ONNX Runtime.
+func LoadDirWith(dir string, opt DirOptions) (spec Spec, onnx, vocab []byte, err error) {
 	fail := func(err error) (Spec, []byte, []byte, error) {
 		return Spec{}, nil, nil, fmt.Errorf("encoder: model directory %s: %w", dir, err)
 	}
-	onnx, err = readFirst(dir, "model.onnx", filepath.Join("onnx", "model.onnx"))
+	onnxName, onnx, err := readFirst(dir, onnxPlaces...)
 	if err != nil {
 		return fail(err)
 	}
-	tokJSON, err := readFirst(dir, "tokenizer.json")
+	for _, ext := range []string{"_data", ".data"} {
+		if _, err := os.Stat(filepath.Join(dir, onnxName+ext)); err == nil {
+			return fail(fmt.Errorf("%s keeps its weights in %s%s (ONNX external data): %w; export it as one file (models under 2 GB fit)", onnxName, onnxName, ext, ErrUnsupported))
+		}
+	}
+	_, tokJSON, err := readFirst(dir, "tokenizer.json")
 	if err != nil {
 		return fail(err)
 	}
@@ -115,10 +189,33 @@ func LoadDir(dir string) (spec Spec, onnx, vocab []byte, err error) {
 	if err != nil {
 		return fail(err)
 	}
+	if opt.QueryPrefix != nil {
+		st.queryPrefix = *opt.QueryPrefix
+	}
+	if opt.PassagePrefix != nil {
+		st.passagePrefix = *opt.PassagePrefix
+	}
+	precision := ""
+	switch opt.Precision {
+	case "", PrecisionFP32:
+	case PrecisionInt8:
+		q, n, err := onnxmodel.QuantizeONNX(onnx)
+		if err != nil {
+			return fail(fmt.Errorf("%s: int8: %w", onnxName, err))
+		}
+		if n == 0 {
+			return fail(fmt.Errorf("%s: int8: no MatMul by a float weight matrix to quantize (is it quantized already?)", onnxName))
+		}
+		onnx, precision = q, PrecisionInt8
+	default:
+		return fail(fmt.Errorf("precision %q: want %s or %s", opt.Precision, PrecisionFP32, PrecisionInt8))
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(hfVocab{Format: hfFormat, Pooling: st.pooling, MaxLength: st.maxLength, Tokenizer: tokJSON}); err != nil {
+	v := hfVocab{Format: hfFormat, Pooling: st.pooling, MaxLength: st.maxLength, Tokenizer: tokJSON,
+		QueryPrefix: st.queryPrefix, PassagePrefix: st.passagePrefix, ExcludePrefix: st.excludePrefix}
+	if err := enc.Encode(v); err != nil {
 		return fail(fmt.Errorf("tokenizer.json: %w", err))
 	}
 	vocab = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
@@ -130,11 +227,15 @@ func LoadDir(dir string) (spec Spec, onnx, vocab []byte, err error) {
 	}
 	io, err := inspectHF(onnx)
 	if err != nil {
-		return fail(err)
+		return fail(fmt.Errorf("%s: %w", onnxName, err))
 	}
 	if len(st.extraModules) > 0 && !io.pooled {
-		return fail(fmt.Errorf("modules.json: modules %s follow pooling, but model.onnx has no %s output that would include them",
-			strings.Join(st.extraModules, ", "), hfSentenceEmbedding))
+		return fail(fmt.Errorf("modules.json: modules %s follow pooling, but %s has no %s output that would include them: %w",
+			strings.Join(st.extraModules, ", "), onnxName, hfSentenceEmbedding, ErrUnsupported))
+	}
+	if st.similarity != "" && !st.normalized && !io.pooled {
+		return fail(fmt.Errorf("config_sentence_transformers.json: similarity_fn_name %q without a Normalize module: %w: reqa ranks by cosine (set \"normalize\": true in reqa.json to accept that)",
+			st.similarity, ErrUnsupported))
 	}
 	dim := io.dim
 	if dim == 0 {
@@ -145,23 +246,23 @@ func LoadDir(dir string) (spec Spec, onnx, vocab []byte, err error) {
 		dim = be.d
 		be.close()
 	}
-	return Spec{Name: st.name, Kind: KindHF, Dim: dim, Hash: Hash(onnx, vocab)}, onnx, vocab, nil
+	return Spec{Name: st.name, Kind: KindHF, Dim: dim, Hash: Hash(onnx, vocab), Precision: precision}, onnx, vocab, nil
 }
 
-// readFirst returns the content of the first of names that exists in dir,
-// or an error naming the first name when none does.
-func readFirst(dir string, names ...string) ([]byte, error) {
+// readFirst returns the name and content of the first of names that exists
+// in dir, or an error naming the first name when none does.
+func readFirst(dir string, names ...string) (string, []byte, error) {
 	for _, name := range names {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
-		return data, nil
+		return name, data, nil
 	}
-	return nil, fmt.Errorf("missing %s (a Hugging Face–layout encoder directory holds model.onnx and tokenizer.json)", names[0])
+	return "", nil, fmt.Errorf("missing %s (a Hugging Face–layout encoder directory holds model.onnx and tokenizer.json)", names[0])
 }
 
 // readJSON decodes dir/name into v. It reports whether the file exists; an
@@ -174,14 +275,19 @@ func readJSON(dir, name string, v any, strict bool) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	return true, decodeJSON(name, data, v, strict)
+}
+
+// decodeJSON decodes data, the content of the file name, into v.
+func decodeJSON(name string, data []byte, v any, strict bool) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if strict {
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(v); err != nil {
-		return true, fmt.Errorf("%s: %w", name, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	return true, nil
+	return nil
 }
 
 // dirSettings are the settings LoadDir reads from a model directory.
@@ -192,6 +298,124 @@ type dirSettings struct {
 	// extraModules are sentence-transformers modules after the Transformer
 	// that reqa does not apply itself (Dense, ...).
 	extraModules []string
+	// queryPrefix and passagePrefix are put before questions and answers;
+	// excludePrefix leaves their tokens out of pooling.
+	queryPrefix, passagePrefix string
+	excludePrefix              bool
+	// normalized: the pipeline normalises (a Normalize module, or
+	// reqa.json's "normalize": true); similarity is a similarity_fn_name
+	// other than cosine.
+	normalized bool
+	similarity string
+}
+
+// The files of a model directory readSettings reads.
+const (
+	fileReqa        = "reqa.json"
+	fileModules     = "modules.json"
+	fileSTConfig    = "config_sentence_transformers.json"
+	fileSBERT       = "sentence_bert_config.json"
+	fileTokConfig   = "tokenizer_config.json"
+	fileModelConfig = "config.json"
+)
+
+// reqaJSON is reqa.json.
+type reqaJSON struct {
+	Name          string  `json:"name"`
+	Pooling       string  `json:"pooling"`
+	MaxLength     *int    `json:"max_length"`
+	Normalize     *bool   `json:"normalize"`
+	QueryPrefix   *string `json:"query_prefix"`
+	PassagePrefix *string `json:"passage_prefix"`
+}
+
+// stModule is an entry of modules.json.
+type stModule struct {
+	Path string `json:"path"`
+	Type string `json:"type"`
+}
+
+// stConfig is config_sentence_transformers.json.
+type stConfig struct {
+	Prompts           map[string]string `json:"prompts"`
+	DefaultPromptName *string           `json:"default_prompt_name"`
+	SimilarityFnName  *string           `json:"similarity_fn_name"`
+}
+
+// sbertConfig is sentence_bert_config.json.
+type sbertConfig struct {
+	MaxSeqLength *int  `json:"max_seq_length"`
+	DoLowerCase  *bool `json:"do_lower_case"`
+}
+
+// tokConfig is tokenizer_config.json; model_max_length is a float because
+// transformers writes 1e30 for "no limit".
+type tokConfig struct {
+	ModelMaxLength *float64 `json:"model_max_length"`
+	DoLowerCase    *bool    `json:"do_lower_case"`
+}
+
+// noLimit is the model_max_length from which tokenizer_config.json means
+// "no limit" (transformers' VERY_LARGE_INTEGER is 1e30).
+const noLimit = 1e6
+
+// poolingOf maps a sentence-transformers pooling config to a pooling mode
+// and whether the prompt is pooled.
+func poolingOf(name string, pool map[string]any) (mode string, includePrompt bool, err error) {
+	var modes []string
+	includePrompt = true
+	for k, v := range pool {
+		if k == "include_prompt" {
+			b, ok := v.(bool)
+			if !ok {
+				return "", false, fmt.Errorf("%s: include_prompt %v: want true or false", name, v)
+			}
+			includePrompt = b
+			continue
+		}
+		if !strings.HasPrefix(k, "pooling_mode_") {
+			continue
+		}
+		on, ok := v.(bool)
+		if !ok {
+			return "", false, fmt.Errorf("%s: %s %v: want true or false", name, k, v)
+		}
+		if on {
+			modes = append(modes, strings.TrimPrefix(k, "pooling_mode_"))
+		}
+	}
+	slices.Sort(modes)
+	if len(modes) == 1 {
+		switch modes[0] {
+		case "mean_tokens", "mean_sqrt_len_tokens":
+			return PoolingMean, includePrompt, nil
+		case "cls_token":
+			return PoolingCLS, includePrompt, nil
+		case "max_tokens":
+			return PoolingMax, includePrompt, nil
+		}
+	}
+	return "", false, fmt.Errorf("%s: pooling modes %v: %w: reqa supports exactly one of mean_tokens, mean_sqrt_len_tokens, cls_token and max_tokens (or set \"pooling\" in reqa.json)", name, modes, ErrUnsupported)
+}
+
+// prompts returns the query and passage prefixes of a
+// config_sentence_transformers.json.
+func (c stConfig) prefixes() (query, passage string, okQ, okP bool) {
+	pick := func(names ...string) (string, bool) {
+		for _, n := range names {
+			if p, ok := c.Prompts[n]; ok {
+				return p, true
+			}
+		}
+		if c.DefaultPromptName != nil {
+			p, ok := c.Prompts[*c.DefaultPromptName]
+			return p, ok
+		}
+		return "", false
+	}
+	query, okQ = pick("query", "search_query")
+	passage, okP = pick("passage", "document", "search_document", "corpus")
+	return query, passage, okQ, okP
 }
 
 // readSettings reads the optional configuration files of dir (see LoadDir).
@@ -202,26 +426,24 @@ func readSettings(dir string, tokJSON []byte) (dirSettings, error) {
 	}
 	st := dirSettings{name: filepath.Base(abs)}
 
-	var rq struct {
-		Name      string `json:"name"`
-		Pooling   string `json:"pooling"`
-		MaxLength *int   `json:"max_length"`
-		Normalize *bool  `json:"normalize"`
-	}
-	if _, err := readJSON(dir, "reqa.json", &rq, true); err != nil {
+	var rq reqaJSON
+	if _, err := readJSON(dir, fileReqa, &rq, true); err != nil {
 		return st, err
 	}
 	if rq.Name != "" {
 		st.name = rq.Name
 	}
-	if rq.Normalize != nil && !*rq.Normalize {
-		return st, errors.New(`reqa.json: "normalize": false is not supported: reqa's dense index compares unit vectors`)
+	if rq.Normalize != nil {
+		if !*rq.Normalize {
+			return st, errors.New(`reqa.json: "normalize": false is not supported: reqa's dense index compares unit vectors`)
+		}
+		st.normalized = true
 	}
 	switch rq.Pooling {
-	case "", PoolingMean, PoolingCLS:
+	case "", PoolingMean, PoolingCLS, PoolingMax:
 		st.pooling = rq.Pooling
 	default:
-		return st, fmt.Errorf("reqa.json: pooling %q: want %q or %q", rq.Pooling, PoolingMean, PoolingCLS)
+		return st, fmt.Errorf("reqa.json: pooling %q: want %q, %q or %q", rq.Pooling, PoolingMean, PoolingCLS, PoolingMax)
 	}
 	if rq.MaxLength != nil {
 		if *rq.MaxLength <= 0 {
@@ -232,19 +454,21 @@ func readSettings(dir string, tokJSON []byte) (dirSettings, error) {
 
 	// sentence-transformers: modules.json lists the pipeline; the pooling
 	// module's directory holds its config.json.
-	var modules []struct {
-		Path string `json:"path"`
-		Type string `json:"type"`
-	}
+	var modules []stModule
 	poolDir := "1_Pooling"
-	if _, err := readJSON(dir, "modules.json", &modules, false); err != nil {
+	if _, err := readJSON(dir, fileModules, &modules, false); err != nil {
 		return st, err
 	}
-	for _, m := range modules {
+	for i, m := range modules {
 		switch typ := m.Type[strings.LastIndex(m.Type, ".")+1:]; typ {
-		case "Transformer", "Normalize":
+		case "Transformer":
+		case "Normalize":
+			st.normalized = true
 		case "Pooling":
 			if m.Path != "" {
+				if !filepath.IsLocal(m.Path) {
+					return st, fmt.Errorf("modules.json: module %d: path %q leaves the model directory", i, m.Path)
+				}
 				poolDir = m.Path
 			}
 		default:
@@ -255,35 +479,66 @@ func readSettings(dir string, tokJSON []byte) (dirSettings, error) {
 	poolFile := filepath.Join(poolDir, "config.json")
 	if ok, err := readJSON(dir, poolFile, &pool, false); err != nil {
 		return st, err
-	} else if ok && st.pooling == "" {
-		var modes []string
-		for k, v := range pool {
-			if on, _ := v.(bool); on && strings.HasPrefix(k, "pooling_mode_") {
-				modes = append(modes, strings.TrimPrefix(k, "pooling_mode_"))
-			}
+	} else if ok {
+		mode, include, err := poolingOf(poolFile, pool)
+		if err != nil && st.pooling == "" {
+			return st, err
 		}
-		slices.Sort(modes)
-		switch {
-		case slices.Equal(modes, []string{"mean_tokens"}):
-			st.pooling = PoolingMean
-		case slices.Equal(modes, []string{"cls_token"}):
-			st.pooling = PoolingCLS
-		default:
-			return st, fmt.Errorf("%s: pooling modes %v: reqa supports exactly one of mean_tokens and cls_token (or set \"pooling\" in reqa.json)", poolFile, modes)
+		if st.pooling == "" {
+			st.pooling = mode
 		}
+		st.excludePrefix = !include && err == nil
 	}
 	if st.pooling == "" {
 		st.pooling = PoolingMean
 	}
 
-	if st.maxLength == 0 {
-		var sb struct {
-			MaxSeqLength int `json:"max_seq_length"`
+	var sc stConfig
+	if _, err := readJSON(dir, fileSTConfig, &sc, false); err != nil {
+		return st, err
+	}
+	q, p, okQ, okP := sc.prefixes()
+	switch {
+	case rq.QueryPrefix != nil:
+		st.queryPrefix = *rq.QueryPrefix
+	case okQ:
+		st.queryPrefix = q
+	}
+	switch {
+	case rq.PassagePrefix != nil:
+		st.passagePrefix = *rq.PassagePrefix
+	case okP:
+		st.passagePrefix = p
+	}
+	if f := sc.SimilarityFnName; f != nil {
+		switch *f {
+		case "cosine", "":
+		case "dot", "dot_product", "euclidean", "manhattan":
+			st.similarity = *f
+		default:
+			return st, fmt.Errorf("config_sentence_transformers.json: similarity_fn_name %q: want cosine, dot, euclidean or manhattan", *f)
 		}
-		if _, err := readJSON(dir, "sentence_bert_config.json", &sb, false); err != nil {
-			return st, err
+	}
+
+	var sb sbertConfig
+	if _, err := readJSON(dir, fileSBERT, &sb, false); err != nil {
+		return st, err
+	}
+	if st.maxLength == 0 && sb.MaxSeqLength != nil {
+		if *sb.MaxSeqLength <= 0 {
+			return st, fmt.Errorf("%s: max_seq_length %d: want a positive number", fileSBERT, *sb.MaxSeqLength)
 		}
-		st.maxLength = sb.MaxSeqLength
+		st.maxLength = *sb.MaxSeqLength
+	}
+	var tc tokConfig
+	if _, err := readJSON(dir, fileTokConfig, &tc, false); err != nil {
+		return st, err
+	}
+	if m := tc.ModelMaxLength; st.maxLength == 0 && m != nil && *m < noLimit {
+		if *m < 1 || *m != math.Trunc(*m) {
+			return st, fmt.Errorf("%s: model_max_length %v: want a positive whole number", fileTokConfig, *m)
+		}
+		st.maxLength = int(*m)
 	}
 	if st.maxLength <= 0 {
 		var tj struct {
@@ -304,7 +559,7 @@ func readSettings(dir string, tokJSON []byte) (dirSettings, error) {
 	var cfg struct {
 		MaxPositionEmbeddings int `json:"max_position_embeddings"`
 	}
-	if _, err := readJSON(dir, "config.json", &cfg, false); err != nil {
+	if _, err := readJSON(dir, fileModelConfig, &cfg, false); err != nil {
 		return st, err
 	}
 	if cfg.MaxPositionEmbeddings > 0 && cfg.MaxPositionEmbeddings < st.maxLength {
@@ -320,10 +575,18 @@ type hfTokens struct {
 	prefix, suffix []int32
 	pad            int32
 	maxLen         int
+	// text prefixes of each role ([Query], [Passage]), and the number of
+	// leading tokens pooling skips for each (0 unless the vocabulary says
+	// ExcludePrefix).
+	textPrefix [2]string
+	skip       [2]int
 }
 
-// ids returns the model input for text.
-func (t *hfTokens) ids(text string) []int32 {
+// ids returns the model input for text in role r.
+func (t *hfTokens) ids(text string, r Role) []int32 {
+	if p := t.textPrefix[r]; p != "" {
+		text = p + text
+	}
 	ids := make([]int32, 0, len(t.prefix)+len(text)/4+len(t.suffix)+1)
 	ids = append(ids, t.prefix...)
 	ids = t.tok.AppendIDs(ids, text)
@@ -342,8 +605,8 @@ func parseHFVocab(vocab []byte) (*hfVocab, *hfTokens, error) {
 	switch {
 	case v.Format != hfFormat:
 		return nil, nil, fmt.Errorf("%s vocabulary: format %q, want %q", KindHF, v.Format, hfFormat)
-	case v.Pooling != PoolingMean && v.Pooling != PoolingCLS:
-		return nil, nil, fmt.Errorf("%s vocabulary: pooling %q, want %q or %q", KindHF, v.Pooling, PoolingMean, PoolingCLS)
+	case v.Pooling != PoolingMean && v.Pooling != PoolingCLS && v.Pooling != PoolingMax:
+		return nil, nil, fmt.Errorf("%s vocabulary: pooling %q, want %q, %q or %q", KindHF, v.Pooling, PoolingMean, PoolingCLS, PoolingMax)
 	case len(v.Tokenizer) == 0 || string(v.Tokenizer) == "null":
 		return nil, nil, fmt.Errorf("%s vocabulary: no tokenizer", KindHF)
 	}
@@ -357,6 +620,16 @@ func parseHFVocab(vocab []byte) (*hfVocab, *hfTokens, error) {
 	}
 	if n := len(t.prefix) + len(t.suffix); t.maxLen <= n {
 		return nil, nil, fmt.Errorf("max_length %d leaves no room for text beside %d special tokens", t.maxLen, n)
+	}
+	t.textPrefix = [2]string{Query: v.QueryPrefix, Passage: v.PassagePrefix}
+	if v.ExcludePrefix {
+		// sentence-transformers' prompt_length: the prompt tokenized alone,
+		// its leading special tokens included.
+		for r, p := range t.textPrefix {
+			if p != "" {
+				t.skip[r] = len(t.prefix) + len(tok.Tokenize(p))
+			}
+		}
 	}
 	return &v, t, nil
 }
@@ -580,7 +853,7 @@ func newHF(model, vocab []byte, opt Options) (*hfBackend, error) {
 	}
 	b := &hfBackend{tok: tok, io: io, pooling: v.Pooling, d: io.dim, model: m}
 	if b.d == 0 {
-		vecs, err := b.run([][]int32{tok.ids("")})
+		vecs, err := b.run([][]int32{tok.ids("", Passage)}, 0)
 		if err != nil {
 			b.close()
 			return nil, fmt.Errorf("model.onnx: probing the embedding width: %w", err)
@@ -590,7 +863,7 @@ func newHF(model, vocab []byte, opt Options) (*hfBackend, error) {
 	return b, nil
 }
 
-func (b *hfBackend) tokens(text string) []int32 { return b.tok.ids(text) }
+func (b *hfBackend) tokens(text string, r Role) []int32 { return b.tok.ids(text, r) }
 
 func (b *hfBackend) dim() int { return b.d }
 
@@ -599,7 +872,7 @@ func (b *hfBackend) close() error { return b.model.Close() }
 // embed runs seqs through the model. With an attention mask they share one
 // run, padded to the longest; a model without one sees only sequences of
 // equal length together, so padding never changes a result.
-func (b *hfBackend) embed(seqs [][]int32) ([][]float32, error) {
+func (b *hfBackend) embed(seqs [][]int32, r Role) ([][]float32, error) {
 	vocabSize := int32(b.tok.tok.Size())
 	for i, s := range seqs {
 		if len(s) == 0 {
@@ -614,8 +887,9 @@ func (b *hfBackend) embed(seqs [][]int32) ([][]float32, error) {
 			}
 		}
 	}
+	skip := b.tok.skip[r]
 	if b.io.mask || b.io.seqLen > 0 {
-		return b.run(seqs) // without a mask, a fixed length pads anyway
+		return b.run(seqs, skip) // without a mask, a fixed length pads anyway
 	}
 	out := make([][]float32, len(seqs))
 	groups := map[int][]int{}
@@ -632,7 +906,7 @@ func (b *hfBackend) embed(seqs [][]int32) ([][]float32, error) {
 		for j, i := range idx {
 			part[j] = seqs[i]
 		}
-		vecs, err := b.run(part)
+		vecs, err := b.run(part, skip)
 		if err != nil {
 			return nil, err
 		}
@@ -643,8 +917,10 @@ func (b *hfBackend) embed(seqs [][]int32) ([][]float32, error) {
 	return out, nil
 }
 
-// run embeds seqs (non-empty, at most maxLen ids each) in one model run.
-func (b *hfBackend) run(seqs [][]int32) ([][]float32, error) {
+// run embeds seqs (non-empty, at most maxLen ids each) in one model run;
+// mean and max pooling leave out each sequence's first skip tokens (its
+// prefix), unless that would leave none.
+func (b *hfBackend) run(seqs [][]int32, skip int) ([][]float32, error) {
 	n, width := len(seqs), b.io.seqLen
 	if width == 0 {
 		for _, s := range seqs {
@@ -703,15 +979,24 @@ func (b *hfBackend) run(seqs [][]int32) ([][]float32, error) {
 			copy(v, data[i*hidden:(i+1)*hidden])
 		case b.pooling == PoolingCLS:
 			copy(v, data[i*width*hidden:][:hidden])
+		case b.pooling == PoolingMax:
+			from := min(skip, len(s)-1)
+			copy(v, data[(i*width+from)*hidden:][:hidden])
+			for p := from + 1; p < len(s); p++ {
+				for j, x := range data[(i*width+p)*hidden:][:hidden] {
+					v[j] = max(v[j], x)
+				}
+			}
 		default:
+			from := min(skip, len(s)-1)
 			sum := make([]float64, hidden)
-			for p := range s {
+			for p := from; p < len(s); p++ {
 				for j, x := range data[(i*width+p)*hidden:][:hidden] {
 					sum[j] += float64(x)
 				}
 			}
 			for j := range v {
-				v[j] = float32(sum[j] / float64(len(s)))
+				v[j] = float32(sum[j] / float64(len(s)-from))
 			}
 		}
 		normalize(v)

@@ -492,12 +492,12 @@ func TestHFErrors(t *testing.T) {
 		{"cased tokenizer", map[string]any{"model.onnx": good, "tokenizer.json": cased}, "tokenizer.json: wordpiece"},
 		{"no [CLS]", map[string]any{"model.onnx": good, "tokenizer.json": noCLS}, `special token "[CLS]"`},
 		{"post_processor", map[string]any{"model.onnx": good, "tokenizer.json": tokenizerJSON(t, map[string]any{"type": "ByteLevel"}, 0)}, `post_processor type "ByteLevel"`},
-		{"reqa.json pooling", map[string]any{"model.onnx": good, "tokenizer.json": tok, "reqa.json": map[string]any{"pooling": "max"}}, `reqa.json: pooling "max"`},
+		{"reqa.json pooling", map[string]any{"model.onnx": good, "tokenizer.json": tok, "reqa.json": map[string]any{"pooling": "weighted"}}, `reqa.json: pooling "weighted"`},
 		{"reqa.json unknown field", map[string]any{"model.onnx": good, "tokenizer.json": tok, "reqa.json": map[string]any{"poling": "cls"}}, `reqa.json: json: unknown field "poling"`},
 		{"reqa.json normalize", map[string]any{"model.onnx": good, "tokenizer.json": tok, "reqa.json": map[string]any{"normalize": false}}, `"normalize": false`},
 		{"reqa.json max_length", map[string]any{"model.onnx": good, "tokenizer.json": tok, "reqa.json": map[string]any{"max_length": 2}}, "max_length 2 leaves no room"},
-		{"max pooling", map[string]any{"model.onnx": good, "tokenizer.json": tok,
-			"1_Pooling/config.json": map[string]any{"pooling_mode_max_tokens": true}}, "1_Pooling/config.json: pooling modes [max_tokens]"},
+		{"weighted mean pooling", map[string]any{"model.onnx": good, "tokenizer.json": tok,
+			"1_Pooling/config.json": map[string]any{"pooling_mode_weightedmean_tokens": true}}, "1_Pooling/config.json: pooling modes [weightedmean_tokens]"},
 		{"two pooling modes", map[string]any{"model.onnx": good, "tokenizer.json": tok,
 			"1_Pooling/config.json": map[string]any{"pooling_mode_cls_token": true, "pooling_mode_mean_tokens": true}}, "pooling modes [cls_token mean_tokens]"},
 		{"Dense module", map[string]any{"model.onnx": good, "tokenizer.json": tok, "modules.json": []map[string]any{
@@ -539,7 +539,7 @@ func TestHFNewErrors(t *testing.T) {
 	}{
 		{"not JSON", model, tok[:10], "hf vocabulary"},
 		{"a bare tokenizer.json", model, tok, `format ""`},
-		{"pooling", model, vocab(hfFormat, "max", 8, tok), `pooling "max"`},
+		{"pooling", model, vocab(hfFormat, "weighted", 8, tok), `pooling "weighted"`},
 		{"no tokenizer", model, vocab(hfFormat, PoolingMean, 8, nil), "no tokenizer"},
 		{"empty model", nil, vocab(hfFormat, PoolingMean, 8, tok), "model.onnx is empty"},
 	}
@@ -581,10 +581,10 @@ func TestHFRealTokenizer(t *testing.T) {
 		t.Fatal(err)
 	}
 	// bert-base-uncased: [CLS] 101, "hello" 7592, "world" 2088, "!" 999, [SEP] 102.
-	if got := tk.ids("Hello world!"); !slices.Equal(got, []int32{101, 7592, 2088, 999, 102}) {
+	if got := tk.ids("Hello world!", Passage); !slices.Equal(got, []int32{101, 7592, 2088, 999, 102}) {
 		t.Errorf("ids = %v", got)
 	}
-	if got := tk.ids(strings.Repeat("hello ", 300)); len(got) != 128 || got[0] != 101 || got[127] != 102 {
+	if got := tk.ids(strings.Repeat("hello ", 300), Passage); len(got) != 128 || got[0] != 101 || got[127] != 102 {
 		t.Errorf("a long text gives %d ids, first %d, last %d; want 128 between [CLS] and [SEP]", len(got), got[0], got[len(got)-1])
 	}
 }
