@@ -70,13 +70,15 @@ func indexFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "json", Usage: "print the index summary as JSON"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 		&cli.BoolFlag{Name: "dense", Value: true, Usage: "also embed every sentence and context with the dense encoder (--dense=false: BM25 only)"},
-		&cli.StringFlag{Name: "model", Usage: "dense encoder: a Hugging Face–layout directory (model.onnx + tokenizer.json) instead of the embedded USE-Lite"},
+		&cli.StringFlag{Name: "model", Usage: "dense encoder: a Hugging Face / sentence-transformers directory (model.onnx or onnx/model.onnx + tokenizer.json, its pooling, prompts and length read from the files beside them) instead of the embedded USE-Lite"},
+		&cli.StringFlag{Name: "query-prefix", Usage: "with --model: text put before every question (e5: \"query: \"; bge: \"Represent this sentence for searching relevant passages: \"); default: the model directory's prompts; kept in the index"},
+		&cli.StringFlag{Name: "passage-prefix", Usage: "with --model: text put before every sentence and context (e5: \"passage: \"); default: the model directory's prompts; kept in the index"},
 		&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense answer tower: weight of the context in normalize(e_sentence + λ·e_context)"},
 		&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
 		memoryLimitFlag,
 		&cli.DurationFlag{Name: "parse-timeout", Value: ingest.DefaultParseTimeout, Usage: "time (wall clock and CPU) a document may take to parse, plus " + ingest.ParseTimePerMiB.String() + " per MiB of it; a file over it is skipped (0: no limit)"},
 		&cli.BoolFlag{Name: "parse-in-process", Usage: "parse documents in this process instead of bounded worker processes: faster on many small files, but a reader that loops or exhausts memory stops the run (trusted inputs only)"},
-		&cli.StringFlag{Name: "precision", Value: defaultPrecision, Usage: "weights of the embedded USE-Lite: int8 (about 2.7× the sentences per CPU second of fp32, cosine ≥ 0.995 to it, the same P@1 on SQuAD) or fp32 (the exact conversion); the index keeps its model, so questions are embedded the same way"},
+		&cli.StringFlag{Name: "precision", Value: defaultPrecision, Usage: "weights of the embedded USE-Lite: int8 (about 2.7× the sentences per CPU second of fp32, cosine ≥ 0.995 to it, the same P@1 on SQuAD) or fp32 (the exact conversion); with --model, int8 quantizes the model's matrix weights (default: the model as shipped); the index keeps its model, so questions are embedded the same way"},
 		&cli.StringFlag{Name: "context", Usage: "what a document's context is: " + strings.Join(ingest.ContextChoices, ", ") + " (default " + ingest.ContextChoices[0] + "; an --append keeps the index's)"},
 		&cli.BoolFlag{Name: "force", Usage: "replace --out even when it is not a reqa index (never when it is one of the inputs)"},
 		&cli.BoolFlag{Name: "follow-symlinks", Usage: "in directories, also follow symbolic links that lead out of the directory given"},
@@ -130,8 +132,12 @@ func indexCommand() *cli.Command {
 			if c.IsSet("model") && !c.Bool("dense") {
 				return usagef("index: --model needs --dense")
 			}
-			if c.IsSet("model") && c.IsSet("precision") {
-				return usagef("index: --precision applies to the embedded USE-Lite, not to --model")
+			if !c.IsSet("model") {
+				for _, f := range []string{"query-prefix", "passage-prefix"} {
+					if c.IsSet(f) {
+						return usagef("index: --%s needs --model (the embedded USE-Lite takes no prefixes)", f)
+					}
+				}
 			}
 			if err := checkBuildMemory(c, corpus, c.Bool("dense"), 0); err != nil {
 				return err
@@ -260,7 +266,7 @@ func parsers(c *cli.Context, limit int64) (*ingest.Parsers, error) {
 
 // appendIndex runs `reqa index --append` on an existing index.
 func appendIndex(c *cli.Context, opt index.Options) error {
-	for _, f := range []string{"model", "precision"} {
+	for _, f := range []string{"model", "precision", "query-prefix", "passage-prefix"} {
 		if c.IsSet(f) {
 			return usagef("index --append: --%s cannot be changed; the index keeps its own model (rebuild without --append to change it)", f)
 		}
@@ -353,7 +359,22 @@ func withEncoder(c *cli.Context, opt *index.Options) error {
 	var onnx, vocab []byte
 	var err error
 	if dir := c.String("model"); dir != "" {
-		spec, onnx, vocab, err = encoder.LoadDir(dir)
+		var o encoder.DirOptions
+		if c.IsSet("precision") {
+			o.Precision = c.String("precision")
+			if o.Precision != encoder.PrecisionFP32 && o.Precision != encoder.PrecisionInt8 {
+				return usagef("index: --precision %q: want %s or %s", o.Precision, encoder.PrecisionFP32, encoder.PrecisionInt8)
+			}
+		}
+		if c.IsSet("query-prefix") {
+			p := c.String("query-prefix")
+			o.QueryPrefix = &p
+		}
+		if c.IsSet("passage-prefix") {
+			p := c.String("passage-prefix")
+			o.PassagePrefix = &p
+		}
+		spec, onnx, vocab, err = encoder.LoadDirWith(dir, o)
 	} else {
 		spec.Precision = c.String("precision")
 		if spec.Precision == "" { // commands without the flag (eval, demo)

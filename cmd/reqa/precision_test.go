@@ -24,7 +24,7 @@ func TestIndexPrecision(t *testing.T) {
 		{"fp32", []string{"--precision", "fp32"}, 0, "fp32"},
 		{"int8", []string{"--precision", "int8"}, 0, "int8"},
 		{"unknown", []string{"--precision", "fp16"}, 2, ""},
-		{"with --model", []string{"--precision", "int8", "--model", dir}, 2, ""},
+		{"with --model", []string{"--precision", "fp16", "--model", dir}, 2, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			idx := filepath.Join(dir, tc.name+".reqa")

@@ -39,13 +39,16 @@ type Layout struct {
 // WriteDir writes a model directory into dir (created if need be): model,
 // the ONNX bytes, at l.ONNXPath; tokenizerJSON as tokenizer.json; and the
 // configuration files l asks for. c describes the model (for config.json).
+// With model nil no ONNX file is written (the caller links one in).
 func WriteDir(dir string, c Config, model, tokenizerJSON []byte, l Layout) error {
 	files := map[string]any{"tokenizer.json": tokenizerJSON}
 	onnxPath := l.ONNXPath
 	if onnxPath == "" {
 		onnxPath = "model.onnx"
 	}
-	files[onnxPath] = model
+	if model != nil {
+		files[onnxPath] = model
+	}
 	if l.Pooling != "" {
 		modules := []map[string]any{
 			{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
