@@ -27,5 +27,7 @@
 // [Reference] computes the same network in plain Go (float64), from the
 // same seeded weights, so a test can check the graph against it.
 //
-// cmd/mkmodel -bert writes such a directory for manual benchmarks.
+// cmd/reqa's model tests generate a BERT-tiny-shaped and a BERT-base-size
+// graph of every variant once into os.TempDir() (keyed by [Version]) and
+// run `reqa index --model`, `ask` and `eval` on directories around them.
 package bertgen
