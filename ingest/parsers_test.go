@@ -257,6 +257,7 @@ func TestParseMemoryFor(t *testing.T) {
 func BenchmarkReadDocsQA(b *testing.B) {
 	src, _ := filepath.Abs("../third_party/docsqa/src")
 	if _, err := os.Stat(src); err != nil {
+		// May skip in CI: a benchmark (make test runs none); its sources come from make docsqa-src.
 		b.Skip("no docs benchmark sources (make docsqa-src)")
 	}
 	for _, mode := range []string{"in-process", "workers"} {

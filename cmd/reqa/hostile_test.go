@@ -365,6 +365,7 @@ func hostileTrials(t *testing.T) int {
 // exit within 2 s, leaving no index.
 func TestHostileDocuments(t *testing.T) {
 	if testing.Short() {
+		// May skip in CI: -short only (make test does not pass it); the test runs reqa index in child processes.
 		t.Skip("runs reqa index in child processes")
 	}
 	all := os.Getenv("REQA_HOSTILE_TRIALS") != ""
