@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"context"
+	"github.com/reqa/reqa/internal/testtext"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ import (
 // -benchtime 1x ./index
 func BenchmarkBuildMemory(b *testing.B) {
 	const size = 4 << 20
-	line := bigLine(size)
+	line := testtext.BigLine(size)
 	var paras strings.Builder
 	n := 0
 	for _, s := range strings.SplitAfter(line, ". ") {

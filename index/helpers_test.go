@@ -1,9 +1,7 @@
 package index_test
 
 import (
-	"math/rand"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/reqa/reqa/index"
@@ -62,36 +60,4 @@ func readDocs(t *testing.T, names ...string) *ingest.Corpus {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// bigLine returns about n bytes of pseudo-English sentences on one line
-// (a copy of package ingest's test helper).
-func bigLine(n int) string {
-	rng := rand.New(rand.NewSource(1))
-	syll := []string{"ka", "lo", "mi", "ne", "ru", "ta", "shi", "po", "ve", "da", "en", "or", "al", "is", "um"}
-	vocab := make([]string, 20000)
-	for i := range vocab {
-		var w strings.Builder
-		for range 1 + rng.Intn(4) {
-			w.WriteString(syll[rng.Intn(len(syll))])
-		}
-		vocab[i] = w.String()
-	}
-	var b strings.Builder
-	b.Grow(n + 200)
-	for b.Len() < n {
-		k := 6 + rng.Intn(15)
-		for j := range k {
-			w := vocab[rng.Intn(len(vocab))]
-			if j == 0 {
-				w = strings.ToUpper(w[:1]) + w[1:]
-			}
-			b.WriteString(w)
-			if j < k-1 {
-				b.WriteByte(' ')
-			}
-		}
-		b.WriteString(". ")
-	}
-	return b.String()
 }

@@ -2,45 +2,13 @@ package ingest
 
 import (
 	"encoding/json"
-	"math/rand"
+	"github.com/reqa/reqa/internal/testtext"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 )
-
-// bigLine returns about n bytes of pseudo-English sentences on one line.
-func bigLine(n int) string {
-	rng := rand.New(rand.NewSource(1))
-	syll := []string{"ka", "lo", "mi", "ne", "ru", "ta", "shi", "po", "ve", "da", "en", "or", "al", "is", "um"}
-	vocab := make([]string, 20000)
-	for i := range vocab {
-		var w strings.Builder
-		for range 1 + rng.Intn(4) {
-			w.WriteString(syll[rng.Intn(len(syll))])
-		}
-		vocab[i] = w.String()
-	}
-	var b strings.Builder
-	b.Grow(n + 200)
-	for b.Len() < n {
-		k := 6 + rng.Intn(15)
-		for j := range k {
-			w := vocab[rng.Intn(len(vocab))]
-			if j == 0 {
-				w = strings.ToUpper(w[:1]) + w[1:]
-			}
-			b.WriteString(w)
-			if j < k-1 {
-				b.WriteByte(' ')
-			}
-		}
-		b.WriteString(". ")
-	}
-	return b.String()
-}
 
 // TestLimitsHugeLine reads a 100 MB single-line text file and a 100 MB
 // single-record JSONL file (REQA_LIMITS=1; too slow for every run): each is
@@ -51,7 +19,7 @@ func TestLimitsHugeLine(t *testing.T) {
 		// May skip in CI: an opt-in (REQA_LIMITS), too slow for every run.
 		t.Skip("set REQA_LIMITS=1 to read 100 MB single-line inputs")
 	}
-	line := bigLine(100 << 20)
+	line := testtext.BigLine(100 << 20)
 	dir := t.TempDir()
 	txt := filepath.Join(dir, "line.txt")
 	if err := os.WriteFile(txt, []byte(line), 0o644); err != nil {
