@@ -152,6 +152,9 @@ type htmlReader struct {
 
 	buf     strings.Builder
 	bufLine int
+	// bufText is whether buf holds more than white space: kept as text
+	// comes, since trimming buf for every token would be quadratic.
+	bufText bool
 
 	heading   int // level of the open heading, 0 if none
 	headingID string
@@ -255,14 +258,14 @@ func (r *htmlReader) text(t, raw string) {
 		return
 	}
 	if r.heading > 0 {
-		r.buf.WriteString(t)
+		r.writeBuf(t)
 		return
 	}
 	if tb := r.table(); tb != nil && tb.inCell {
 		tb.cell.WriteString(t)
 		return
 	}
-	if r.buf.Len() == 0 || strings.TrimSpace(r.buf.String()) == "" {
+	if !r.bufText {
 		trimmed := strings.TrimLeft(t, " \t\r\n\f")
 		if trimmed == "" {
 			r.buf.WriteString(t)
@@ -271,7 +274,21 @@ func (r *htmlReader) text(t, raw string) {
 		lead := raw[:max(0, len(raw)-len(strings.TrimLeft(raw, " \t\r\n\f")))]
 		r.bufLine = r.line + strings.Count(lead, "\n")
 	}
+	r.writeBuf(t)
+}
+
+// writeBuf adds text t to buf.
+func (r *htmlReader) writeBuf(t string) {
 	r.buf.WriteString(t)
+	r.bufText = r.bufText || strings.TrimSpace(t) != ""
+}
+
+// takeBuf returns buf's text and empties it.
+func (r *htmlReader) takeBuf() string {
+	s := r.buf.String()
+	r.buf.Reset()
+	r.bufText = false
+	return s
 }
 
 func (r *htmlReader) table() *htmlTable {
@@ -443,9 +460,8 @@ func (r *htmlReader) end(a atom.Atom) {
 	if a == atom.A && r.heading > 0 && r.linkAt >= 0 && r.linkAt <= r.buf.Len() {
 		// A permalink in a heading ("#", "¶", "§", "🔗") is not its text.
 		if t := strings.TrimSpace(r.buf.String()[r.linkAt:]); t == "#" || t == "¶" || t == "§" || t == "🔗" {
-			head := r.buf.String()[:r.linkAt]
-			r.buf.Reset()
-			r.buf.WriteString(head)
+			head := r.takeBuf()[:r.linkAt]
+			r.writeBuf(head)
 		}
 		r.linkAt = -1
 	}
@@ -480,8 +496,7 @@ func (r *htmlReader) end(a atom.Atom) {
 		}
 	}
 	if a == atom.Dt && r.inTerm {
-		r.term = Collapse(r.buf.String())
-		r.buf.Reset()
+		r.term = Collapse(r.takeBuf())
 		r.inTerm = false
 	}
 	r.flush()
@@ -494,8 +509,7 @@ func (r *htmlReader) end(a atom.Atom) {
 }
 
 func (r *htmlReader) endHeading() {
-	text := r.buf.String()
-	r.buf.Reset()
+	text := r.takeBuf()
 	r.b.Heading(r.heading, text, r.headingID, r.headLine, 0)
 	r.heading, r.headingID = 0, ""
 }
@@ -549,8 +563,7 @@ func (r *htmlReader) flush() {
 		r.endHeading()
 		return
 	}
-	text := r.buf.String()
-	r.buf.Reset()
+	text := r.takeBuf()
 	if strings.TrimSpace(text) == "" {
 		return
 	}

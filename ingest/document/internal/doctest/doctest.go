@@ -3,11 +3,13 @@ package doctest
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/reqa/reqa/ingest/document"
@@ -288,5 +290,66 @@ func PrintBlocks(d *document.Document) {
 		for _, b := range s.Blocks {
 			fmt.Printf("[%s] %s %q\n", s.Heading(), b.Kind, b.Text)
 		}
+	}
+}
+
+// Pathological is an input made to hurt a reader, rebuilt at any size:
+// Gen returns it with about n repetitions of its pattern.
+type Pathological struct {
+	Name string
+	Gen  func(n int) []byte
+	// N is the smallest size tried; the check doubles it until one parse
+	// takes long enough to time (or the input passes MaxBytes).
+	N int
+}
+
+// CheckLinear checks that parse takes linear time on each case: the size
+// is doubled from tc.N until a parse takes at least 30 ms, then the time
+// of twice that size must be at most 2.5 times as long. Each size is
+// parsed three times and the fastest run counts, so that a loaded machine
+// does not fail the test. A parse may fail (a reader may refuse an input
+// past its limits) but must not panic.
+func CheckLinear(t *testing.T, parse func(data []byte) error, cases []Pathological) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("timing check")
+	}
+	const (
+		enough   = 30 * time.Millisecond
+		maxBytes = 64 << 20
+		ratio    = 2.5
+	)
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			timeOf := func(n int) (time.Duration, int) {
+				data := tc.Gen(n)
+				best := time.Duration(math.MaxInt64)
+				for range 3 {
+					start := time.Now()
+					_ = parse(data)
+					best = min(best, time.Since(start))
+				}
+				return best, len(data)
+			}
+			n := max(tc.N, 1)
+			t1, size := timeOf(n)
+			for t1 < enough && size < maxBytes/2 {
+				n *= 2
+				t1, size = timeOf(n)
+			}
+			t2, size2 := timeOf(2 * n)
+			r := float64(t2) / float64(max(t1, time.Microsecond))
+			t.Logf("n=%d (%d bytes) %v, n=%d (%d bytes) %v: %.2f×", n, size, t1, 2*n, size2, t2, r)
+			if r > ratio {
+				// One retry, in case another process took the machine
+				// while one of the two was measured.
+				t1, _ = timeOf(n)
+				t2, _ = timeOf(2 * n)
+				if r = float64(t2) / float64(max(t1, time.Microsecond)); r > ratio {
+					t.Errorf("doubling the input from %d to %d bytes took %.2f× as long (%v → %v), want at most %.1f×: not linear",
+						size, size2, r, t1, t2, ratio)
+				}
+			}
+		})
 	}
 }
