@@ -34,7 +34,7 @@ var markdown = goldmark.New(
 // underscores instead of becoming bold.
 func ParseMarkdown(name string, src []byte) (d *Document, err error) {
 	defer Recover(name, &err)
-	src = blankFrontMatter(BlankBOM(src))
+	src = boundMarkdown(blankFrontMatter(BlankBOM(src)))
 	root := markdown.Parser().Parse(text.NewReader(src))
 	m := &mdReader{b: NewBuilder(name, Markdown), name: name, src: src, lines: newLineIndex(src)}
 	if err := m.blocks(root, Paragraph, 0, 0); err != nil {

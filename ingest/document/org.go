@@ -31,7 +31,10 @@ import (
 // section's heading and every block under it carry the line of the
 // headline in the Org source (found by matching headline text in order),
 // blocks before the first headline 0. Input not in UTF-8 has its bad bytes
-// replaced. A panic of go-org is turned into an *Error.
+// replaced. A line longer than 60 KiB is broken at spaces (go-org reads no
+// longer lines); a property drawer that is never closed is read as text
+// without go-org looking for its end. A panic of go-org is turned into an
+// *Error.
 func ParseOrg(name string, data []byte) (d *Document, err error) {
 	defer Recover(name, &err)
 	if len(data) > maxOrgBytes {
@@ -43,7 +46,8 @@ func ParseOrg(name string, data []byte) (d *Document, err error) {
 	conf.Log = log.New(io.Discard, "", 0)
 	conf.ReadFile = func(string) ([]byte, error) { return nil, errors.New("not read") }
 	conf.AutoLink = false
-	od := conf.Parse(strings.NewReader(src), name)
+	mark := unusedRune(src)
+	od := conf.Parse(strings.NewReader(boundOrg(src, mark)), name)
 	if od.Error != nil {
 		return nil, &Error{Name: name, Msg: "org: " + od.Error.Error()}
 	}
@@ -54,6 +58,7 @@ func ParseOrg(name string, data []byte) (d *Document, err error) {
 	if err != nil {
 		return nil, &Error{Name: name, Msg: "org: " + err.Error()}
 	}
+	out = strings.ReplaceAll(out, string(mark), "")
 	b := NewBuilder(name, Org)
 	b.Doc.Title = orgTitle(conf, name, od.Get("TITLE"))
 	if err := ReadHTML(b, name, []byte(out), 1, false); err != nil {
