@@ -1,7 +1,8 @@
 package pdf
 
 import (
-	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -36,26 +37,145 @@ import (
 // password), one the parser cannot read, or a page it cannot read is an
 // *Error naming the page; a PDF without text (scanned pages) reads as a
 // document without blocks.
-func Parse(name string, data []byte) (d *document.Document, err error) {
+//
+// The file's structure is checked first (see guard.go): a cross-reference
+// chain that loops, a predictor's /Columns over 1 MiB, more than 8 M
+// objects, a stream decoding to more than 64 MiB, a page tree that holds
+// itself, more than 1 M glyphs on a page or 16 M in the file are an *Error.
+func Parse(name string, data []byte) (*document.Document, error) {
+	return ParseContext(context.Background(), name, data)
+}
+
+// ParseContext is [Parse], stopping with ctx's error (wrapped) once ctx is
+// done: between pages, within a page's content, and whenever the library
+// reads the file.
+func ParseContext(ctx context.Context, name string, data []byte) (d *document.Document, err error) {
 	defer document.Recover(name, &err)
-	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err := checkStructure(ctx, data); err != nil {
+		return nil, pdfError(ctx, name, 0, err)
+	}
+	r, err := pdf.NewReader(newGuardedFile(ctx, data), int64(len(data)))
 	if err != nil {
-		return nil, &document.Error{Name: name, Msg: "pdf: " + err.Error()}
+		return nil, pdfError(ctx, name, 0, err)
+	}
+	pages, err := pageTree(ctx, r)
+	if err != nil {
+		return nil, pdfError(ctx, name, 0, err)
 	}
 	var lines []pdfLine
-	for p := 1; p <= r.NumPage(); p++ {
-		ls, more, err := pageLines(r, p)
-		if err != nil {
-			return nil, &document.Error{Name: name, Page: p, Msg: "pdf: " + err.Error()}
+	var budget budget
+	for i, pg := range pages {
+		if err := ctx.Err(); err != nil {
+			return nil, pdfError(ctx, name, i+1, err)
 		}
-		if !more {
-			break // a page count larger than the page tree
+		ls, err := pageLines(ctx, pg, i+1, &budget)
+		if err != nil {
+			return nil, pdfError(ctx, name, i+1, err)
 		}
 		lines = append(lines, ls...)
 	}
 	b := document.NewBuilder(name, document.PDF)
 	pdfBlocks(b, lines)
 	return b.Doc, nil
+}
+
+// pdfError is err as the reader returns it: ctx's error wrapped with the
+// file's name once ctx is done, else an *Error naming the file and page.
+func pdfError(ctx context.Context, name string, page int, err error) error {
+	if e := ctx.Err(); e != nil {
+		return fmt.Errorf("%s: %w", name, e)
+	}
+	var s stop
+	if errors.As(err, &s) {
+		err = s.err
+	}
+	return &document.Error{Name: name, Page: page, Msg: "pdf: " + err.Error()}
+}
+
+// page is a leaf of the page tree with the resources it inherits.
+type page struct {
+	v, res pdf.Value
+}
+
+// pageTree returns the pages in order, walking the tree once: a Pages node
+// met again (a tree that holds itself) is an error, and the resources a
+// page inherits come from the walk, never from its /Parent chain (which
+// may loop).
+func pageTree(ctx context.Context, r *pdf.Reader) (pages []page, err error) {
+	defer func() {
+		if e := recover(); e != nil {
+			pages, err = nil, fmt.Errorf("cannot read the page tree: %v", e)
+			if s, ok := e.(stop); ok {
+				err = s
+			}
+		}
+	}()
+	root := r.Trailer().Key("Root").Key("Pages")
+	type node struct {
+		v, res pdf.Value
+		id     string
+	}
+	seen := map[string]bool{}
+	stack := []node{{v: root, res: root.Key("Resources")}}
+	for n := 0; len(stack) > 0; n++ {
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if n > maxPageNodes {
+			return nil, refuse("page tree of more than %d nodes", maxPageNodes)
+		}
+		nd := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch nd.v.Key("Type").Name() {
+		case "Page":
+			pages = append(pages, page{nd.v, nd.res})
+		case "Pages":
+			if nd.id != "" {
+				if seen[nd.id] {
+					return nil, refuse("page tree: object %s holds itself", nd.id)
+				}
+				seen[nd.id] = true
+			}
+			kids := nd.v.Key("Kids")
+			ids := refIDs(kids.String(), kids.Len())
+			for i := kids.Len() - 1; i >= 0; i-- {
+				kid := kids.Index(i)
+				res := kid.Key("Resources")
+				if res.IsNull() {
+					res = nd.res
+				}
+				stack = append(stack, node{kid, res, ids[i]})
+			}
+		}
+	}
+	return pages, nil
+}
+
+// refIDs returns the object numbers of an array's n items from its text
+// ("[3 0 R 4 0 R]"), "" for an item that is not a reference.
+func refIDs(text string, n int) []string {
+	items := arrayItems(text)
+	ids := make([]string, 0, n)
+	for i := 0; i < len(items) && len(ids) < n; {
+		if i+2 < len(items) && items[i+2] == "R" && isInt([]byte(items[i])) && isInt([]byte(items[i+1])) {
+			ids = append(ids, items[i]+" "+items[i+1])
+			i += 3
+			continue
+		}
+		ids = append(ids, "")
+		i++
+	}
+	for len(ids) < n {
+		ids = append(ids, "")
+	}
+	return ids
+}
+
+// budget counts what a document's pages have cost.
+type budget struct {
+	glyphs, ops int
 }
 
 type pdfLine struct {
@@ -67,19 +187,17 @@ type pdfLine struct {
 	mono  bool    // most of its glyphs are in a fixed-pitch font (code)
 }
 
-// pageLines returns page p's text lines in content order; more is false
-// when the page does not exist.
-func pageLines(r *pdf.Reader, p int) (lines []pdfLine, more bool, err error) {
+// pageLines returns page p's text lines in content order.
+func pageLines(ctx context.Context, pg page, p int, bud *budget) (lines []pdfLine, err error) {
 	defer func() {
 		if e := recover(); e != nil {
 			lines, err = nil, fmt.Errorf("cannot read the page: %v", e)
+			if s, ok := e.(stop); ok {
+				err = s
+			}
 		}
 	}()
-	pg := r.Page(p)
-	if pg.V.IsNull() {
-		return nil, false, nil
-	}
-	gs := pageGlyphs(pg)
+	gs := pageGlyphs(ctx, pg, bud)
 	var cur *pdfLine
 	var sb strings.Builder
 	var lastEnd, lastSize float64
@@ -126,7 +244,7 @@ func pageLines(r *pdf.Reader, p int) (lines []pdfLine, more bool, err error) {
 		lastEnd, lastSize = g.x+w, size
 	}
 	end()
-	return lines, true, nil
+	return lines, nil
 }
 
 // pdfBlocks turns lines into headings and paragraphs.
@@ -704,8 +822,11 @@ func translate(tx, ty float64) matrix { return matrix{{1, 0, 0}, {0, 1, 0}, {tx,
 // pdf.Page.Content does, but reads each font's encoding and widths once
 // (Content looks them up again for every glyph, which takes seconds on a
 // manual whose fonts live in compressed object streams).
-func pageGlyphs(pg pdf.Page) []glyph {
-	strm := pg.V.Key("Contents")
+//
+// It stops (by a panic of a stop) when ctx is done, after maxPageGlyphs
+// glyphs on the page or when the document's budget is spent.
+func pageGlyphs(ctx context.Context, pg page, bud *budget) []glyph {
+	strm := pg.v.Key("Contents")
 	if strm.Kind() == pdf.Null {
 		return nil
 	}
@@ -714,7 +835,7 @@ func pageGlyphs(pg pdf.Page) []glyph {
 		if f, ok := fonts[name]; ok {
 			return f
 		}
-		f := newPDFFont(pg.Font(name))
+		f := newPDFFont(pdf.Font{V: pg.res.Key("Font").Key(name)})
 		fonts[name] = f
 		return f
 	}
@@ -729,6 +850,9 @@ func pageGlyphs(pg pdf.Page) []glyph {
 	show := func(raw string) {
 		if g.tf == nil || g.tf.enc == nil {
 			return
+		}
+		if len(out)+len(raw) > maxPageGlyphs {
+			panic(stop{refuse("more than %d glyphs on the page", maxPageGlyphs)})
 		}
 		if g.tf.cid {
 			for i := 0; i+1 < len(raw); i += 2 {
@@ -778,6 +902,20 @@ func pageGlyphs(pg pdf.Page) []glyph {
 		return m
 	}
 	pdf.Interpret(strm, func(stk *pdf.Stack, op string) {
+		if bud.ops++; bud.ops%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				panic(stop{err})
+			}
+			if bud.ops > maxOps {
+				panic(stop{refuse("more than %d content operators in the file", maxOps)})
+			}
+		}
+		if len(out) > maxPageGlyphs {
+			panic(stop{refuse("more than %d glyphs on the page", maxPageGlyphs)})
+		}
+		if bud.glyphs+len(out) > maxGlyphs {
+			panic(stop{refuse("more than %d glyphs in the file", maxGlyphs)})
+		}
 		n := stk.Len()
 		args := make([]pdf.Value, n)
 		for i := n - 1; i >= 0; i-- {
@@ -853,6 +991,7 @@ func pageGlyphs(pg pdf.Page) []glyph {
 			}
 		}
 	})
+	bud.glyphs += len(out)
 	return out
 }
 
