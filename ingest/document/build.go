@@ -4,6 +4,7 @@
 package document
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -36,11 +37,67 @@ type Builder struct {
 	slugs map[string]int
 	group int
 	Part  string
+
+	ctx    context.Context // nil: never done
+	checks int             // Check calls, to look at ctx every so often
+	blocks int             // blocks and headings added
 }
+
+// MaxBlocks bounds the blocks and headings of one document: what a reader
+// holds grows with them, and an input made of millions of empty or tiny
+// elements (16 MiB of "<p>a</p>") would otherwise take gigabytes. A large
+// manual has tens of thousands.
+const MaxBlocks = 1 << 20
 
 // NewBuilder returns a Builder of a document named name in format f.
 func NewBuilder(name string, f Format) *Builder {
 	return &Builder{Doc: &Document{Name: name, Format: f}, slugs: map[string]int{}}
+}
+
+// NewBuilderContext is NewBuilder for a reader that stops once ctx is done:
+// [Builder.Check] and every block added look at it.
+func NewBuilderContext(ctx context.Context, name string, f Format) *Builder {
+	b := NewBuilder(name, f)
+	if ctx != nil && ctx.Done() != nil {
+		b.ctx = ctx
+	}
+	return b
+}
+
+// Context returns the context the Builder stops on (Background when none).
+func (b *Builder) Context() context.Context {
+	if b.ctx == nil {
+		return context.Background()
+	}
+	return b.ctx
+}
+
+// stopped carries a context's error out of a reader, by a panic that
+// [Recover] turns back into the error.
+type stopped struct{ err error }
+
+// Check stops the reader (a panic [Recover] turns into the context's error,
+// wrapped) once the Builder's context is done. Readers call it between
+// tokens, lines and pages; it looks at the context every 256 calls.
+func (b *Builder) Check() {
+	if b.ctx == nil {
+		return
+	}
+	if b.checks++; b.checks%256 != 0 {
+		return
+	}
+	if err := b.ctx.Err(); err != nil {
+		panic(stopped{err})
+	}
+}
+
+// count counts a block or heading added: past MaxBlocks the reader stops
+// with an *Error.
+func (b *Builder) count() {
+	if b.blocks++; b.blocks > MaxBlocks {
+		panic(&Error{Name: b.Doc.Name, Msg: fmt.Sprintf("more than %d blocks (paragraphs, items, rows, headings): not read", MaxBlocks)})
+	}
+	b.Check()
 }
 
 // Heading starts a section. id, if not empty, is used as the slug.
@@ -50,6 +107,7 @@ func (b *Builder) Heading(level int, text, id string, line, page int) {
 		return
 	}
 	level = min(max(level, 1), 6)
+	b.count()
 	if level == 1 && b.Doc.Title == "" && b.Doc.Format != HTML {
 		b.Doc.Title = text
 	}
@@ -124,6 +182,7 @@ func (b *Builder) TermBlock(kind Kind, text string, term int, parents []string, 
 	} else if text = Collapse(text); text == "" {
 		return
 	}
+	b.count()
 	if group == 0 {
 		group = b.NewGroup()
 	}
@@ -213,9 +272,19 @@ func DecodeLatin1(b []byte) string {
 }
 
 // Recover turns a parser's panic into an *Error.
+//
+// A reader stopped by [Builder.Check] returns the context's error wrapped
+// with name; one past [MaxBlocks] the *Error saying so.
 func Recover(name string, err *error) {
 	if r := recover(); r != nil {
-		*err = &Error{Name: name, Msg: fmt.Sprintf("cannot parse: %v", r)}
+		switch r := r.(type) {
+		case stopped:
+			*err = fmt.Errorf("%s: %w", name, r.err)
+		case *Error:
+			*err = r
+		default:
+			*err = &Error{Name: name, Msg: fmt.Sprintf("cannot parse: %v", r)}
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package document
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"slices"
@@ -26,10 +27,16 @@ import (
 // document's title; a permalink in a heading (a link reading "#", "¶",
 // "§" or "🔗") is dropped. A page not in UTF-8 is decoded
 // by its BOM or <meta charset> (windows-1252 when it names none).
-func ParseHTML(name string, data []byte) (d *Document, err error) {
+func ParseHTML(name string, data []byte) (*Document, error) {
+	return ParseHTMLContext(context.Background(), name, data)
+}
+
+// ParseHTMLContext is [ParseHTML], stopping with ctx's error (wrapped) once
+// ctx is done, between tokens.
+func ParseHTMLContext(ctx context.Context, name string, data []byte) (d *Document, err error) {
 	defer Recover(name, &err)
 	data = HTMLToUTF8(data)
-	b := NewBuilder(name, HTML)
+	b := NewBuilderContext(ctx, name, HTML)
 	if err := ReadHTML(b, name, blankCGIHeader(BlankBOM(data)), 1, true); err != nil {
 		return nil, err
 	}
@@ -177,6 +184,7 @@ func ReadHTML(b *Builder, name string, data []byte, line int, page bool) error {
 	r := &htmlReader{b: b, name: name, line: line, linkAt: -1}
 	z := html.NewTokenizer(bytes.NewReader(data))
 	for {
+		b.Check()
 		tt := z.Next()
 		// Raw is the tokenizer's buffer, which Text and TagAttr unescape in
 		// place: count its lines and keep a copy first.

@@ -2,6 +2,8 @@ package document
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -32,11 +34,24 @@ var markdown = goldmark.New(
 // heading). A word in double underscores that reads as a Python-style name
 // (lower case, digits and underscores: __init__, __main__) keeps its
 // underscores instead of becoming bold.
-func ParseMarkdown(name string, src []byte) (d *Document, err error) {
+func ParseMarkdown(name string, src []byte) (*Document, error) {
+	return ParseMarkdownContext(context.Background(), name, src)
+}
+
+// ParseMarkdownContext is [ParseMarkdown], stopping with ctx's error
+// (wrapped) once ctx is done: before and after goldmark parses (which it
+// does in linear time, see boundMarkdown) and between blocks.
+func ParseMarkdownContext(ctx context.Context, name string, src []byte) (d *Document, err error) {
 	defer Recover(name, &err)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	src = boundMarkdown(blankFrontMatter(BlankBOM(src)))
 	root := markdown.Parser().Parse(text.NewReader(src))
-	m := &mdReader{b: NewBuilder(name, Markdown), name: name, src: src, lines: newLineIndex(src)}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	m := &mdReader{b: NewBuilderContext(ctx, name, Markdown), name: name, src: src, lines: newLineIndex(src)}
 	if err := m.blocks(root, Paragraph, 0, 0); err != nil {
 		return nil, err
 	}
@@ -107,6 +122,7 @@ func (m *mdReader) line(n ast.Node) int {
 // blocks reads the block children of n as blocks of kind in group.
 func (m *mdReader) blocks(n ast.Node, kind Kind, group, depth int) error {
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		m.b.Check()
 		if depth >= MaxNesting {
 			m.b.Block(kind, m.flatText(c), m.line(c), 0, group)
 			continue

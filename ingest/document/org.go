@@ -2,6 +2,7 @@ package document
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -35,8 +36,18 @@ import (
 // longer lines); a property drawer that is never closed is read as text
 // without go-org looking for its end. A panic of go-org is turned into an
 // *Error.
-func ParseOrg(name string, data []byte) (d *Document, err error) {
+func ParseOrg(name string, data []byte) (*Document, error) {
+	return ParseOrgContext(context.Background(), name, data)
+}
+
+// ParseOrgContext is [ParseOrg], stopping with ctx's error (wrapped) once
+// ctx is done: before and after go-org parses and writes (in linear time,
+// see boundOrg), and between the tokens of its HTML.
+func ParseOrgContext(ctx context.Context, name string, data []byte) (d *Document, err error) {
 	defer Recover(name, &err)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	if len(data) > maxOrgBytes {
 		return nil, &Error{Name: name, Msg: fmt.Sprintf("org: larger than %d bytes", maxOrgBytes)}
 	}
@@ -59,7 +70,10 @@ func ParseOrg(name string, data []byte) (d *Document, err error) {
 		return nil, &Error{Name: name, Msg: "org: " + err.Error()}
 	}
 	out = strings.ReplaceAll(out, string(mark), "")
-	b := NewBuilder(name, Org)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	b := NewBuilderContext(ctx, name, Org)
 	b.Doc.Title = orgTitle(conf, name, od.Get("TITLE"))
 	if err := ReadHTML(b, name, []byte(out), 1, false); err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package document
 
 import (
+	"context"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -23,11 +24,18 @@ import (
 //   - a rule alone on its line (a run of such characters between blank
 //     lines) separates paragraphs and is not text.
 func ParseText(name string, data []byte) (*Document, error) {
+	return ParseTextContext(context.Background(), name, data)
+}
+
+// ParseTextContext is [ParseText], stopping with ctx's error (wrapped) once
+// ctx is done, between lines.
+func ParseTextContext(ctx context.Context, name string, data []byte) (d *Document, err error) {
+	defer Recover(name, &err)
 	lines := strings.Split(string(BlankBOM(data)), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " \t\r")
 	}
-	b := NewBuilder(name, Text)
+	b := NewBuilderContext(ctx, name, Text)
 	t := textReader{b: b, lines: lines}
 	t.read()
 	return b.Doc, nil
@@ -54,6 +62,7 @@ type textReader struct {
 func (t *textReader) read() {
 	ls := t.lines
 	for i := 0; i < len(ls); i++ {
+		t.b.Check()
 		l := ls[i]
 		if strings.TrimSpace(l) == "" {
 			t.flush()

@@ -2,6 +2,7 @@ package asciidoc
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"regexp"
 	"strconv"
@@ -42,9 +43,15 @@ import (
 // ends and a UTF-8 BOM are read, bytes that are not UTF-8 replaced. The
 // reader returns no error of its own: only a panic, which no input should
 // cause, is turned into an *Error.
-func Parse(name string, data []byte) (d *document.Document, err error) {
+func Parse(name string, data []byte) (*document.Document, error) {
+	return ParseContext(context.Background(), name, data)
+}
+
+// ParseContext is [Parse], stopping with ctx's error (wrapped) once ctx is
+// done, between blocks.
+func ParseContext(ctx context.Context, name string, data []byte) (d *document.Document, err error) {
 	defer document.Recover(name, &err)
-	r := &adocReader{b: document.NewBuilder(name, document.AsciiDoc), attrs: map[string]string{}, ids: map[string]bool{}, budget: maxAdocSubstitution}
+	r := &adocReader{b: document.NewBuilderContext(ctx, name, document.AsciiDoc), attrs: map[string]string{}, ids: map[string]bool{}, budget: maxAdocSubstitution}
 	lines := adocSplit(data)
 	r.blocks(lines, &adocCtx{kind: document.Paragraph, sections: true})
 	return r.b.Doc, nil
@@ -172,6 +179,7 @@ func (r *adocReader) blocks(lines []adocLine, c *adocCtx) {
 		return
 	}
 	for i := 0; i < len(lines); {
+		r.b.Check()
 		i = r.block(lines, i, c, true)
 	}
 }

@@ -3,7 +3,6 @@ package asciidoc
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/reqa/reqa/ingest/document"
 )
@@ -134,8 +133,8 @@ func TestAsciiDocInput(t *testing.T) {
 	}
 }
 
-// TestAsciiDocHostile checks inputs made to hurt: they must read quickly,
-// without a panic.
+// TestAsciiDocHostile checks inputs made to hurt: they must read without
+// a panic (and in linear time: TestAsciiDocLinear).
 func TestAsciiDocHostile(t *testing.T) {
 	for _, tc := range []struct{ name, in string }{
 		{"nested delimiters", func() string {
@@ -155,15 +154,11 @@ func TestAsciiDocHostile(t *testing.T) {
 		{"unclosed everything", "----\n====\n|===\n[source\n.\n::\n* \n<<x,\nlink:[\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			start := time.Now()
 			d, err := Parse("t.adoc", []byte(tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkDocument(t, d)
-			if el := time.Since(start); el > 5*time.Second {
-				t.Errorf("took %v", el)
-			}
 		})
 	}
 }

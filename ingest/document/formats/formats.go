@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -46,29 +47,43 @@ type Format struct {
 	// Empty is the message for a file of the format without a sentence
 	// ("" for the general one).
 	Empty string
-	// Parse reads data, the contents of the file name.
+	// ParseContext reads data, the contents of the file name, stopping
+	// with ctx's error (wrapped) once ctx is done: every reader looks at
+	// ctx between its tokens, lines, blocks or pages.
+	ParseContext func(ctx context.Context, name string, data []byte) (*document.Document, error)
+	// Parse is ParseContext without a context (set from it when nil).
 	Parse func(name string, data []byte) (*document.Document, error)
+}
+
+func init() {
+	for i := range All {
+		if read := All[i].ParseContext; All[i].Parse == nil {
+			All[i].Parse = func(name string, data []byte) (*document.Document, error) {
+				return read(context.Background(), name, data)
+			}
+		}
+	}
 }
 
 // All are the document formats reqa reads, in the order messages list them.
 var All = []Format{
-	{Name: document.Markdown, Exts: []string{".md", ".markdown"}, Files: ".md, .markdown", UTF8: true, Parse: document.ParseMarkdown},
-	{Name: document.HTML, Exts: []string{".html", ".htm", ".xhtml"}, Files: ".html, .htm", Sniff: sniffHTML, Parse: document.ParseHTML,
+	{Name: document.Markdown, Exts: []string{".md", ".markdown"}, Files: ".md, .markdown", UTF8: true, ParseContext: document.ParseMarkdownContext},
+	{Name: document.HTML, Exts: []string{".html", ".htm", ".xhtml"}, Files: ".html, .htm", Sniff: sniffHTML, ParseContext: document.ParseHTMLContext,
 		// A generated index, a search page: all site chrome.
 		Empty: "empty page (no text outside navigation, indexes, footers and other site chrome)"},
-	{Name: document.PDF, Exts: []string{".pdf"}, Files: ".pdf", Sniff: sniffPDF, Binary: true, Parse: pdf.Parse,
+	{Name: document.PDF, Exts: []string{".pdf"}, Files: ".pdf", Sniff: sniffPDF, Binary: true, ParseContext: pdf.ParseContext,
 		Empty: "empty file (no text found: a scanned PDF needs OCR first, e.g. ocrmypdf)"},
-	{Name: document.Text, Exts: []string{".txt", ".text"}, Match: docFileName, Files: ".txt", UTF8: true, Guess: GuessText, Parse: document.ParseText},
-	{Name: document.RST, Exts: []string{".rst", ".rest"}, Files: ".rst", UTF8: true, Parse: rst.Parse},
+	{Name: document.Text, Exts: []string{".txt", ".text"}, Match: docFileName, Files: ".txt", UTF8: true, Guess: GuessText, ParseContext: document.ParseTextContext},
+	{Name: document.RST, Exts: []string{".rst", ".rest"}, Files: ".rst", UTF8: true, ParseContext: rst.ParseContext},
 	// Not .asc, which is mostly an ASCII-armoured PGP key or signature.
-	{Name: document.AsciiDoc, Exts: []string{".adoc", ".asciidoc"}, Files: ".adoc", UTF8: true, Parse: asciidoc.Parse},
-	{Name: document.Org, Exts: []string{".org"}, Files: ".org", UTF8: true, Parse: document.ParseOrg},
+	{Name: document.AsciiDoc, Exts: []string{".adoc", ".asciidoc"}, Files: ".adoc", UTF8: true, ParseContext: asciidoc.ParseContext},
+	{Name: document.Org, Exts: []string{".org"}, Files: ".org", UTF8: true, ParseContext: document.ParseOrgContext},
 	// Its encoding may be Latin-1: the reader decodes it.
-	{Name: document.Info, Exts: []string{".info"}, Match: infoPart, Files: ".info", NULMarks: true, Parse: info.Parse},
-	{Name: document.EPUB, Exts: []string{".epub"}, Files: ".epub", Sniff: sniffEPUB, Binary: true, Parse: office.ParseEPUB},
-	{Name: document.DOCX, Exts: []string{".docx"}, Files: ".docx", Sniff: sniffDOCX, Binary: true, Parse: office.ParseDOCX},
-	{Name: document.ODT, Exts: []string{".odt"}, Files: ".odt", Sniff: sniffODT, Binary: true, Parse: office.ParseODT},
-	{Name: document.Man, Exts: []string{".man"}, Match: manSection, Files: "manual page (.1–.9, .man)", Guess: guessMan, Parse: roff.Parse},
+	{Name: document.Info, Exts: []string{".info"}, Match: infoPart, Files: ".info", NULMarks: true, ParseContext: info.ParseContext},
+	{Name: document.EPUB, Exts: []string{".epub"}, Files: ".epub", Sniff: sniffEPUB, Binary: true, ParseContext: office.ParseEPUBContext},
+	{Name: document.DOCX, Exts: []string{".docx"}, Files: ".docx", Sniff: sniffDOCX, Binary: true, ParseContext: office.ParseDOCXContext},
+	{Name: document.ODT, Exts: []string{".odt"}, Files: ".odt", Sniff: sniffODT, Binary: true, ParseContext: office.ParseODTContext},
+	{Name: document.Man, Exts: []string{".man"}, Match: manSection, Files: "manual page (.1–.9, .man)", Guess: guessMan, ParseContext: roff.ParseContext},
 }
 
 // ByName returns the format named name, nil if there is none.
@@ -141,8 +156,14 @@ func (f *Format) Reader(data []byte) *Format {
 // Parse reads data, the contents of the file name, in format f (no
 // guessing).
 func Parse(name string, f document.Format, data []byte) (*document.Document, error) {
+	return ParseContext(context.Background(), name, f, data)
+}
+
+// ParseContext is [Parse], stopping with ctx's error (wrapped) once ctx is
+// done.
+func ParseContext(ctx context.Context, name string, f document.Format, data []byte) (*document.Document, error) {
 	if ff := ByName(string(f)); ff != nil {
-		return ff.Parse(name, data)
+		return ff.ParseContext(ctx, name, data)
 	}
 	return nil, fmt.Errorf("%s: unknown document format %q", name, f)
 }

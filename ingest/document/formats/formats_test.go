@@ -3,6 +3,8 @@ package formats
 import (
 	"archive/zip"
 	"bytes"
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -124,5 +126,32 @@ func TestReader(t *testing.T) {
 func TestParseUnknownFormat(t *testing.T) {
 	if _, err := Parse("x.doc", "doc", []byte("x")); err == nil {
 		t.Fatal("an unknown format was accepted")
+	}
+}
+
+// TestParseContextStops: every text format's reader stops on a canceled
+// context with its error (PDF and the zip formats are checked in their
+// packages).
+func TestParseContextStops(t *testing.T) {
+	para := strings.Repeat("A line of text that says something.\n\n", 5000)
+	inputs := map[document.Format]string{
+		document.Markdown: para,
+		document.HTML:     strings.Repeat("<p>A line of text.</p>\n", 5000),
+		document.Text:     para,
+		document.RST:      para,
+		document.AsciiDoc: para,
+		document.Org:      para,
+		document.Man:      ".TH X 1\n.SH NAME\n" + strings.Repeat(".PP\nA line of text.\n", 5000),
+		document.Info:     "\x1f\nFile: x.info,  Node: Top,  Up: (dir)\n\n" + para,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for f, in := range inputs {
+		if _, err := ParseContext(ctx, "t", f, []byte(in)); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: error %v, want context.Canceled", f, err)
+		}
+		if _, err := Parse("t", f, []byte(in)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
 	}
 }

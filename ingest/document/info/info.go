@@ -2,6 +2,7 @@ package info
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"strings"
 	"unicode"
@@ -60,9 +61,15 @@ import (
 // The text is UTF-8; a file that is not is read in the coding its local
 // variables name ("coding: iso-latin-1"), else a line that is not UTF-8
 // is read as Latin-1. CRLF line ends are read.
-func Parse(name string, data []byte) (d *document.Document, err error) {
+func Parse(name string, data []byte) (*document.Document, error) {
+	return ParseContext(context.Background(), name, data)
+}
+
+// ParseContext is [Parse], stopping with ctx's error (wrapped) once ctx is
+// done, between lines.
+func ParseContext(ctx context.Context, name string, data []byte) (d *document.Document, err error) {
 	defer document.Recover(name, &err)
-	r := &infoReader{b: document.NewBuilder(name, document.Info), levels: map[string]int{}}
+	r := &infoReader{b: document.NewBuilderContext(ctx, name, document.Info), levels: map[string]int{}}
 	lines := infoLines(infoDecode(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
 	r.fill = fillColumn(lines)
 	var nodes []infoNode
@@ -513,6 +520,7 @@ func (r *infoReader) region(ls []infoLine, col int, box *infoBox, depth int) {
 	chunkEnd, hasSpaces := infoChunks(ls)
 	var run infoRun
 	for i := 0; i < len(ls); {
+		r.b.Check()
 		l := ls[i]
 		if l.text == "" {
 			i++

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/reqa/reqa/ingest/document"
 )
@@ -237,8 +236,8 @@ func TestInfoHeadings(t *testing.T) {
 }
 
 // TestInfoHostile checks inputs made to hurt: deep nesting, long lines,
-// unclosed markers, many separators, binary. They must read quickly,
-// without a panic.
+// unclosed markers, many separators, binary. They must read without a
+// panic (and in linear time: TestInfoLinear).
 func TestInfoHostile(t *testing.T) {
 	var deep strings.Builder
 	for i := 0; i < 3000; i++ {
@@ -259,15 +258,11 @@ func TestInfoHostile(t *testing.T) {
 		{"binary", "\x1f\x00\xff\x1f\nNode: \x7f\n\x00\x08[\x1f\n\xc3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			start := time.Now()
 			d, err := Parse("t.info", []byte(tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkDocument(t, d)
-			if el := time.Since(start); el > 30*time.Second {
-				t.Errorf("took %v", el)
-			}
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package office
 
 import (
+	"context"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -56,9 +57,16 @@ import (
 // XML) is an *Error naming the file and the part: "report.docx:
 // word/document.xml: line 3: xml: …". Parts are decompressed within the
 // bounds ParseEPUB keeps: a zip bomb is refused.
-func ParseDOCX(name string, data []byte) (d *document.Document, err error) {
+func ParseDOCX(name string, data []byte) (*document.Document, error) {
+	return ParseDOCXContext(context.Background(), name, data)
+}
+
+// ParseDOCXContext is [ParseDOCX], stopping with ctx's error (wrapped) once ctx is
+// done, between the tokens of its XML.
+func ParseDOCXContext(ctx context.Context, name string, data []byte) (d *document.Document, err error) {
+	defer stopOn(ctx, name, &err)
 	defer document.Recover(name, &err)
-	zp, err := openZip(name, data)
+	zp, err := openZipContext(ctx, name, data)
 	if err != nil {
 		return nil, err
 	}
@@ -88,11 +96,14 @@ func ParseDOCX(name string, data []byte) (d *document.Document, err error) {
 	if err != nil {
 		return nil, err
 	}
-	r.d = newXMLDecoder(src, true)
+	r.d = zp.xmlDecoder(src, true)
 	if err := r.document(); err != nil {
 		return nil, zp.partError(main, "%s", xmlError(err))
 	}
-	r.b = document.NewBuilder(name, document.DOCX)
+	if r.full {
+		return nil, zp.partError(main, "more than %d paragraphs and tables: not read", document.MaxBlocks)
+	}
+	r.b = document.NewBuilderContext(ctx, name, document.DOCX)
 	r.b.Doc.Title = title
 	r.emit()
 	return r.b.Doc, nil
@@ -106,7 +117,7 @@ func docxRelTarget(zp *zipParts, rels, dir, kind string) (string, error) {
 		return "", nil
 	}
 	var target string
-	err := eachPartStart(zp, rels, func(_ *xml.Decoder, e xml.StartElement) (bool, error) {
+	err := eachPartStart(zp, rels, func(_ *xmlDecoder, e xml.StartElement) (bool, error) {
 		if e.Name.Local != "Relationship" || !strings.HasSuffix(attr(e, "Type"), "/"+kind) || strings.EqualFold(attr(e, "TargetMode"), "External") {
 			return false, nil
 		}
@@ -178,11 +189,13 @@ type docxItem struct {
 
 type docxReader struct {
 	zp     *zipParts
-	d      *xml.Decoder
+	d      *xmlDecoder
 	b      *document.Builder
 	styles map[string]*docxStyle // paragraph styles by id
 	paras  int                   // paragraphs read
 	items  []docxItem
+	blank  bool // the last item kept is an empty paragraph (see addPara)
+	full   bool // more than document.MaxBlocks items: the rest are not kept
 }
 
 // isW reports whether n is in WordprocessingML's namespace.
@@ -207,7 +220,7 @@ func (r *docxReader) readStyles(p string) error {
 	if err != nil {
 		return err
 	}
-	d := newXMLDecoder(data, true)
+	d := r.zp.xmlDecoder(data, true)
 	var cur *docxStyle
 	for {
 		t, err := d.Token()
@@ -330,10 +343,39 @@ func (r *docxReader) document() error {
 			return err
 		}
 		if e, ok := t.(xml.StartElement); ok && isW(e.Name) && e.Name.Local == "body" {
-			return r.content(0, func(p *docxPara) { r.items = append(r.items, docxItem{para: p}) },
-				func(t *docxTable) { r.items = append(r.items, docxItem{table: t}) })
+			return r.content(0, r.addPara, func(t *docxTable) { r.addItem(docxItem{table: t}) })
 		}
 	}
+}
+
+// addPara keeps a paragraph of the body. A table-of-contents paragraph is
+// dropped (emit would drop it), and of a run of empty paragraphs that are
+// neither code nor a title only the first is kept: emitOffice reads one as
+// the end of a code block and nothing else, so one stands for the run.
+// What is kept thus grows with the text, not with the elements (16 MiB of
+// <w:p/> took 1.2 GB).
+func (r *docxReader) addPara(p *docxPara) {
+	info := r.paraInfo(p)
+	if info.toc {
+		return
+	}
+	blank := strings.TrimSpace(p.text.String()) == "" && !info.title && !(info.code && info.level == 0)
+	if blank && r.blank {
+		return
+	}
+	r.addItem(docxItem{para: p})
+	r.blank = blank
+}
+
+// addItem keeps a paragraph or table of the body, at most
+// document.MaxBlocks of them (full says there were more).
+func (r *docxReader) addItem(it docxItem) {
+	r.blank = false
+	if len(r.items) >= document.MaxBlocks {
+		r.full = true
+		return
+	}
+	r.items = append(r.items, it)
 }
 
 // content reads block-level content (a body, a cell, a content control)
@@ -454,7 +496,7 @@ func (r *docxReader) run(p *docxPara) error {
 
 // runHidden reads a run's properties and reports whether they hide it
 // (w:vanish).
-func runHidden(d *xml.Decoder) (bool, error) {
+func runHidden(d *xmlDecoder) (bool, error) {
 	hidden := false
 	err := eachStart(d, func(e xml.StartElement, depth int) {
 		if depth == 1 && isW(e.Name) && e.Name.Local == "vanish" {
@@ -498,7 +540,7 @@ func (r *docxReader) table(depth int) (*docxTable, error) {
 
 // tableLook reads a table's properties and reports whether its look
 // applies first-row (header) formatting.
-func tableLook(d *xml.Decoder) (bool, error) {
+func tableLook(d *xmlDecoder) (bool, error) {
 	first := false
 	err := eachStart(d, func(e xml.StartElement, _ int) {
 		if isW(e.Name) && e.Name.Local == "tblLook" {
@@ -547,7 +589,7 @@ func (r *docxReader) row(depth int) (docxRow, error) {
 
 // rowHeader reads a row's properties and reports whether it is a header
 // row repeated on every page (w:tblHeader).
-func rowHeader(d *xml.Decoder) (bool, error) {
+func rowHeader(d *xmlDecoder) (bool, error) {
 	header := false
 	err := eachStart(d, func(e xml.StartElement, _ int) {
 		if isW(e.Name) && e.Name.Local == "tblHeader" {
@@ -616,7 +658,7 @@ func (r *docxReader) contentOf(e xml.StartElement, depth int, para func(*docxPar
 
 // cellSpan reads a cell's properties and returns how many grid columns it
 // spans (w:gridSpan).
-func cellSpan(d *xml.Decoder) (int, error) {
+func cellSpan(d *xmlDecoder) (int, error) {
 	span := 1
 	err := eachStart(d, func(e xml.StartElement, _ int) {
 		if isW(e.Name) && e.Name.Local == "gridSpan" {

@@ -2,6 +2,7 @@ package office
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -39,9 +40,16 @@ import (
 // and the part:
 // "book.epub: OEBPS/content.opf: …". Parts are decompressed within bounds
 // (64 MiB a part, 256 MiB in all): a zip bomb is refused.
-func ParseEPUB(name string, data []byte) (d *document.Document, err error) {
+func ParseEPUB(name string, data []byte) (*document.Document, error) {
+	return ParseEPUBContext(context.Background(), name, data)
+}
+
+// ParseEPUBContext is [ParseEPUB], stopping with ctx's error (wrapped) once ctx is
+// done, between the tokens of its XML.
+func ParseEPUBContext(ctx context.Context, name string, data []byte) (d *document.Document, err error) {
+	defer stopOn(ctx, name, &err)
 	defer document.Recover(name, &err)
-	zp, err := openZip(name, data)
+	zp, err := openZipContext(ctx, name, data)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +65,7 @@ func ParseEPUB(name string, data []byte) (d *document.Document, err error) {
 	if err != nil {
 		return nil, err
 	}
-	b := document.NewBuilder(name, document.EPUB)
+	b := document.NewBuilderContext(ctx, name, document.EPUB)
 	b.Doc.Title = pkg.title
 	seen := map[string]bool{}
 	for _, ref := range pkg.spine {
@@ -80,7 +88,7 @@ func ParseEPUB(name string, data []byte) (d *document.Document, err error) {
 		if i := bytes.IndexByte(src, 0); i >= 0 {
 			return nil, zp.partError(it.path, "line %d: binary data, not XHTML (a NUL byte)", 1+bytes.Count(src[:i], []byte("\n")))
 		}
-		if it.contents && !epubHasParagraph(name, it.path, src) {
+		if it.contents && !epubHasParagraph(ctx, name, it.path, src) {
 			continue
 		}
 		b.Part = it.path
@@ -98,8 +106,8 @@ func ParseEPUB(name string, data []byte) (d *document.Document, err error) {
 // epubHasParagraph reports whether the content document src holds a
 // paragraph, as the HTML reader reads it (a contents page is list items
 // of links; the HTML reader already drops nav elements and toctrees).
-func epubHasParagraph(name, part string, src []byte) bool {
-	tb := document.NewBuilder(name, document.EPUB)
+func epubHasParagraph(ctx context.Context, name, part string, src []byte) bool {
+	tb := document.NewBuilderContext(ctx, name, document.EPUB)
 	tb.Part = part
 	if document.ReadHTML(tb, part, src, 1, false) != nil {
 		return true // read it for real, and report the error there
@@ -120,7 +128,7 @@ func epubHasParagraph(name, part string, src []byte) bool {
 func epubRootfile(zp *zipParts) (string, error) {
 	const container = "META-INF/container.xml"
 	var first, opf string
-	err := eachPartStart(zp, container, func(_ *xml.Decoder, e xml.StartElement) (bool, error) {
+	err := eachPartStart(zp, container, func(_ *xmlDecoder, e xml.StartElement) (bool, error) {
 		if e.Name.Local != "rootfile" {
 			return false, nil
 		}
@@ -160,7 +168,7 @@ func epubEncrypted(zp *zipParts) (map[string]bool, error) {
 		return nil, err
 	}
 	parts := map[string]bool{}
-	d := newXMLDecoder(data, false)
+	d := zp.xmlDecoder(data, false)
 	for {
 		t, err := d.Token()
 		if errors.Is(err, io.EOF) {
@@ -205,7 +213,7 @@ func readEPUBPackage(zp *zipParts, opf string) (*epubPackage, error) {
 	pkg := &epubPackage{items: map[string]epubItem{}}
 	var toc string
 	guideTOC := map[string]bool{}
-	d := newXMLDecoder(data, false)
+	d := zp.xmlDecoder(data, false)
 	for {
 		t, err := d.Token()
 		if errors.Is(err, io.EOF) {

@@ -2,6 +2,7 @@ package office
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -67,9 +68,16 @@ import (
 // the file and the part: "notes.odt: content.xml: line 3: xml: …". Parts
 // are decompressed within the bounds ParseEPUB keeps: a zip bomb is
 // refused.
-func ParseODT(name string, data []byte) (d *document.Document, err error) {
+func ParseODT(name string, data []byte) (*document.Document, error) {
+	return ParseODTContext(context.Background(), name, data)
+}
+
+// ParseODTContext is [ParseODT], stopping with ctx's error (wrapped) once ctx is
+// done, between the tokens of its XML.
+func ParseODTContext(ctx context.Context, name string, data []byte) (d *document.Document, err error) {
+	defer stopOn(ctx, name, &err)
 	defer document.Recover(name, &err)
-	zp, err := openZip(name, data)
+	zp, err := openZipContext(ctx, name, data)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +98,7 @@ func ParseODT(name string, data []byte) (d *document.Document, err error) {
 	if err != nil {
 		return nil, err
 	}
-	r.d = newXMLDecoder(src, true)
+	r.d = zp.xmlDecoder(src, true)
 	if err := r.document(); err != nil {
 		var e *document.Error
 		if errors.As(err, &e) {
@@ -98,7 +106,10 @@ func ParseODT(name string, data []byte) (d *document.Document, err error) {
 		}
 		return nil, zp.partError(odtContent, "%s", xmlError(err))
 	}
-	r.b = document.NewBuilder(name, document.ODT)
+	if r.full {
+		return nil, zp.partError(odtContent, "more than %d paragraphs and tables: not read", document.MaxBlocks)
+	}
+	r.b = document.NewBuilderContext(ctx, name, document.ODT)
 	r.b.Doc.Title = title
 	r.emit()
 	return r.b.Doc, nil
@@ -192,13 +203,39 @@ type odtItem struct {
 
 type odtReader struct {
 	zp           *zipParts
-	d            *xml.Decoder
+	d            *xmlDecoder
 	b            *document.Builder
 	common, auto map[string]*odtStyle // paragraph styles by name
 	paras        int                  // paragraphs read
 	lists        int                  // lists read
 	items        []odtItem
 	body         bool // office:text read
+	blank        bool // the last item kept is an empty paragraph (see addPara)
+	full         bool // more than document.MaxBlocks items: the rest are not kept
+}
+
+// addPara keeps a paragraph of the body; of a run of empty paragraphs
+// that are neither code nor a title only the first (see the DOCX reader's
+// addPara: 16 MiB of <text:p/> took 750–940 MB).
+func (r *odtReader) addPara(p *odtPara) {
+	info := r.paraInfo(p)
+	blank := strings.TrimSpace(p.text.String()) == "" && !info.title && !(info.code && info.level == 0)
+	if blank && r.blank {
+		return
+	}
+	r.addItem(odtItem{para: p})
+	r.blank = blank
+}
+
+// addItem keeps a paragraph or table of the body, at most
+// document.MaxBlocks of them (full says there were more).
+func (r *odtReader) addItem(it odtItem) {
+	r.blank = false
+	if len(r.items) >= document.MaxBlocks {
+		r.full = true
+		return
+	}
+	r.items = append(r.items, it)
 }
 
 // odtIs reports whether n is the element space:local.
@@ -211,7 +248,7 @@ func (r *odtReader) readStylesPart(p string) error {
 	if err != nil {
 		return err
 	}
-	d := newXMLDecoder(data, true)
+	d := r.zp.xmlDecoder(data, true)
 	for {
 		t, err := d.Token()
 		if errors.Is(err, io.EOF) {
@@ -231,7 +268,7 @@ func (r *odtReader) readStylesPart(p string) error {
 // readODTStyles reads the paragraph styles of the element just started
 // (office:styles, office:automatic-styles) into styles, the first of a
 // name kept.
-func readODTStyles(d *xml.Decoder, styles map[string]*odtStyle) error {
+func readODTStyles(d *xmlDecoder, styles map[string]*odtStyle) error {
 	return eachStart(d, func(e xml.StartElement, depth int) {
 		if depth != 1 || !odtIs(e.Name, odfStyle, "style") {
 			return
@@ -381,8 +418,7 @@ func (r *odtReader) officeBody() error {
 		switch {
 		case odtIs(t.Name, odfOffice, "text"):
 			r.body = true
-			return r.content(0, 0, func(p *odtPara) { r.items = append(r.items, odtItem{para: p}) },
-				func(tb *odtTable) { r.items = append(r.items, odtItem{table: tb}) })
+			return r.content(0, 0, r.addPara, func(tb *odtTable) { r.addItem(odtItem{table: tb}) })
 		case t.Name.Space == odfOffice && !r.body:
 			return r.zp.partError(odtContent, "office:%s is not a text document", t.Name.Local)
 		}

@@ -3,6 +3,7 @@ package office
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -28,6 +29,7 @@ const (
 
 // zipParts reads the parts of a zip container.
 type zipParts struct {
+	ctx   context.Context
 	name  string // the container's file name, for errors
 	z     *zip.Reader
 	files map[string]*zip.File
@@ -36,6 +38,11 @@ type zipParts struct {
 
 // openZip opens data, the contents of the file name, as a zip archive.
 func openZip(name string, data []byte) (*zipParts, error) {
+	return openZipContext(context.Background(), name, data)
+}
+
+// openZipContext is openZip whose parts' XML decoders stop once ctx is done.
+func openZipContext(ctx context.Context, name string, data []byte) (*zipParts, error) {
 	z, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if errors.Is(err, zip.ErrInsecurePath) && z != nil {
 		err = nil // names are looked up, never written to disk
@@ -43,7 +50,7 @@ func openZip(name string, data []byte) (*zipParts, error) {
 	if err != nil {
 		return nil, &document.Error{Name: name, Msg: "not a zip archive: " + err.Error()}
 	}
-	zp := &zipParts{name: name, z: z, files: map[string]*zip.File{}}
+	zp := &zipParts{ctx: ctx, name: name, z: z, files: map[string]*zip.File{}}
 	for _, f := range z.File {
 		if _, dup := zp.files[f.Name]; !dup {
 			zp.files[f.Name] = f
@@ -101,7 +108,7 @@ func (zp *zipParts) part(path string) ([]byte, error) {
 // newXMLDecoder returns a decoder of an XML part: entities of HTML are
 // known, and a part in another encoding than UTF-8 is decoded by its
 // declaration.
-func newXMLDecoder(data []byte, strict bool) *xml.Decoder {
+func (zp *zipParts) xmlDecoder(data []byte, strict bool) *xmlDecoder {
 	d := xml.NewDecoder(bytes.NewReader(data))
 	d.Strict = strict
 	if !strict {
@@ -110,7 +117,48 @@ func newXMLDecoder(data []byte, strict bool) *xml.Decoder {
 		d.Entity = xml.HTMLEntity
 	}
 	d.CharsetReader = charset.NewReaderLabel
-	return d
+	return &xmlDecoder{Decoder: d, ctx: zp.ctx}
+}
+
+// maxXMLDepth bounds how deeply a part's elements nest. The readers follow
+// document.MaxNesting levels and skip deeper ones, but xml.Decoder keeps
+// every open element: 6 M nested <w:p> took a gigabyte.
+const maxXMLDepth = 1 << 12
+
+// xmlDecoder is an xml.Decoder whose Token refuses elements nested deeper
+// than maxXMLDepth and returns ctx's error once ctx is done.
+type xmlDecoder struct {
+	*xml.Decoder
+	ctx           context.Context
+	depth, tokens int
+}
+
+// Token is xml.Decoder.Token, within the bounds above.
+func (d *xmlDecoder) Token() (xml.Token, error) {
+	if d.tokens++; d.tokens%1024 == 0 && d.ctx != nil {
+		if err := d.ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	t, err := d.Decoder.Token()
+	switch t.(type) {
+	case xml.StartElement:
+		if d.depth++; d.depth > maxXMLDepth {
+			line, _ := d.InputPos()
+			return nil, &xml.SyntaxError{Msg: fmt.Sprintf("elements nested deeper than %d", maxXMLDepth), Line: line}
+		}
+	case xml.EndElement:
+		d.depth--
+	}
+	return t, err
+}
+
+// stopOn makes *err the context's error, wrapped with name, when ctx is
+// done: deferred by each reader, whose messages would otherwise bury it.
+func stopOn(ctx context.Context, name string, err *error) {
+	if *err != nil && ctx.Err() != nil {
+		*err = fmt.Errorf("%s: %w", name, ctx.Err())
+	}
 }
 
 // xmlError describes an error of an XML decoder reading a part: the line
@@ -129,14 +177,14 @@ func xmlError(err error) string {
 // skipElement skips the rest of the element whose start the decoder has
 // just read, without recursion (a part nested a million deep must not
 // exhaust the stack, as xml.Decoder.Skip would).
-func skipElement(d *xml.Decoder) error {
+func skipElement(d *xmlDecoder) error {
 	return eachStart(d, func(xml.StartElement, int) {})
 }
 
 // eachStart reads the rest of the element whose start the decoder has
 // just read, calling f with every start element inside it and its depth
 // (1: a child).
-func eachStart(d *xml.Decoder, f func(e xml.StartElement, depth int)) error {
+func eachStart(d *xmlDecoder, f func(e xml.StartElement, depth int)) error {
 	for depth := 1; depth > 0; {
 		t, err := d.Token()
 		if err != nil {
@@ -166,7 +214,7 @@ func attr(e xml.StartElement, local string) string {
 
 // elementText returns the text of the element whose start the decoder has
 // just read (its descendants' too), collapsed.
-func elementText(d *xml.Decoder) (string, error) {
+func elementText(d *xmlDecoder) (string, error) {
 	s, err := rawText(d)
 	return document.Collapse(s), err
 }
@@ -174,7 +222,7 @@ func elementText(d *xml.Decoder) (string, error) {
 // rawText returns the character data of the element whose start the
 // decoder has just read (its descendants' too) as it is, at most
 // maxPartBytes of it.
-func rawText(d *xml.Decoder) (string, error) {
+func rawText(d *xmlDecoder) (string, error) {
 	var sb strings.Builder
 	for depth := 1; depth > 0; {
 		t, err := d.Token()
@@ -199,7 +247,7 @@ func rawText(d *xml.Decoder) (string, error) {
 // just read, calling f with each child element's start; f must read that
 // child to its end (skipElement does when it wants none of it). Character
 // data between the children is ignored.
-func eachChild(d *xml.Decoder, f func(e xml.StartElement) error) error {
+func eachChild(d *xmlDecoder, f func(e xml.StartElement) error) error {
 	for {
 		t, err := d.Token()
 		if err != nil {
@@ -231,12 +279,12 @@ func cellTableText(rows [][]string) string {
 // eachPartStart reads the part p as XML, calling f with the decoder and
 // every start element in document order until f reports done; an XML
 // error is an *Error naming the part.
-func eachPartStart(zp *zipParts, p string, f func(d *xml.Decoder, e xml.StartElement) (done bool, err error)) error {
+func eachPartStart(zp *zipParts, p string, f func(d *xmlDecoder, e xml.StartElement) (done bool, err error)) error {
 	data, err := zp.part(p)
 	if err != nil {
 		return err
 	}
-	d := newXMLDecoder(data, false)
+	d := zp.xmlDecoder(data, false)
 	for {
 		t, err := d.Token()
 		if errors.Is(err, io.EOF) {
@@ -265,7 +313,7 @@ func dcTitle(zp *zipParts, p string) (string, error) {
 		return "", nil
 	}
 	var title string
-	err := eachPartStart(zp, p, func(d *xml.Decoder, e xml.StartElement) (bool, error) {
+	err := eachPartStart(zp, p, func(d *xmlDecoder, e xml.StartElement) (bool, error) {
 		if e.Name.Local != "title" || e.Name.Space != dcNamespace {
 			return false, nil
 		}

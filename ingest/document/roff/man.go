@@ -2,6 +2,7 @@ package roff
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"unicode"
 
@@ -32,10 +33,16 @@ import (
 // macros with their arguments, comments, .ig blocks and eqn/pic
 // pictures are dropped. A line that is not UTF-8 is read as Latin-1, and a
 // file without a title macro is read all the same.
-func Parse(name string, data []byte) (d *document.Document, err error) {
+func Parse(name string, data []byte) (*document.Document, error) {
+	return ParseContext(context.Background(), name, data)
+}
+
+// ParseContext is [Parse], stopping with ctx's error (wrapped) once ctx is
+// done, between lines.
+func ParseContext(ctx context.Context, name string, data []byte) (d *document.Document, err error) {
 	defer document.Recover(name, &err)
 	r := &manReader{
-		b:         document.NewBuilder(name, document.Man),
+		b:         document.NewBuilderContext(ctx, name, document.Man),
 		strs:      map[string]string{"lq": "“", "rq": "”", "R": "®", "Tm": "™"},
 		regs:      map[string]int{},
 		macros:    map[string][]string{},
@@ -45,6 +52,7 @@ func Parse(name string, data []byte) (d *document.Document, err error) {
 		levels:    []manLevel{{}},
 	}
 	for _, l := range roffLines(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))) {
+		r.b.Check()
 		r.line(l.text, l.n, 0)
 	}
 	r.finish()

@@ -2,6 +2,7 @@ package rst
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"strconv"
 	"strings"
@@ -48,9 +49,15 @@ import (
 // references, substitutions, escapes; see rstScanner). Tabs expand to
 // every 8th column; CRLF line ends and a UTF-8 BOM are read, and bytes that
 // are not UTF-8 are replaced, as the Markdown reader replaces them.
-func Parse(name string, data []byte) (d *document.Document, err error) {
+func Parse(name string, data []byte) (*document.Document, error) {
+	return ParseContext(context.Background(), name, data)
+}
+
+// ParseContext is [Parse], stopping with ctx's error (wrapped) once ctx is
+// done, between blocks.
+func ParseContext(ctx context.Context, name string, data []byte) (d *document.Document, err error) {
 	defer document.Recover(name, &err)
-	r := &rstReader{b: document.NewBuilder(name, document.RST), subs: map[string]string{}, subsLower: map[string]string{},
+	r := &rstReader{b: document.NewBuilderContext(ctx, name, document.RST), subs: map[string]string{}, subsLower: map[string]string{},
 		subsDone: map[string]string{}, subBudget: maxRSTSubstitution}
 	lines := rstSplit(data)
 	r.substitutions(lines)
@@ -261,6 +268,7 @@ func (r *rstReader) blocks(lines []rstLine, c *rstCtx) {
 	}
 	simpleFailed := len(lines) // a simple table from here on finds no bottom border
 	for i := 0; i < len(lines); {
+		r.b.Check()
 		switch classify(lines, i) {
 		case rstBlank:
 			i++

@@ -3,7 +3,6 @@ package rst
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/reqa/reqa/ingest/document"
 )
@@ -318,7 +317,8 @@ func TestRSTInput(t *testing.T) {
 }
 
 // TestRSTHostile checks inputs made to hurt: deep nesting, long lines,
-// markup left open. They must read quickly, without a panic.
+// markup left open. They must read without a panic (and in linear time:
+// TestRSTLinear).
 func TestRSTHostile(t *testing.T) {
 	for _, tc := range []struct{ name, in string }{
 		{"thousands of list levels", strings.Repeat("- ", 5000) + "deep\n"},
@@ -358,15 +358,11 @@ func TestRSTHostile(t *testing.T) {
 		{"unclosed everything", ".. code-block::\n\n  x\n+---\n|\n=== ===\n.. |x| replace::\n.. [\n:a"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			start := time.Now()
 			d, err := Parse("t.rst", []byte(tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkDocument(t, d)
-			if el := time.Since(start); el > 5*time.Second {
-				t.Errorf("took %v", el)
-			}
 		})
 	}
 }
