@@ -47,7 +47,7 @@ type Builder struct {
 // holds grows with them, and an input made of millions of empty or tiny
 // elements (16 MiB of "<p>a</p>") would otherwise take gigabytes. A large
 // manual has tens of thousands.
-const MaxBlocks = 1 << 20
+const MaxBlocks = 1 << 19
 
 // NewBuilder returns a Builder of a document named name in format f.
 func NewBuilder(name string, f Format) *Builder {

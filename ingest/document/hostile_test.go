@@ -53,7 +53,7 @@ func TestMarkdownLinear(t *testing.T) {
 		{Name: "emphasis runs", Gen: func(n int) []byte { return rep("", "*a_", n, "\n") }, N: 500},
 		// 3,000: 86 s.
 		{Name: "nested list markers", Gen: func(n int) []byte { return rep("", "- ", n, "deep item.\n") }, N: 200},
-		{Name: "nested list items", Gen: func(n int) []byte { return nestedList(n, 3000) }, N: 3000},
+		{Name: "nested list items", Gen: func(n int) []byte { return nestedList(n, 1000) }, N: 1000},
 		// 10 MB: 950 MB RSS.
 		{Name: "lists nested 0-200", Gen: func(n int) []byte { return nestedList(n, 200) }, N: 400},
 		{Name: "nested quote lines", Gen: func(n int) []byte {

@@ -8,10 +8,15 @@ import "bytes"
 // of openers take quadratic time (issue 33: 200 KB of ">" 35 s, 50,000
 // "[a](" 40 s, 3,000 nested list items 86 s).
 const (
+	// mdMaxDepth is how many block quote and list markers a line keeps.
+	// Goldmark also holds 24 bytes per line for each block open on it
+	// until the next blank line (10 MB of lists nested 0–200 deep took
+	// 950 MB), so the bound is half the reader's MaxNesting.
+	mdMaxDepth = MaxNesting / 2
 	// mdMaxIndent is the widest leading indentation (in columns, a tab
 	// to the next multiple of 4) kept outside fenced code: with two
-	// columns a level, MaxNesting levels of lists.
-	mdMaxIndent = 2 * MaxNesting
+	// columns a level, mdMaxDepth levels of lists.
+	mdMaxIndent = 2 * mdMaxDepth
 	// mdMaxOpeners is how many link brackets ("[", "]") and how many
 	// emphasis, code span and HTML openers ("*", "_", "`", "<") one
 	// paragraph keeps as markup; the ones after are escaped and read as
@@ -21,7 +26,7 @@ const (
 
 // boundMarkdown returns src (the same slice when nothing is bounded) with
 // what would make goldmark slow bounded, line numbers kept: a line's block
-// quote and list markers past [MaxNesting] are removed (the text reads as
+// quote and list markers past mdMaxDepth are removed (the text reads as
 // at that depth, as the reader reads deeper blocks anyway), leading
 // indentation wider than mdMaxIndent is narrowed to it outside fenced
 // code, and past mdMaxOpeners of a kind in one paragraph (lines up to a
@@ -53,7 +58,7 @@ func boundMarkdown(src []byte) []byte {
 				break
 			}
 			markers++
-			change = change || markers > MaxNesting
+			change = change || markers > mdMaxDepth
 			i += j + n
 		}
 		ind := skipIndent(line[i:])
@@ -100,7 +105,7 @@ func boundMarkdown(src []byte) []byte {
 			j := skipIndent(line[i:])
 			if w := indentWidth(line[i : i+j]); w > mdMaxIndent {
 				out = append(out, bytes.Repeat([]byte{' '}, mdMaxIndent)...)
-			} else if markers <= MaxNesting {
+			} else if markers <= mdMaxDepth {
 				out = append(out, line[i:i+j]...)
 			}
 			n := containerMarker(line[i+j:])
@@ -108,7 +113,7 @@ func boundMarkdown(src []byte) []byte {
 				i += j
 				break
 			}
-			if markers++; markers <= MaxNesting {
+			if markers++; markers <= mdMaxDepth {
 				out = append(out, line[i+j:i+j+n]...)
 			}
 			i += j + n
