@@ -24,6 +24,18 @@
 // why it is a package of its own. internal/doctest holds the readers'
 // shared test helpers.
 //
+// Every input may be hostile (issue 33). The libraries are given input
+// they read in linear time: mdguard.go bounds Markdown's nesting,
+// indentation and runs of link and emphasis openers before goldmark sees
+// it, orgguard.go breaks Org lines over 60 KiB and marks property drawers
+// that are never closed before go-org sees it; the HTML reader keeps its
+// text without trimming it again for every token. A document holds at
+// most [MaxBlocks] blocks and headings. Each reader has a Context form
+// (ParseMarkdownContext…) that stops, returning the context's error
+// wrapped, once its context is done: [NewBuilderContext] gives the
+// Builder the context and readers call [Builder.Check] between tokens,
+// lines and blocks.
+//
 // Bad input is an [*Error] naming the file and line or page; it wraps
 // [ErrMalformed]. No input makes a reader panic: [Recover] turns a
 // parser's panic into an *Error.

@@ -14,4 +14,7 @@
 // resolved to their text (asciidoc_inline.go).
 //
 // Bad input is a [*document.Error]; no input makes the reader panic.
+//
+// [ParseContext] stops between lines or blocks once its context is done,
+// returning the context's error wrapped.
 package asciidoc

@@ -8,6 +8,11 @@
 // All every list of kinds it has: file kinds, directory kinds, standard
 // input kinds, binary kinds, sniffing and the messages naming them.
 //
+// Each Format's ParseContext stops once its context is done (every
+// reader checks between its tokens, lines, blocks or pages), returning the
+// context's error wrapped; Parse is it without a context. [ParseContext]
+// and [Parse] read data in a named format.
+//
 // Adding a format is one entry in All plus its reader.
 //
 // Why a package of its own: the readers live in subpackages of document

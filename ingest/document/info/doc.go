@@ -10,4 +10,7 @@
 // "see Node"; footnotes lose their markers.
 //
 // Bad input is a [*document.Error]; no input makes the reader panic.
+//
+// [ParseContext] stops between lines or blocks once its context is done,
+// returning the context's error wrapped.
 package info

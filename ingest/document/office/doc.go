@@ -24,7 +24,13 @@
 // kind (a spreadsheet) is refused.
 //
 // All three bound what they decompress (64 MiB a part, 256 MiB a
-// document): a zip bomb is refused, never expanded. Bad input is a
+// document): a zip bomb is refused, never expanded. What they hold grows
+// with the text, not with the elements: XML nested deeper than 4,096
+// elements is refused (xml.Decoder keeps every open element), a run of
+// empty paragraphs is kept as one, and a document of more than
+// [document.MaxBlocks] paragraphs and tables is refused. Bad input is a
 // [*document.Error] naming the part ("book.epub: OEBPS/content.opf: …");
-// no input makes a reader panic.
+// no input makes a reader panic. ParseEPUBContext, ParseDOCXContext and
+// ParseODTContext stop between XML tokens once their context is done,
+// returning its error wrapped.
 package office

@@ -13,4 +13,7 @@
 // man.go holds the reader, man_roff.go roff's escapes, conditions and
 // expressions, man_mdoc.go the mdoc macros. Bad input is a
 // [*document.Error]; no input makes the reader panic.
+//
+// [ParseContext] stops between lines or blocks once its context is done,
+// returning the context's error wrapped.
 package roff

@@ -13,4 +13,7 @@
 // text by docutils' recognition rules (rst_inline.go).
 //
 // Bad input is a [*document.Error]; no input makes the reader panic.
+//
+// [ParseContext] stops between lines or blocks once its context is done,
+// returning the context's error wrapped.
 package rst
