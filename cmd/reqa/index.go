@@ -96,7 +96,7 @@ func indexFlags() []cli.Flag {
 func indexCommand() *cli.Command {
 	return &cli.Command{
 		Name:         "index",
-		Usage:        "index text, Markdown, JSONL, SQuAD JSON or a ReQA dataset into one file",
+		Usage:        indexUsage(),
 		ArgsUsage:    "INPUT...",
 		Flags:        indexFlags(),
 		OnUsageError: onUsage,

@@ -111,20 +111,22 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:    "reqa",
 		Usage:   "answer questions with the sentence that answers them",
-		Version: version,
+		Version: shortVersion(),
 		Description: "Every command takes --json: stdout then holds JSON only (serve: one object per line), while\n" +
 			"progress, warnings and errors go to stderr.\n\n" +
 			"Exit codes: 0 success, 1 error (bad input, damaged or foreign index, …), 2 usage error (unknown\n" +
 			"flag or command, missing argument), 3 `reqa convert` wrote the dataset but skipped bad records,\n" +
-			"130 interrupted (Ctrl-C; an interrupted build leaves any existing index untouched).",
-		Writer:          stdout,
-		ErrWriter:       stderr,
-		HideHelpCommand: true,
-		ExitErrHandler:  func(*cli.Context, error) {},
+			"130 interrupted (Ctrl-C; an interrupted build leaves any existing index untouched).\n\n" +
+			inputsHelp(),
+		EnableBashCompletion: true,
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		HideHelpCommand:      true,
+		ExitErrHandler:       func(*cli.Context, error) {},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usagef("%v (see reqa --help)", err)
 		},
-		Commands: []*cli.Command{indexCommand(), askCommand(), evalCommand(), fuseCommand(), tuneCommand(), statsCommand(), verifyCommand(), convertCommand(), demoCommand(), serveCommand()},
+		Commands: []*cli.Command{indexCommand(), askCommand(), evalCommand(), fuseCommand(), tuneCommand(), statsCommand(), verifyCommand(), convertCommand(), demoCommand(), serveCommand(), versionCommand(), completionCommand(), manCommand()},
 	}
 }
 

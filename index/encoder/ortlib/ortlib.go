@@ -2,8 +2,9 @@
 // binary and hands it to the dynamic loader without writing a file.
 //
 // `make` copies libonnxruntime.so.1 (ONNX Runtime 1.24.1, from the pinned npm
-// package onnxruntime-node@1.24.1) into lib/, and go:embed bakes it into the
-// binary. On Linux, [Path] copies it into an anonymous memory file
+// package onnxruntime-node@1.24.1) for the target's architecture into
+// lib/linux-GOARCH/ (amd64 and arm64; embed_GOARCH.go), and go:embed bakes
+// it into the binary. On Linux, [Path] copies it into an anonymous memory file
 // (memfd_create), seals the file against any further change, keeps it open
 // for the life of the process and returns its /proc/self/fd/N name, which
 // ort.Init passes to dlopen; /proc/PID/maps then shows the library as
@@ -41,7 +42,6 @@ package ortlib
 
 import (
 	"crypto/sha256"
-	"embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -51,9 +51,6 @@ import (
 	"path/filepath"
 	"sync"
 )
-
-//go:embed lib
-var lib embed.FS
 
 const libName = "libonnxruntime.so.1"
 
@@ -80,7 +77,7 @@ var (
 
 // Embedded reports whether the binary carries the library.
 func Embedded() bool {
-	_, err := lib.Open("lib/" + libName)
+	_, err := lib.Open(libDir + "/" + libName)
 	return err == nil
 }
 
@@ -177,7 +174,7 @@ func resolve() (p string, inMem bool, err error) {
 
 // openLib opens the embedded library.
 func openLib() (fs.File, int64, error) {
-	f, err := lib.Open("lib/" + libName)
+	f, err := lib.Open(libDir + "/" + libName)
 	if err != nil {
 		return nil, 0, ErrNotEmbedded
 	}
