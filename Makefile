@@ -39,7 +39,7 @@ ORT_LIB  := $(ORT_DIR)/package/bin/napi-v6/linux/x64/libonnxruntime.so.1
 USE_ONNX   := index/encoder/uselite/assets/model.onnx
 USE_ONNX8  := index/encoder/uselite/assets/model-int8.onnx
 USE_VOCAB  := index/encoder/uselite/assets/vocab.json
-ORT_EMBED  := index/encoder/ortlib/lib/libonnxruntime.so.1
+ORT_EMBED  := index/encoder/ortlib/lib/linux-amd64/libonnxruntime.so.1
 
 ASSETS := $(WPM_JSON) $(SP_VOCAB) $(USE_MODEL_DIR)/.ok $(USE_JS_DIR)/.ok $(ORT_DIR)/.ok $(USE_ONNX) $(USE_ONNX8) $(USE_VOCAB) $(ORT_EMBED)
 
@@ -49,7 +49,7 @@ all: build
 assets: $(ASSETS)
 
 build: assets
-	$(GO) build -o bin/reqa ./cmd/reqa
+	$(GO) build -ldflags "$(STAMP_LDFLAGS)" -o bin/reqa ./cmd/reqa
 
 # Static analysis, pinned (it runs through the Go module proxy).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
@@ -520,3 +520,157 @@ WEAVIATE_ENGINES ?= embedded,1,3
 bench-weaviate: $(WEAVIATE_STAMP)
 	REQA_WEAVIATE_SERVER=$(WEAVIATE_SERVER) REQA_WEAVIATE_SCALE=$(WEAVIATE_SCALE) REQA_WEAVIATE_ENGINES=$(WEAVIATE_ENGINES) \
 		nice -n 10 $(GO) test -count=1 -timeout 240m -tags weaviatescale -run 'TestWeaviateScale' -v ./index/weaviate/
+
+# --- release (issue 30) ---------------------------------------------------------
+# `make dist` writes dist/reqa-VERSION-linux-{amd64,arm64}.tar.gz and
+# dist/SHA256SUMS; `make test-dist` runs both archives where they will run
+# (SHIP.md has the measurements, README "Carrying reqa to an air-gapped
+# machine" the user's side). Needs root (debootstrap, chroot, unshare) and
+# Debian's apt for the host tools.
+#
+# Version, commit and build date are stamped with -X; the date is the
+# commit's (SOURCE_DATE_EPOCH), so rebuilding a commit gives the same bytes.
+VERSION           := $(shell sed -n 's/^const version = "\(.*\)"$$/\1/p' cmd/reqa/main.go)
+COMMIT            := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+BUILD_DATE        := $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ)
+STAMP_LDFLAGS     := -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)
+
+# The binaries are built inside a Debian 11 (bullseye) root with its gcc 10
+# and glibc 2.31 (release/build.sh): linked there, reqa asks for no glibc
+# symbol newer than GLIBC_2.3.2, and the embedded ONNX Runtime for none newer
+# than GLIBC_2.27 (both arches), which is the documented minimum that
+# test-dist checks with objdump. The roots come from Debian's archive with
+# debootstrap; the packages that decide the result are pinned and checked
+# after each debootstrap (bullseye is closed: its versions no longer move).
+DIST            := dist
+DIST_ARCHES     := amd64 arm64
+DIST_SUITE      := bullseye
+DEBIAN_MIRROR   := http://deb.debian.org/debian
+DIST_ROOTS      := third_party/dist-roots
+BUILD_ROOT      := $(DIST_ROOTS)/$(DIST_SUITE)-build
+BUILD_ROOT_PKGS := gcc=4:10.2.1-1 gcc-10=10.2.1-6 libc6-dev=2.31-13+deb11u11 binutils=2.35.2-2 \
+                   gcc-aarch64-linux-gnu=4:10.2.1-1 gcc-10-aarch64-linux-gnu=10.2.1-6cross1 \
+                   libc6-dev-arm64-cross=2.31-9cross4
+TEST_ROOT_PKGS  := libc6=2.31-13+deb11u11 libstdc++6=10.2.1-6 libgcc-s1=10.2.1-6
+GLIBC_MIN       := 2.27
+DIST_TOOLCHAIN  := Debian 11 bullseye, gcc 10.2.1, glibc 2.31
+# Host tools, from Debian bookworm's apt.
+DEBOOTSTRAP_VERSION := 1.0.128+nmu2+deb12u2
+QEMU_VERSION        := 1:7.2+dfsg-7+deb12u18+b3
+# SBOM: CycloneDX from the binary's build information, by a pinned
+# cyclonedx-gomod from the Go module proxy (licenses detected in the module
+# cache); cmd/mkdist adds ONNX Runtime, the model and the vocabulary.
+CYCLONEDX_GOMOD := github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0
+DIST_TOOLS      := $(CURDIR)/third_party/dist-tools
+ORT_EMBED_ARM64 := index/encoder/ortlib/lib/linux-arm64/libonnxruntime.so.1
+DIST_LDFLAGS    := -s -w -buildid= $(STAMP_LDFLAGS) -X 'main.toolchain=$(DIST_TOOLCHAIN)' -X main.glibcMin=$(GLIBC_MIN)
+# What the archives carry besides the binary and what cmd/mkdist writes.
+# LICENSE: reqa's own, when the repository has one (it has none yet).
+DIST_DOCS       := README.md $(wildcard LICENSE)
+# The non-Go components (type|name|version|purl|SPDX|license file|hashed files).
+USELITE_FILES   := $(USE_ONNX),$(USE_ONNX8),$(USE_VOCAB)
+DIST_COMPONENTS = -component 'library|onnxruntime|$(ORT_VERSION)|pkg:npm/onnxruntime-node@$(ORT_VERSION)|MIT|release/licenses/onnxruntime-LICENSE|$(ORT_LIB_$(1))' \
+  -component 'machine-learning-model|universal-sentence-encoder-lite|0.2.0|pkg:npm/%40energetic-ai/model-embeddings-en@0.2.0|Apache-2.0|$(USE_MODEL_DIR)/package/LICENSE|$(USELITE_FILES)' \
+  -component 'data|all-minilm-l6-v2-go-wordpiece-vocabulary|v0.0.9|pkg:golang/github.com/clems4ever/all-minilm-l6-v2-go@v0.0.9|Apache-2.0|$(WPM_LICENSE)|$(WPM_JSON)'
+ORT_VERSION     := 1.24.1
+ORT_LIB_amd64   := $(ORT_LIB)
+ORT_LIB_arm64   := $(ORT_DIR)/package/bin/napi-v6/linux/arm64/libonnxruntime.so.1
+WPM_LICENSE     = $(shell $(GO) env GOMODCACHE)/$(subst @,@,$(WPM_MODULE))/LICENSE.md
+
+comma := ,
+
+.PHONY: dist dist-roots dist-tools test-dist FORCE
+dist-tools:
+	@dpkg-query -W -f='$${Version}' debootstrap 2>/dev/null | grep -qx '$(DEBOOTSTRAP_VERSION)' && \
+	  dpkg-query -W -f='$${Version}' qemu-user-static 2>/dev/null | grep -qx '$(QEMU_VERSION)' || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    debootstrap=$(DEBOOTSTRAP_VERSION) qemu-user-static=$(QEMU_VERSION) curl iproute2; }
+	@test -x $(DIST_TOOLS)/cyclonedx-gomod || GOFLAGS= GOBIN=$(DIST_TOOLS) $(GO) install $(CYCLONEDX_GOMOD)
+
+# A root: debootstrap into NAME-tmp, check the pinned packages, record every
+# package's version in NAME.packages, and move it in place. $(1) name,
+# $(2) debootstrap flags, $(3) pins, $(4) dpkg-query command.
+define dist_root
+$(DIST_ROOTS)/$(1)/.ok:
+	@$(MAKE) --no-print-directory dist-tools
+	rm -rf $(DIST_ROOTS)/$(1) $(DIST_ROOTS)/$(1)-tmp && mkdir -p $(DIST_ROOTS)
+	debootstrap $(2) $(DIST_SUITE) $(DIST_ROOTS)/$(1)-tmp $(DEBIAN_MIRROR) > $(DIST_ROOTS)/$(1).log 2>&1 || \
+	  { tail -20 $(DIST_ROOTS)/$(1).log; exit 1; }
+	@for p in $(3); do name=$$$${p%%=*}; want=$$$${p#*=}; \
+	  got=$$$$($(4) dpkg-query -W -f='$$$${Version}' $$$$name 2>/dev/null || \
+	    sed -n "/^Package: $$$$name$$$$/,/^$$$$/s/^Version: //p" $(DIST_ROOTS)/$(1)-tmp/var/lib/dpkg/status); \
+	  test "$$$$got" = "$$$$want" || { echo "$(1): $$$$name is $$$$got, pinned $$$$want"; exit 1; }; done
+	ls $(DIST_ROOTS)/$(1)-tmp/var/cache/apt/archives/*.deb 2>/dev/null | sed 's|.*/||' > $(DIST_ROOTS)/$(1).packages || true
+	rm -f $(DIST_ROOTS)/$(1)-tmp/var/cache/apt/archives/*.deb
+	mv $(DIST_ROOTS)/$(1)-tmp $(DIST_ROOTS)/$(1) && touch $$@
+endef
+$(eval $(call dist_root,$(DIST_SUITE)-build,--variant=minbase --include=gcc$(comma)libc6-dev$(comma)gcc-aarch64-linux-gnu$(comma)libc6-dev-arm64-cross,$(BUILD_ROOT_PKGS),chroot $(DIST_ROOTS)/$(DIST_SUITE)-build-tmp))
+$(eval $(call dist_root,$(DIST_SUITE)-amd64,--variant=minbase,$(TEST_ROOT_PKGS),chroot $(DIST_ROOTS)/$(DIST_SUITE)-amd64-tmp))
+# arm64: the first stage only (its packages unpacked, not configured): the
+# second stage would need binfmt_misc, a change to the shared kernel; the
+# test calls qemu-aarch64-static itself, and reqa needs only the libraries.
+$(eval $(call dist_root,$(DIST_SUITE)-arm64,--arch=arm64 --foreign --variant=minbase,,false))
+dist-roots: $(foreach r,build amd64 arm64,$(DIST_ROOTS)/$(DIST_SUITE)-$(r)/.ok)
+
+$(ORT_EMBED_ARM64): $(ORT_DIR)/.ok
+	cp $(ORT_LIB_arm64) $@.tmp && chmod 644 $@.tmp && mv $@.tmp $@
+
+# dist/build/linux-ARCH/reqa, built in the bullseye root (always relinked,
+# once per make run).
+$(DIST)/build/linux-%/reqa: assets $(ORT_EMBED_ARM64) $(BUILD_ROOT)/.ok FORCE
+	@mkdir -p $(@D)
+	release/build.sh $(BUILD_ROOT) $* $@ "$(DIST_LDFLAGS)"
+
+# The archive's tree, then the archive: sorted, owner 0, mtime the commit's,
+# modes fixed, gzip without name or time.
+DIST_NAME = reqa-$(VERSION)-linux-$(1)
+$(DIST)/reqa-$(VERSION)-linux-%.tar.gz: $(DIST)/build/linux-%/reqa $(DIST)/build/linux-amd64/reqa
+	@test -f LICENSE || echo "dist: WARNING: the repository has no LICENSE: the archive carries none (reqa's license is undecided)"
+	$(eval T := $(DIST)/build/$(call DIST_NAME,$*))
+	rm -rf $(T) && mkdir -p $(T)/completions $(T)/man
+	cp $(DIST)/build/linux-$*/reqa $(T)/reqa
+	cp $(DIST_DOCS) $(T)/
+	$(GO) run ./cmd/mkdist licenses -bin $(T)/reqa -modcache "$$($(GO) env GOMODCACHE)" -goroot "$$($(GO) env GOROOT)" \
+	  $(call DIST_COMPONENTS,$*) -out $(T)/THIRD_PARTY_LICENSES
+	GOFLAGS= $(DIST_TOOLS)/cyclonedx-gomod bin -json -licenses -assert-licenses -noserial -notimestamp -std \
+	  -version v$(VERSION) -output $(T)/sbom.tmp.json $(T)/reqa 2> $(DIST)/build/cyclonedx-$*.log
+	$(GO) run ./cmd/mkdist sbom -in $(T)/sbom.tmp.json -date $(BUILD_DATE) -license golang.org/x/net=BSD-3-Clause \
+	  -license golang.org/x/sys=BSD-3-Clause -license golang.org/x/text=BSD-3-Clause -license std=BSD-3-Clause \
+	  $(call DIST_COMPONENTS,$*) -out $(T)/reqa.cdx.json
+	rm $(T)/sbom.tmp.json
+	@# Completions and the manual page come from the CLI definitions; the
+	@# amd64 binary (it runs here) writes them for both archives.
+	$(DIST)/build/linux-amd64/reqa completion bash > $(T)/completions/reqa.bash
+	$(DIST)/build/linux-amd64/reqa completion zsh > $(T)/completions/_reqa
+	$(DIST)/build/linux-amd64/reqa completion fish > $(T)/completions/reqa.fish
+	$(DIST)/build/linux-amd64/reqa man > $(T)/man/reqa.1
+	chmod -R u=rwX,go=rX $(T) && chmod 755 $(T)/reqa
+	tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$(SOURCE_DATE_EPOCH) --format=gnu \
+	  -C $(DIST)/build -cf - $(call DIST_NAME,$*) | gzip -n -9 > $@.tmp && mv $@.tmp $@
+
+dist: $(foreach a,$(DIST_ARCHES),$(DIST)/reqa-$(VERSION)-linux-$(a).tar.gz)
+	cd $(DIST) && sha256sum $(notdir $^) > SHA256SUMS
+	@cat $(DIST)/SHA256SUMS; ls -l $^
+
+# Each archive in a bullseye root (arm64 under qemu-aarch64-static), network
+# unshared; the glibc symbol versions against GLIBC_MIN; the SBOM against
+# `go version -m`; then a second `make dist` into dist-rebuild/ from the same
+# commit must give the same SHA256SUMS.
+test-dist: dist $(DIST_ROOTS)/$(DIST_SUITE)-amd64/.ok $(DIST_ROOTS)/$(DIST_SUITE)-arm64/.ok
+	@set -e; for a in $(DIST_ARCHES); do t=$(DIST)/build/$(call DIST_NAME,$$a); \
+	  for f in $$t/reqa index/encoder/ortlib/lib/linux-$$a/libonnxruntime.so.1; do \
+	    max=$$(objdump -T $$f | \
+	      grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1); \
+	    echo "$$a: $$f needs glibc $$max (minimum $(GLIBC_MIN))"; \
+	    test "$$(printf '%s\n%s\n' "$$max" "$(GLIBC_MIN)" | sort -V | tail -1)" = "$(GLIBC_MIN)"; done; \
+	  $(GO) version -m $$t/reqa | awk '$$1=="dep"{print $$2"@"$$3}' | sort > $(DIST)/build/mods-$$a.txt; \
+	  sed -n 's/.*"purl": "pkg:golang\/\([^@]*\)@\([^?"]*\).*/\1@\2/p' $$t/reqa.cdx.json | sed 's/%2F/\//g' | sort -u > $(DIST)/build/sbom-$$a.txt; \
+	  comm -23 $(DIST)/build/mods-$$a.txt $(DIST)/build/sbom-$$a.txt | { ! grep . ; } || { echo "$$a: modules missing from the SBOM"; exit 1; }; \
+	  for c in onnxruntime universal-sentence-encoder-lite; do grep -q "\"name\": \"$$c\"" $$t/reqa.cdx.json || { echo "$$a: $$c not in the SBOM"; exit 1; }; done; \
+	  echo "$$a: the SBOM lists the $$(wc -l < $(DIST)/build/mods-$$a.txt) Go modules of go version -m, ONNX Runtime and the model"; done
+	release/test-root.sh $(DIST_ROOTS)/$(DIST_SUITE)-amd64 $(DIST)/$(call DIST_NAME,amd64).tar.gz
+	release/test-root.sh $(DIST_ROOTS)/$(DIST_SUITE)-arm64 $(DIST)/$(call DIST_NAME,arm64).tar.gz qemu-aarch64-static
+	rm -rf $(DIST)-rebuild
+	$(MAKE) --no-print-directory dist DIST=$(DIST)-rebuild
+	cmp $(DIST)/SHA256SUMS $(DIST)-rebuild/SHA256SUMS && echo "test-dist: reproducible: two builds of $(COMMIT) give the same SHA256SUMS"
