@@ -618,6 +618,7 @@ $(ORT_EMBED_ARM64): $(ORT_DIR)/.ok
 
 # dist/build/linux-ARCH/reqa, built in the bullseye root (always relinked,
 # once per make run).
+.SECONDARY: $(foreach a,$(DIST_ARCHES),$(DIST)/build/linux-$(a)/reqa)
 $(DIST)/build/linux-%/reqa: assets $(ORT_EMBED_ARM64) $(BUILD_ROOT)/.ok FORCE
 	@mkdir -p $(@D)
 	release/build.sh $(BUILD_ROOT) $* $@ "$(DIST_LDFLAGS)"
