@@ -657,7 +657,8 @@ dist: $(foreach a,$(DIST_ARCHES),$(DIST)/reqa-$(VERSION)-linux-$(a).tar.gz)
 # Each archive in a bullseye root (arm64 under qemu-aarch64-static), network
 # unshared; the glibc symbol versions against GLIBC_MIN; the SBOM against
 # `go version -m`; then a second `make dist` into dist-rebuild/ from the same
-# commit must give the same SHA256SUMS.
+# commit must give the same SHA256SUMS (DIST_REBUILD_GOCACHE=DIR: the second
+# build compiles everything afresh in the empty build cache DIR).
 test-dist: dist $(DIST_ROOTS)/$(DIST_SUITE)-amd64/.ok $(DIST_ROOTS)/$(DIST_SUITE)-arm64/.ok
 	@set -e; for a in $(DIST_ARCHES); do t=$(DIST)/build/$(call DIST_NAME,$$a); \
 	  for f in $$t/reqa index/encoder/ortlib/lib/linux-$$a/libonnxruntime.so.1; do \
@@ -673,5 +674,6 @@ test-dist: dist $(DIST_ROOTS)/$(DIST_SUITE)-amd64/.ok $(DIST_ROOTS)/$(DIST_SUITE
 	release/test-root.sh $(DIST_ROOTS)/$(DIST_SUITE)-amd64 $(DIST)/$(call DIST_NAME,amd64).tar.gz
 	release/test-root.sh $(DIST_ROOTS)/$(DIST_SUITE)-arm64 $(DIST)/$(call DIST_NAME,arm64).tar.gz qemu-aarch64-static
 	rm -rf $(DIST)-rebuild
-	$(MAKE) --no-print-directory dist DIST=$(DIST)-rebuild
+	$(if $(DIST_REBUILD_GOCACHE),rm -rf $(DIST_REBUILD_GOCACHE) && DIST_GOCACHE=$(abspath $(DIST_REBUILD_GOCACHE))) \
+	  $(MAKE) --no-print-directory dist DIST=$(DIST)-rebuild
 	cmp $(DIST)/SHA256SUMS $(DIST)-rebuild/SHA256SUMS && echo "test-dist: reproducible: two builds of $(COMMIT) give the same SHA256SUMS"

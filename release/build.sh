@@ -7,7 +7,9 @@
 # The host's Go toolchain, module cache and build cache and this worktree are
 # bind-mounted into ROOT in a private mount namespace (unshare -m): the
 # mounts vanish with the build, and nothing is fetched (GOPROXY=off,
-# -mod=readonly). OUT is relative to the worktree. Needs root.
+# -mod=readonly). OUT is relative to the worktree. DIST_GOCACHE, when set,
+# names another build cache (an empty one: everything compiled afresh).
+# Needs root.
 set -eu
 root=$(cd "$1" && pwd); arch=$2; out=$3; ldflags=$4
 case $arch in
@@ -16,7 +18,8 @@ case $arch in
   *) echo "build.sh: unsupported GOARCH $arch" >&2; exit 2;;
 esac
 src=$(pwd)
-goroot=$(go env GOROOT); gocache=$(go env GOCACHE); gomodcache=$(go env GOMODCACHE)
+goroot=$(go env GOROOT); gocache=${DIST_GOCACHE:-$(go env GOCACHE)}; gomodcache=$(go env GOMODCACHE)
+mkdir -p "$gocache"
 export root arch out ldflags cc src goroot gocache gomodcache
 exec unshare -m --propagation private sh -euc '
   for d in /usr/local/go /src /gocache /gomod /proc; do mkdir -p "$root$d"; done

@@ -111,7 +111,7 @@ func licenses(bi *debug.BuildInfo, modcache, goroot string, comps components) (s
 	var entries []entry
 	goFiles, err := licenseFiles(goroot)
 	if err != nil {
-		return "", fmt.Errorf("Go %s: %w", bi.GoVersion, err)
+		return "", fmt.Errorf("the Go toolchain %s: %w", bi.GoVersion, err)
 	}
 	entries = append(entries, entry{"Go " + bi.GoVersion + " (standard library and runtime)", goFiles})
 	for _, d := range bi.Deps {
@@ -125,7 +125,7 @@ func licenses(bi *debug.BuildInfo, modcache, goroot string, comps components) (s
 		}
 		files, err := licenseFiles(dir)
 		if err != nil {
-			return "", fmt.Errorf("Go module %s@%s: %w", m.Path, m.Version, err)
+			return "", fmt.Errorf("module %s@%s: %w", m.Path, m.Version, err)
 		}
 		entries = append(entries, entry{"Go module " + m.Path + " " + m.Version, files})
 	}
@@ -166,7 +166,7 @@ func moduleDir(modcache, path, version string) (string, error) {
 	}
 	dir := filepath.Join(modcache, esc(path)+"@"+esc(version))
 	if _, err := os.Stat(dir); err != nil {
-		return "", fmt.Errorf("Go module %s@%s not in the module cache (go mod download): %w", path, version, err)
+		return "", fmt.Errorf("module %s@%s not in the module cache (go mod download): %w", path, version, err)
 	}
 	return dir, nil
 }
