@@ -102,6 +102,7 @@ func completionCommand() *cli.Command {
 		Description: "bash: source <(reqa completion bash), or save it as /usr/share/bash-completion/completions/reqa\n" +
 			"zsh:  save it as _reqa in a directory of $fpath\n" +
 			"fish: reqa completion fish > ~/.config/fish/completions/reqa.fish",
+		Flags:        []cli.Flag{jsonFlag(`print {"shell", "script"} as JSON`), quietFlag()},
 		OnUsageError: onUsage,
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -110,6 +111,9 @@ func completionCommand() *cli.Command {
 			s, err := completionScript(c.App, c.Args().First())
 			if err != nil {
 				return err
+			}
+			if c.Bool("json") {
+				return writeJSON(c.App.Writer, map[string]string{"shell": c.Args().First(), "script": s})
 			}
 			_, err = fmt.Fprint(c.App.Writer, s)
 			return err

@@ -23,7 +23,7 @@ func inputsHelp() string {
 		fmt.Fprintf(&b, "  %-9s %s\n", f.Name, f.Files)
 	}
 	b.WriteString("  jsonl     .jsonl, one record per line\n" +
-		"  squad     .json, SQuAD JSON (when named; not picked up in directories)\n" +
-		"  ReQA      a dataset directory holding candidates.jsonl (reqa convert writes one), indexed on its own")
+		"  squad     .json, SQuAD JSON (only when named)\n" +
+		"  ReQA      a dataset directory (candidates.jsonl…; reqa convert writes one)")
 	return b.String()
 }

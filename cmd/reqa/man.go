@@ -20,6 +20,7 @@ func manCommand() *cli.Command {
 	return &cli.Command{
 		Name:         "man",
 		Usage:        "print the reqa(1) manual page (roff; reqa man | man -l -)",
+		Flags:        []cli.Flag{jsonFlag(`print {"section", "roff"} as JSON`), quietFlag()},
 		OnUsageError: onUsage,
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -28,6 +29,9 @@ func manCommand() *cli.Command {
 			s, err := manPage(c.App)
 			if err != nil {
 				return err
+			}
+			if c.Bool("json") {
+				return writeJSON(c.App.Writer, map[string]any{"section": 1, "roff": s})
 			}
 			_, err = fmt.Fprint(c.App.Writer, s)
 			return err

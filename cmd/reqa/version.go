@@ -191,7 +191,7 @@ func versionCommand() *cli.Command {
 	return &cli.Command{
 		Name:         "version",
 		Usage:        "show the version, commit, build date, Go and ONNX Runtime versions, target and the SHA-256 of the built-in model files",
-		Flags:        []cli.Flag{jsonFlag("print as JSON")},
+		Flags:        []cli.Flag{jsonFlag("print as JSON"), quietFlag()},
 		OnUsageError: onUsage,
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {

@@ -113,6 +113,9 @@ func TestCompletionScripts(t *testing.T) {
 	if _, out, _ := reqa(t, "completion", "fish"); !strings.Contains(out, "complete -c reqa") || !strings.Contains(out, "index") {
 		t.Errorf("fish completion lacks the commands:\n%s", out)
 	}
+	if code, out, _ := reqa(t, "completion", "--json", "zsh"); code != 0 || !strings.Contains(out, `"shell": "zsh"`) || !strings.Contains(out, "#compdef reqa") {
+		t.Errorf("completion --json zsh: exit %d:\n%s", code, out)
+	}
 	if code, _, _ := reqa(t, "completion", "tcsh"); code != 2 {
 		t.Errorf("completion tcsh: exit %d, want 2", code)
 	}
@@ -130,5 +133,12 @@ func TestManPage(t *testing.T) {
 		if !strings.Contains(out, w) {
 			t.Errorf("man page lacks %q", w)
 		}
+	}
+	var j struct {
+		Section int
+		Roff    string
+	}
+	if code, out, _ := reqa(t, "man", "--json"); code != 0 || json.Unmarshal([]byte(out), &j) != nil || j.Section != 1 || !strings.Contains(j.Roff, ".TH reqa 1") {
+		t.Errorf("man --json: exit %d:\n%.200s", code, out)
 	}
 }

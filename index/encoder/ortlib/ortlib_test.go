@@ -17,7 +17,7 @@ import (
 func embeddedHash(t *testing.T) string {
 	t.Helper()
 	if !Embedded() {
-		testenv.Skip(t, "the ONNX Runtime library is not embedded in this test binary (lib/libonnxruntime.so.1 is missing): run `make assets`")
+		testenv.Skip(t, "the ONNX Runtime library is not embedded in this test binary (lib/linux-GOARCH/libonnxruntime.so.1 is missing): run `make assets`")
 	}
 	h, err := libHash()
 	if err != nil {
