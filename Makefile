@@ -583,7 +583,8 @@ comma := ,
 .PHONY: dist dist-roots dist-tools test-dist FORCE
 dist-tools:
 	@dpkg-query -W -f='$${Version}' debootstrap 2>/dev/null | grep -qx '$(DEBOOTSTRAP_VERSION)' && \
-	  dpkg-query -W -f='$${Version}' qemu-user-static 2>/dev/null | grep -qx '$(QEMU_VERSION)' || \
+	  dpkg-query -W -f='$${Version}' qemu-user-static 2>/dev/null | grep -qx '$(QEMU_VERSION)' && \
+	  command -v curl >/dev/null && command -v ip >/dev/null || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	    debootstrap=$(DEBOOTSTRAP_VERSION) qemu-user-static=$(QEMU_VERSION) curl iproute2; }
 	@test -x $(DIST_TOOLS)/cyclonedx-gomod || GOFLAGS= GOBIN=$(DIST_TOOLS) $(GO) install $(CYCLONEDX_GOMOD)
@@ -626,7 +627,7 @@ $(DIST)/build/linux-%/reqa: assets $(ORT_EMBED_ARM64) $(BUILD_ROOT)/.ok FORCE
 # The archive's tree, then the archive: sorted, owner 0, mtime the commit's,
 # modes fixed, gzip without name or time.
 DIST_NAME = reqa-$(VERSION)-linux-$(1)
-$(DIST)/reqa-$(VERSION)-linux-%.tar.gz: $(DIST)/build/linux-%/reqa $(DIST)/build/linux-amd64/reqa
+$(DIST)/reqa-$(VERSION)-linux-%.tar.gz: $(DIST)/build/linux-%/reqa $(DIST)/build/linux-amd64/reqa | dist-tools
 	@test -f LICENSE || echo "dist: WARNING: the repository has no LICENSE: the archive carries none (reqa's license is undecided)"
 	$(eval T := $(DIST)/build/$(call DIST_NAME,$*))
 	rm -rf $(T) && mkdir -p $(T)/completions $(T)/man
