@@ -537,7 +537,7 @@ BUILD_DATE        := $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%S
 STAMP_LDFLAGS     := -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)
 
 # The binaries are built inside a Debian 11 (bullseye) root with its gcc 10
-# and glibc 2.31 (release/build.sh): linked there, reqa asks for no glibc
+# and glibc 2.31 (cmd/mkdist/release/build.sh): linked there, reqa asks for no glibc
 # symbol newer than GLIBC_2.3.2, and the embedded ONNX Runtime for none newer
 # than GLIBC_2.27 (both arches), which is the documented minimum that
 # test-dist checks with objdump. The roots come from Debian's archive with
@@ -570,7 +570,7 @@ DIST_LDFLAGS    := -s -w -buildid= $(STAMP_LDFLAGS) -X 'main.toolchain=$(DIST_TO
 DIST_DOCS       := README.md $(wildcard LICENSE)
 # The non-Go components (type|name|version|purl|SPDX|license file|hashed files).
 USELITE_FILES   := $(USE_ONNX),$(USE_ONNX8),$(USE_VOCAB)
-DIST_COMPONENTS = -component 'library|onnxruntime|$(ORT_VERSION)|pkg:npm/onnxruntime-node@$(ORT_VERSION)|MIT|release/licenses/onnxruntime-LICENSE|$(ORT_LIB_$(1))' \
+DIST_COMPONENTS = -component 'library|onnxruntime|$(ORT_VERSION)|pkg:npm/onnxruntime-node@$(ORT_VERSION)|MIT|cmd/mkdist/release/licenses/onnxruntime-LICENSE|$(ORT_LIB_$(1))' \
   -component 'machine-learning-model|universal-sentence-encoder-lite|0.2.0|pkg:npm/%40energetic-ai/model-embeddings-en@0.2.0|Apache-2.0|$(USE_MODEL_DIR)/package/LICENSE|$(USELITE_FILES)' \
   -component 'data|all-minilm-l6-v2-go-wordpiece-vocabulary|v0.0.9|pkg:golang/github.com/clems4ever/all-minilm-l6-v2-go@v0.0.9|Apache-2.0|$(WPM_LICENSE)|$(WPM_JSON)'
 ORT_VERSION     := 1.24.1
@@ -622,7 +622,7 @@ $(ORT_EMBED_ARM64): $(ORT_DIR)/.ok
 .SECONDARY: $(foreach a,$(DIST_ARCHES),$(DIST)/build/linux-$(a)/reqa)
 $(DIST)/build/linux-%/reqa: assets $(ORT_EMBED_ARM64) $(BUILD_ROOT)/.ok FORCE
 	@mkdir -p $(@D)
-	release/build.sh $(BUILD_ROOT) $* $@ "$(DIST_LDFLAGS)"
+	cmd/mkdist/release/build.sh $(BUILD_ROOT) $* $@ "$(DIST_LDFLAGS)"
 
 # The archive's tree, then the archive: sorted, owner 0, mtime the commit's,
 # modes fixed, gzip without name or time.
@@ -672,8 +672,8 @@ test-dist: dist $(DIST_ROOTS)/$(DIST_SUITE)-amd64/.ok $(DIST_ROOTS)/$(DIST_SUITE
 	  comm -23 $(DIST)/build/mods-$$a.txt $(DIST)/build/sbom-$$a.txt | { ! grep . ; } || { echo "$$a: modules missing from the SBOM"; exit 1; }; \
 	  for c in onnxruntime universal-sentence-encoder-lite; do grep -q "\"name\": \"$$c\"" $$t/reqa.cdx.json || { echo "$$a: $$c not in the SBOM"; exit 1; }; done; \
 	  echo "$$a: the SBOM lists the $$(wc -l < $(DIST)/build/mods-$$a.txt) Go modules of go version -m, ONNX Runtime and the model"; done
-	release/test-root.sh $(DIST_ROOTS)/$(DIST_SUITE)-amd64 $(DIST)/$(call DIST_NAME,amd64).tar.gz
-	release/test-root.sh $(DIST_ROOTS)/$(DIST_SUITE)-arm64 $(DIST)/$(call DIST_NAME,arm64).tar.gz qemu-aarch64-static
+	cmd/mkdist/release/test-root.sh $(DIST_ROOTS)/$(DIST_SUITE)-amd64 $(DIST)/$(call DIST_NAME,amd64).tar.gz
+	cmd/mkdist/release/test-root.sh $(DIST_ROOTS)/$(DIST_SUITE)-arm64 $(DIST)/$(call DIST_NAME,arm64).tar.gz qemu-aarch64-static
 	rm -rf $(DIST)-rebuild
 	$(if $(DIST_REBUILD_GOCACHE),rm -rf $(DIST_REBUILD_GOCACHE) && DIST_GOCACHE=$(abspath $(DIST_REBUILD_GOCACHE))) \
 	  $(MAKE) --no-print-directory dist DIST=$(DIST)-rebuild
