@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"syscall"
@@ -28,7 +29,7 @@ import (
 )
 
 // ortSource is the library the binary embeds, as make puts it in the tree.
-var ortSource = filepath.Join("..", "..", "index", "encoder", "ortlib", "lib", "libonnxruntime.so.1")
+var ortSource = filepath.Join("..", "..", "index", "encoder", "ortlib", "lib", "linux-"+runtime.GOARCH, "libonnxruntime.so.1")
 
 // TestCopiedBinary is the appliance's acceptance test: a reqa binary and an
 // index with embeddings, copied alone into an empty directory, must answer
