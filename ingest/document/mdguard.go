@@ -1,6 +1,9 @@
 package document
 
-import "bytes"
+import (
+	"bytes"
+	"regexp"
+)
 
 // Bounds of the Markdown pre-pass ([boundMarkdown]). Goldmark has no limits
 // of its own: it walks every open container for every line and scans
@@ -17,26 +20,32 @@ const (
 	// to the next multiple of 4) kept outside fenced code: with two
 	// columns a level, mdMaxDepth levels of lists.
 	mdMaxIndent = 2 * mdMaxDepth
-	// mdMaxOpeners is how many link brackets ("[", "]") and how many
-	// emphasis, code span and HTML openers ("*", "_", "`", "<") one
-	// paragraph keeps as markup; the ones after are escaped and read as
-	// the characters they are.
-	mdMaxOpeners = 256
+	// mdMaxBrackets is how many link brackets ("[", "]") and
+	// mdMaxOpeners how many emphasis, code span and HTML openers ("*",
+	// "_", "`", "<") one paragraph (or table row) keeps as markup; the
+	// ones after are escaped and read as the characters they are.
+	mdMaxBrackets = 512
+	mdMaxOpeners  = 1024
 )
+
+// mdTableDelimiter matches a GFM table's delimiter row ("|---|:--:|",
+// "--- | ---"): the rows under it are read cell by cell.
+var mdTableDelimiter = regexp.MustCompile(`^ {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
 
 // boundMarkdown returns src (the same slice when nothing is bounded) with
 // what would make goldmark slow bounded, line numbers kept: a line's block
 // quote and list markers past mdMaxDepth are removed (the text reads as
 // at that depth, as the reader reads deeper blocks anyway), leading
 // indentation wider than mdMaxIndent is narrowed to it outside fenced
-// code, and past mdMaxOpeners of a kind in one paragraph (lines up to a
-// blank line or a new list item, quote or heading) openers are escaped
-// with a backslash, which goldmark reads as the character itself. Every
-// step is linear in the length of src.
+// code, and past mdMaxBrackets or mdMaxOpeners in one paragraph (lines up
+// to a blank line or a new list item, quote or heading; a table's rows one
+// by one) openers are escaped with a backslash, which goldmark reads as
+// the character itself. Every step is linear in the length of src.
 func boundMarkdown(src []byte) []byte {
 	var out []byte // nil until a line changes
 	var fence []byte
 	brackets, openers := 0, 0
+	table := false // in a table's rows, under its delimiter row
 	var esc []int
 	for off := 0; off < len(src); {
 		end := bytes.IndexByte(src[off:], '\n')
@@ -64,7 +73,12 @@ func boundMarkdown(src []byte) []byte {
 		ind := skipIndent(line[i:])
 		body := line[i+ind:]
 		blank := len(bytes.TrimSpace(body)) == 0
-		if markers > 0 || blank || body[0] == '#' {
+		if blank {
+			table = false
+		} else if !table && bytes.IndexByte(body, '|') >= 0 && mdTableDelimiter.Match(bytes.TrimRight(body, "\r\n")) {
+			table = true
+		}
+		if markers > 0 || blank || body[0] == '#' || table {
 			brackets, openers = 0, 0
 		}
 		if f := fenceOf(body); fence != nil || f != nil && ind < 4 {
@@ -81,7 +95,7 @@ func boundMarkdown(src []byte) []byte {
 		for k, c := range body {
 			switch c {
 			case '[', ']':
-				if brackets++; brackets > mdMaxOpeners {
+				if brackets++; brackets > mdMaxBrackets {
 					esc = append(esc, k)
 				}
 			case '*', '_', '`', '<':
