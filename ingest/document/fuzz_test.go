@@ -1,6 +1,7 @@
 package document_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/reqa/reqa/ingest/document"
@@ -9,6 +10,12 @@ import (
 func FuzzMarkdown(f *testing.F) {
 	addFixtures(f, "guide.md")
 	for _, s := range []string{"", "# h\n\ntext", "---\na: b\n---\n", "| a |\n|---|\n| b |", "<div>\n*x*\n</div>", "> > - 1. `c`\n", "__init__ __x__ _y_", "[a]: b\n[a]", "!!! note \"t\"\n    body\n\n    more\nout", "- ???+ tip\n      in a list\n", "> [!NOTE]\n> x"} {
+		f.Add([]byte(s))
+	}
+	// Issue 33: what the pre-pass bounds (mdguard.go).
+	for _, s := range []string{strings.Repeat(">", 2000) + " x\n", strings.Repeat("[a](", 2000), strings.Repeat("*a_", 2000),
+		string(nestedList(300, 300)), strings.Repeat("- ", 100) + "x\n```\n" + strings.Repeat(" ", 300) + "code\n```\n",
+		"|a|b|\n|-|-|\n|" + strings.Repeat("`x` ", 2000) + "|\n", strings.Repeat("\t", 100) + "- x\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, document.Markdown, data) })
@@ -27,6 +34,7 @@ func FuzzHTML(f *testing.F) {
 	for _, s := range []string{"", "<h1>a</h1><p>b", "<table><tr><th>a<td>b", "<dl><dt>t<dd>d", "<pre>x</pre>", "<head><title>t</title>", "<ul><li><ul><li>x", "\xff\xfe<\x00p\x00>"} {
 		f.Add([]byte(s))
 	}
+	f.Add(rep("<p>", "<b> </b>", 2000, "</p>")) // issue 33: quadratic once
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, document.HTML, data) })
 }
 
@@ -43,5 +51,8 @@ func FuzzOrg(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	// Issue 33: unclosed property drawers, a line over 64 KiB.
+	f.Add(rep("* H\n", ":PROPERTIES:\n", 500, "text\n"))
+	f.Add([]byte("* H\n" + strings.Repeat("x", 70000) + " y\n\ue000:PROPERTIES:\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, document.Org, data) })
 }
