@@ -1,6 +1,7 @@
 package document_test
 
 import (
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
 	"testing"
 
 	"github.com/reqa/reqa/ingest/document"
@@ -26,7 +27,7 @@ func TestParseText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkDocument(t, d)
+	doctest.CheckDocument(t, d)
 	b := flatten(d)
 	if len(b) != 2 || b[0].Text != "First line goes on." || b[0].Line != 1 || b[1].Text != "Second paragraph." || b[1].Line != 5 {
 		t.Fatalf("blocks %+v", b)

@@ -1,6 +1,7 @@
 package document_test
 
 import (
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
 	"strings"
 	"testing"
 
@@ -8,7 +9,7 @@ import (
 )
 
 func FuzzMarkdown(f *testing.F) {
-	addFixtures(f, "guide.md")
+	doctest.AddFixtures(f, "guide.md")
 	for _, s := range []string{"", "# h\n\ntext", "---\na: b\n---\n", "| a |\n|---|\n| b |", "<div>\n*x*\n</div>", "> > - 1. `c`\n", "__init__ __x__ _y_", "[a]: b\n[a]", "!!! note \"t\"\n    body\n\n    more\nout", "- ???+ tip\n      in a list\n", "> [!NOTE]\n> x"} {
 		f.Add([]byte(s))
 	}
@@ -22,7 +23,7 @@ func FuzzMarkdown(f *testing.F) {
 }
 
 func FuzzText(f *testing.F) {
-	addFixtures(f, "harbour.txt", "frob.txt")
+	doctest.AddFixtures(f, "harbour.txt", "frob.txt")
 	for _, s := range []string{"", "a\n===\n", "===\n a\n===\n", "- x\ny\n\n1) z", "===\n\n---\n", "ABC\n\n", "a. b\n\xff\n", "\ufeff- \n  - \n"} {
 		f.Add([]byte(s))
 	}
@@ -30,7 +31,7 @@ func FuzzText(f *testing.F) {
 }
 
 func FuzzHTML(f *testing.F) {
-	addFixtures(f, "manual.html")
+	doctest.AddFixtures(f, "manual.html")
 	for _, s := range []string{"", "<h1>a</h1><p>b", "<table><tr><th>a<td>b", "<dl><dt>t<dd>d", "<pre>x</pre>", "<head><title>t</title>", "<ul><li><ul><li>x", "\xff\xfe<\x00p\x00>"} {
 		f.Add([]byte(s))
 	}

@@ -7,16 +7,6 @@ import (
 	"github.com/reqa/reqa/ingest/document/internal/doctest"
 )
 
-var (
-	absent         = doctest.Absent
-	candidatesLack = doctest.CandidatesLack
-	checkBlocks    = doctest.CheckBlocks
-	checkDocument  = doctest.CheckDocument
-	manBlocks      = doctest.ManBlocks
-	checkLines     = doctest.CheckLines
-	addFixtures    = doctest.AddFixtures
-)
-
 // got is one block as the tests see it (doctest.Got, a type of this
 // package so that its literals may go unkeyed).
 type got doctest.Got

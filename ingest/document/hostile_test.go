@@ -96,7 +96,7 @@ func TestOrgBounds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkDocument(t, d)
+			doctest.CheckDocument(t, d)
 			find(t, flatten(d), tc.want)
 			if tc.absent != "" {
 				for _, b := range flatten(d) {

@@ -2,6 +2,7 @@ package document_test
 
 import (
 	"fmt"
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
 	"slices"
 	"strings"
 	"testing"
@@ -44,9 +45,9 @@ func TestHTMLManualPage(t *testing.T) {
 	if b := find(t, blocks, "pre blocks are not candidates"); b.Kind != document.Code || !strings.Contains(b.Text, "$ frob --all notes.txt\n") {
 		t.Errorf("pre block %+v", b)
 	}
-	candidatesLack(t, d, "frob --all")
+	doctest.CandidatesLack(t, d, "frob --all")
 	for _, skipped := range []string{"font-family", "not text", "notText", "script is not", "template is not", "NAME OPTIONS"} {
-		absent(t, d, skipped)
+		doctest.Absent(t, d, skipped)
 	}
 	s := d.Sections[4]
 	if a := d.Anchor(s, s.Blocks[0]); a != "manual.html:29#options" {
@@ -88,7 +89,7 @@ func TestHTMLConstructs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkBlocks(t, d, tc.want)
+			doctest.CheckBlocks(t, d, tc.want)
 		})
 	}
 }
@@ -106,7 +107,7 @@ func TestHTMLHostile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkDocument(t, d)
+			doctest.CheckDocument(t, d)
 			find(t, flatten(d), tc.want)
 		})
 	}

@@ -2,6 +2,7 @@ package document_test
 
 import (
 	"errors"
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
 	"strings"
 	"testing"
 
@@ -18,14 +19,14 @@ func TestMarkdownGuide(t *testing.T) {
 	}
 	// Fenced and indented code are Code blocks, never candidates.
 	for _, code := range []string{"fenced code is not a candidate", "indented code is not a candidate", "widget rehash", "widget count"} {
-		candidatesLack(t, d, code)
+		doctest.CandidatesLack(t, d, code)
 		if b := find(t, blocks, code); b.Kind != document.Code {
 			t.Errorf("%q is a %s block", code, b.Kind)
 		}
 	}
 	// Front matter, comments and link reference definitions are skipped.
 	for _, skipped := range []string{"Front matter", "should", "multi-line comment", "must not be indexed", "Link definitions", "example.com"} {
-		absent(t, d, skipped)
+		doctest.Absent(t, d, skipped)
 	}
 	expectBlocks(t, blocks, []wantBlock{
 		// Emphasis, links and inline HTML become their text.
@@ -94,7 +95,7 @@ func TestMarkdownConstructs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkBlocks(t, d, tc.want)
+			doctest.CheckBlocks(t, d, tc.want)
 		})
 	}
 }
@@ -118,7 +119,7 @@ func TestMarkdownHostile(t *testing.T) {
 				}
 				return
 			}
-			checkDocument(t, d)
+			doctest.CheckDocument(t, d)
 			find(t, flatten(d), tc.want)
 		})
 	}

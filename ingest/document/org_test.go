@@ -2,6 +2,7 @@ package document_test
 
 import (
 	"errors"
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,8 +17,8 @@ func orgBlocks(t *testing.T, in string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkDocument(t, d)
-	return manBlocks(d)
+	doctest.CheckDocument(t, d)
+	return doctest.ManBlocks(d)
 }
 
 // TestOrgConstructs checks small inputs, one construct each.
@@ -47,7 +48,7 @@ func TestOrgConstructs(t *testing.T) {
 			if tc.want == nil {
 				return // it ends: that is the test
 			}
-			checkLines(t, "blocks", got, tc.want)
+			doctest.CheckLines(t, "blocks", got, tc.want)
 		})
 	}
 }
@@ -59,7 +60,7 @@ func TestOrgSections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkDocument(t, d)
+	doctest.CheckDocument(t, d)
 	if d.Title != "The Widget Guide" || d.Format != document.Org {
 		t.Errorf("title %q format %q", d.Title, d.Format)
 	}
@@ -71,7 +72,7 @@ func TestOrgSections(t *testing.T) {
 		}
 		got = append(got, strings.Join([]string{s.Heading(), s.Slug, strconv.Itoa(s.Line), strings.Join(texts, "/")}, "|"))
 	}
-	checkLines(t, "sections", got, []string{
+	doctest.CheckLines(t, "sections", got, []string{
 		"||0|Intro.",
 		"Install|setup|5|Run it.",
 		"Install › Options|options|10|Some.",
@@ -89,7 +90,7 @@ func TestOrgBadInput(t *testing.T) {
 			t.Errorf("%q: %v", in, err)
 		}
 		if err == nil {
-			checkDocument(t, d)
+			doctest.CheckDocument(t, d)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package document_test
 
 import (
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
 	"os"
 	"reflect"
 	"testing"
@@ -43,7 +44,7 @@ func TestParseTextStructure(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkDocument(t, d)
+		doctest.CheckDocument(t, d)
 		if b := flatten(d); !reflect.DeepEqual(b, tc.want) {
 			t.Errorf("%s: blocks\n%+v\nwant\n%+v", tc.file, b, tc.want)
 		}

@@ -1,6 +1,7 @@
 package asciidoc
 
 import (
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
 	"strings"
 	"testing"
 
@@ -14,8 +15,8 @@ func adocBlocks(t *testing.T, in string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkDocument(t, d)
-	return manBlocks(d)
+	doctest.CheckDocument(t, d)
+	return doctest.ManBlocks(d)
 }
 
 // TestAsciiDocConstructs checks small inputs, one construct each.
@@ -58,7 +59,7 @@ func TestAsciiDocConstructs(t *testing.T) {
 		{"heading in a block is text", "====\n== Not a section\n====", []string{"paragraph|||== Not a section|2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checkLines(t, "blocks", adocBlocks(t, tc.in), tc.want)
+			doctest.CheckLines(t, "blocks", adocBlocks(t, tc.in), tc.want)
 		})
 	}
 }
@@ -80,11 +81,11 @@ func TestAsciiDocSections(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkDocument(t, d)
+			doctest.CheckDocument(t, d)
 			if d.Title != tc.title || d.Format != document.AsciiDoc {
 				t.Errorf("title %q format %q, want %q", d.Title, d.Format, tc.title)
 			}
-			checkLines(t, "sections", sectionPaths(d), tc.want)
+			doctest.CheckLines(t, "sections", doctest.SectionPaths(d), tc.want)
 		})
 	}
 }
@@ -128,7 +129,7 @@ func TestAsciiDocInput(t *testing.T) {
 		{"blank lines only", "\n\n   \n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checkLines(t, "blocks", adocBlocks(t, tc.in), tc.want)
+			doctest.CheckLines(t, "blocks", adocBlocks(t, tc.in), tc.want)
 		})
 	}
 }
@@ -158,7 +159,7 @@ func TestAsciiDocHostile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkDocument(t, d)
+			doctest.CheckDocument(t, d)
 		})
 	}
 }

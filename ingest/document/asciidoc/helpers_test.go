@@ -7,13 +7,6 @@ import (
 	"github.com/reqa/reqa/ingest/document/internal/doctest"
 )
 
-var (
-	checkDocument = doctest.CheckDocument
-	manBlocks     = doctest.ManBlocks
-	sectionPaths  = doctest.SectionPaths
-	checkLines    = doctest.CheckLines
-)
-
 // parsers are the readers of this package by format.
 var parsers = map[document.Format]doctest.ParseFunc{document.AsciiDoc: Parse}
 

@@ -7,16 +7,6 @@ import (
 	"github.com/reqa/reqa/ingest/document/internal/doctest"
 )
 
-var (
-	absent         = doctest.Absent
-	candidatesLack = doctest.CandidatesLack
-	checkBlocks    = doctest.CheckBlocks
-	checkDocument  = doctest.CheckDocument
-	sectionPaths   = doctest.SectionPaths
-	checkLines     = doctest.CheckLines
-	addFixtures    = doctest.AddFixtures
-)
-
 // parsers are the readers of this package by format.
 var parsers = map[document.Format]doctest.ParseFunc{document.Info: Parse}
 

@@ -1,6 +1,7 @@
 package info
 
 import (
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
 	"testing"
 
 	"github.com/reqa/reqa/ingest/document"
@@ -9,7 +10,7 @@ import (
 // FuzzInfo parses arbitrary input as Info: never a panic; an error is an
 // *Error naming the file; a document satisfies checkDocument.
 func FuzzInfo(f *testing.F) {
-	addFixtures(f, "frobutils.info")
+	doctest.AddFixtures(f, "frobutils.info")
 	for _, s := range []string{
 		"",
 		"\x1f\nFile: x,  Node: Top,  Up: (dir)\n\nT\n*\n\ntext *note a::\n",

@@ -2,6 +2,7 @@ package info
 
 import (
 	"fmt"
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
 	"strings"
 	"testing"
 
@@ -38,7 +39,7 @@ func TestInfoManual(t *testing.T) {
 	if d.Title != "GNU Frobutils" || d.Format != document.Info {
 		t.Errorf("title %q, format %q", d.Title, d.Format)
 	}
-	checkLines(t, "sections", sectionPaths(d), []string{
+	doctest.CheckLines(t, "sections", doctest.SectionPaths(d), []string{
 		"GNU Frobutils#gnu-frobutils@21",
 		"GNU Frobutils › 1 Overview#1-overview@45",
 		"GNU Frobutils › 2 Invoking ‘frob’#2-invoking-frob@83",
@@ -47,7 +48,7 @@ func TestInfoManual(t *testing.T) {
 		"GNU Frobutils › 2 Invoking ‘frob’ › 2.2 Library › Options structure#options-structure@166",
 		"GNU Frobutils › 2 Invoking ‘frob’ › 2.2 Library › Frob internals#frob-internals@175",
 	})
-	checkBlocks(t, d, []string{
+	doctest.CheckBlocks(t, d, []string{
 		"paragraph|GNU Frobutils|This manual is for GNU Frobutils (version 2.4), a set of invented tools that frobnicate files.",
 		"paragraph|GNU Frobutils › 1 Overview|‘frob’ rewrites each file named on its command line in place, keeping a backup unless told otherwise. Frobbing is fast and safe: the backup has the suffix ‘.bak’, and frobbing twice restores the original. For the options that change this and more, see Choosing what to frob. The library is described elsewhere (see Library).",
 		"paragraph|GNU Frobutils › 1 Overview|Frobnication works on any file, in three stages:",
@@ -88,7 +89,7 @@ func TestInfoManual(t *testing.T) {
 	// Terms, parents, lines (a definition is where its first term is)
 	// and groups (a list's items and a table's definitions share one).
 	blocks := infoBlocks(d)
-	checkLines(t, "terms, parents, lines and groups", blocks[3:], []string{
+	doctest.CheckLines(t, "terms, parents, lines and groups", blocks[3:], []string{
 		"list-item|||Reading: the file is read whole into memory, so very large files need as much memory as they are long.|56|g4",
 		"list-item|||Frobbing: every byte is frobnicated.|59|g4",
 		"list-item|||Writing: the result replaces the file.|61|g4",
@@ -125,9 +126,9 @@ func TestInfoManual(t *testing.T) {
 	})
 	// Navigation, the preamble, the index, the tables and markup are gone.
 	for _, gone := range []string{"Menu", "::", "Node:", "Detailed Node Listing", "produced by makeinfo", "INFO-DIR", "Invented tools", "Permission", "Concept Index", "(line", "Tag Table", "coding", "(1)", "Footnotes", "*note", "_fast_", "*safe*"} {
-		absent(t, d, gone)
+		doctest.Absent(t, d, gone)
 	}
-	candidatesLack(t, d, "$ frob")
+	doctest.CandidatesLack(t, d, "$ frob")
 	if a := d.Anchor(d.Sections[3], d.Sections[3].Blocks[1]); a != "frobutils.info:107#21-options" {
 		t.Errorf("anchor %q", a)
 	}
@@ -202,8 +203,8 @@ func TestInfoConstructs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkDocument(t, d)
-			checkLines(t, "blocks", infoBlocks(d), tc.want)
+			doctest.CheckDocument(t, d)
+			doctest.CheckLines(t, "blocks", infoBlocks(d), tc.want)
 		})
 	}
 }
@@ -221,11 +222,11 @@ func TestInfoHeadings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkDocument(t, d)
+	doctest.CheckDocument(t, d)
 	if d.Title != "t" {
 		t.Errorf("title %q", d.Title)
 	}
-	checkLines(t, "sections", sectionPaths(d), []string{
+	doctest.CheckLines(t, "sections", doctest.SectionPaths(d), []string{
 		"t#t@2",
 		"t › 1 Chapter#1-chapter@7",
 		"t › 1 Chapter › 1.1 Sub#11-sub@10",
@@ -262,7 +263,7 @@ func TestInfoHostile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkDocument(t, d)
+			doctest.CheckDocument(t, d)
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package office
 
 import (
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
 	"slices"
 	"strings"
 	"testing"
@@ -54,7 +55,7 @@ func TestDOCX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkDocument(t, d)
+	doctest.CheckDocument(t, d)
 	if d.Title != "The Frob Manual" || d.Format != document.DOCX {
 		t.Errorf("title %q format %q, want core.xml's dc:title and docx", d.Title, d.Format)
 	}
@@ -72,7 +73,7 @@ func TestDOCX(t *testing.T) {
 		`report.docx:25#limits [Frob Manual › Installing › Options › Limits] paragraph "Files over two gigabytes are refused."`,
 		`report.docx:26#limits [Frob Manual › Installing › Options › Limits] paragraph "Formatting history is not read."`,
 	}
-	if got := blockLines(d); !slices.Equal(got, want) {
+	if got := doctest.BlockLines(d); !slices.Equal(got, want) {
 		t.Errorf("blocks\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	var groups []int
@@ -102,7 +103,7 @@ func TestDOCXTitles(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, err := ParseDOCX("a.docx", docx(t, tc.body, tc.files...))
-			checkOutline(t, d, err, tc.title, tc.paths)
+			doctest.CheckOutline(t, d, err, tc.title, tc.paths)
 		})
 	}
 }
@@ -125,7 +126,7 @@ func TestDOCXErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseDOCX("report.docx", tc.data)
-			wantError(t, err, "report.docx", tc.msg)
+			doctest.WantError(t, err, "report.docx", tc.msg)
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package office
 
 import (
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
 	"runtime"
 	"slices"
 	"strings"
@@ -19,7 +20,7 @@ func TestEPUB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkDocument(t, d)
+	doctest.CheckDocument(t, d)
 	if d.Title != "The Frob Handbook" || d.Format != document.EPUB {
 		t.Errorf("title %q format %q, want the dc:title and epub", d.Title, d.Format)
 	}
@@ -33,7 +34,7 @@ func TestEPUB(t *testing.T) {
 		ch2 + `6 [Installing Frob] paragraph "The installer asks no questions."`,
 		ch2 + `8#backups [Installing Frob › Backups] paragraph "Frob keeps one backup per file."`,
 	}
-	if got := blockLines(d); !slices.Equal(got, want) {
+	if got := doctest.BlockLines(d); !slices.Equal(got, want) {
 		t.Errorf("blocks\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	for _, s := range d.Sections {
@@ -43,7 +44,7 @@ func TestEPUB(t *testing.T) {
 	}
 	// Obfuscated fonts are no DRM: the text is read.
 	fonts := `<encryption><EncryptedData><CipherData><CipherReference URI="OEBPS/fonts/a.otf"/></CipherData></EncryptedData></encryption>`
-	if d, err := ParseEPUB("book.epub", epubBook(t, "META-INF/encryption.xml", fonts)); err != nil || !slices.Equal(blockLines(d), want) {
+	if d, err := ParseEPUB("book.epub", epubBook(t, "META-INF/encryption.xml", fonts)); err != nil || !slices.Equal(doctest.BlockLines(d), want) {
 		t.Errorf("with obfuscated fonts: %v", err)
 	}
 }
@@ -70,12 +71,12 @@ func TestEPUBVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkDocument(t, d)
+	doctest.CheckDocument(t, d)
 	want := []string{
 		`guide.epub:a.html:1#café-guide [Café Guide] paragraph "Order at the counter."`,
 		`guide.epub:b.xhtml:6 [Café Guide] paragraph "Notes stay."`,
 	}
-	if got := blockLines(d); d.Title != "Café Guide" || !slices.Equal(got, want) {
+	if got := doctest.BlockLines(d); d.Title != "Café Guide" || !slices.Equal(got, want) {
 		t.Errorf("title %q, blocks\n%s\nwant\n%s", d.Title, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
@@ -103,7 +104,7 @@ func TestEPUBErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseEPUB("book.epub", tc.data)
-			wantError(t, err, "book.epub", tc.msg)
+			doctest.WantError(t, err, "book.epub", tc.msg)
 		})
 	}
 }
@@ -156,7 +157,7 @@ func TestZipBomb(t *testing.T) {
 		runtime.ReadMemStats(&before)
 		_, err := tc.parse(tc.name, tc.data)
 		runtime.ReadMemStats(&after)
-		wantError(t, err, tc.name, tc.msg)
+		doctest.WantError(t, err, tc.name, tc.msg)
 		if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
 			t.Errorf("%s: %d KiB allocated for a bomb of %d MiB", tc.msg, got>>10, size>>20)
 		}

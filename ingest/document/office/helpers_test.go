@@ -7,13 +7,6 @@ import (
 	"github.com/reqa/reqa/ingest/document/internal/doctest"
 )
 
-var (
-	checkOutline  = doctest.CheckOutline
-	checkDocument = doctest.CheckDocument
-	blockLines    = doctest.BlockLines
-	wantError     = doctest.WantError
-)
-
 // parsers are the readers of this package by format.
 var parsers = map[document.Format]doctest.ParseFunc{document.EPUB: ParseEPUB, document.DOCX: ParseDOCX, document.ODT: ParseODT}
 

@@ -108,7 +108,7 @@ func TestOfficeHostile(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkDocument(t, d)
+				doctest.CheckDocument(t, d)
 				return
 			}
 			var e *document.Error

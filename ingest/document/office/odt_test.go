@@ -2,6 +2,7 @@ package office
 
 import (
 	"fmt"
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
 	"slices"
 	"strings"
 	"testing"
@@ -152,7 +153,7 @@ func TestODT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkDocument(t, d)
+	doctest.CheckDocument(t, d)
 	if d.Title != "The Frob Manual" || d.Format != document.ODT {
 		t.Errorf("title %q format %q, want meta.xml's dc:title and odt", d.Title, d.Format)
 	}
@@ -172,7 +173,7 @@ func TestODT(t *testing.T) {
 		`report.odt:26#limits [Frob Manual › Installing › Options › Limits] paragraph "Files over two gigabytes are refused."`,
 		`report.odt:27#limits [Frob Manual › Installing › Options › Limits] paragraph "Limits are enforced."`,
 	}
-	if got := blockLines(d); !slices.Equal(got, want) {
+	if got := doctest.BlockLines(d); !slices.Equal(got, want) {
 		t.Errorf("blocks\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	var groups []int
@@ -210,7 +211,7 @@ func TestODTText(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkDocument(t, d)
+			doctest.CheckDocument(t, d)
 			var got []string
 			for _, s := range d.Sections {
 				for _, b := range s.Blocks {
@@ -246,7 +247,7 @@ func TestODTTitles(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, err := ParseODT("a.odt", odt(t, tc.body, tc.files...))
-			checkOutline(t, d, err, tc.title, tc.paths)
+			doctest.CheckOutline(t, d, err, tc.title, tc.paths)
 		})
 	}
 }
@@ -274,7 +275,7 @@ func TestODTErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseODT("notes.odt", tc.data)
-			wantError(t, err, "notes.odt", tc.msg)
+			doctest.WantError(t, err, "notes.odt", tc.msg)
 		})
 	}
 }

@@ -7,11 +7,6 @@ import (
 	"github.com/reqa/reqa/ingest/document/internal/doctest"
 )
 
-var (
-	checkTexts    = doctest.CheckTexts
-	checkDocument = doctest.CheckDocument
-)
-
 // parsers are the readers of this package by format.
 var parsers = map[document.Format]doctest.ParseFunc{document.PDF: Parse}
 

@@ -3,6 +3,7 @@ package pdf
 import (
 	"bytes"
 	"errors"
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -66,7 +67,7 @@ func TestPDFPagesAndHeadings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkDocument(t, d)
+	doctest.CheckDocument(t, d)
 	if d.Title != "Frobnicator Manual" {
 		t.Errorf("title %q", d.Title)
 	}
@@ -203,7 +204,7 @@ func TestPDFRunningHeadersAndContents(t *testing.T) {
 		"A figure follows this line.",
 		"The figure shows a frobnicated file.",
 	}
-	checkTexts(t, d, want)
+	doctest.CheckTexts(t, d, want)
 }
 
 // handbookPDF generates a two-page handbook set in a TrueType font that
@@ -267,7 +268,7 @@ func TestPDFLayout(t *testing.T) {
 		"A footnote in small type at the foot of the page.",
 		"This paragraph goes on over the page break and does not end before the footnote that interrupts it.",
 	}
-	checkTexts(t, d, want)
+	doctest.CheckTexts(t, d, want)
 }
 
 // pdfBytes writes a generated PDF out.

@@ -1,6 +1,7 @@
 package roff
 
 import (
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ func TestManPage(t *testing.T) {
 	if d.Title != "FROB" || d.Format != document.Man {
 		t.Errorf("title %q, format %q", d.Title, d.Format)
 	}
-	checkLines(t, "sections", sectionPaths(d), []string{
+	doctest.CheckLines(t, "sections", doctest.SectionPaths(d), []string{
 		"FROB#frob@8",
 		"FROB › NAME#name@12",
 		"FROB › SYNOPSIS#synopsis@14",
@@ -25,7 +26,7 @@ func TestManPage(t *testing.T) {
 		"FROB › FILES#files@127",
 		"FROB › SEE ALSO#see-also@133",
 	})
-	checkBlocks(t, d, []string{
+	doctest.CheckBlocks(t, d, []string{
 		"paragraph|FROB › NAME|frob - frobnicate files",
 		"code|FROB › SYNOPSIS|frob [-n] [--level N] file...",
 		"paragraph|FROB › DESCRIPTION|frob rewrites each file in place. It keeps a backup frob.bak(5) unless told otherwise.",
@@ -82,7 +83,7 @@ func TestManPage(t *testing.T) {
 		"definition|~/.frobrc||~/.frobrc: Read at start.|129",
 		"paragraph|||frobrc(5), cp(1).|135",
 	}
-	checkLines(t, "blocks", manBlocks(d), want)
+	doctest.CheckLines(t, "blocks", doctest.ManBlocks(d), want)
 	// Groups: the options are one definition list, the nested one
 	// another; the table's rows one group.
 	opts := d.Sections[5].Blocks
@@ -90,9 +91,9 @@ func TestManPage(t *testing.T) {
 		t.Errorf("option groups %d %d %d %d %d", opts[0].Group, opts[3].Group, opts[4].Group, opts[5].Group, opts[6].Group)
 	}
 	for _, skipped := range []string{"ignored", "skipped", "Troff", "Other troff", "unknown", "other.7", "comment", "Nt", `\`, "2024-01-01", "User Commands"} {
-		absent(t, d, skipped)
+		doctest.Absent(t, d, skipped)
 	}
-	candidatesLack(t, d, "$ frob")
+	doctest.CandidatesLack(t, d, "$ frob")
 }
 
 // TestManMdoc reads testdata/gizmo.1, an invented mdoc(7) page.
@@ -101,7 +102,7 @@ func TestManMdoc(t *testing.T) {
 	if d.Title != "GIZMO" {
 		t.Errorf("title %q", d.Title)
 	}
-	checkLines(t, "sections", sectionPaths(d), []string{
+	doctest.CheckLines(t, "sections", doctest.SectionPaths(d), []string{
 		"GIZMO#gizmo@3",
 		"GIZMO › NAME#name@5",
 		"GIZMO › SYNOPSIS#synopsis@8",
@@ -109,7 +110,7 @@ func TestManMdoc(t *testing.T) {
 		"GIZMO › ENVIRONMENT#environment@56",
 		"GIZMO › EXIT STATUS#exit-status@61",
 	})
-	checkLines(t, "blocks", manBlocks(d), []string{
+	doctest.CheckLines(t, "blocks", doctest.ManBlocks(d), []string{
 		"paragraph|||gizmo - tune widgets|6",
 		"code|||gizmo [-qv] [-o file] widget ...|9",
 		"paragraph|||The gizmo utility tunes each widget named on the command line (see widgetd(8)). Read “the widget guide” first.|14",
@@ -187,8 +188,8 @@ func TestManConstructs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkDocument(t, d)
-			checkLines(t, "blocks", manBlocks(d), tc.want)
+			doctest.CheckDocument(t, d)
+			doctest.CheckLines(t, "blocks", doctest.ManBlocks(d), tc.want)
 		})
 	}
 }
@@ -214,7 +215,7 @@ func TestManHostile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkDocument(t, d)
+			doctest.CheckDocument(t, d)
 		})
 	}
 }

@@ -7,16 +7,6 @@ import (
 	"github.com/reqa/reqa/ingest/document/internal/doctest"
 )
 
-var (
-	absent         = doctest.Absent
-	candidatesLack = doctest.CandidatesLack
-	checkDocument  = doctest.CheckDocument
-	manBlocks      = doctest.ManBlocks
-	sectionPaths   = doctest.SectionPaths
-	checkLines     = doctest.CheckLines
-	addFixtures    = doctest.AddFixtures
-)
-
 // parsers are the readers of this package by format.
 var parsers = map[document.Format]doctest.ParseFunc{document.RST: Parse}
 

@@ -1,13 +1,14 @@
 package rst
 
 import (
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
 	"testing"
 
 	"github.com/reqa/reqa/ingest/document"
 )
 
 func FuzzRST(f *testing.F) {
-	addFixtures(f, "widget.rst")
+	doctest.AddFixtures(f, "widget.rst")
 	for _, s := range []string{
 		"",
 		"Title\n=====\n\ntext *em* ``lit`` :ref:`a <b>` x_ [1]_ |s|\n",

@@ -1,6 +1,7 @@
 package rst
 
 import (
+	"github.com/reqa/reqa/ingest/document/internal/doctest"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ func TestRSTGuide(t *testing.T) {
 	if d.Title != "Widget" || d.Format != document.RST {
 		t.Errorf("title %q, format %q", d.Title, d.Format)
 	}
-	checkLines(t, "sections", sectionPaths(d), []string{
+	doctest.CheckLines(t, "sections", doctest.SectionPaths(d), []string{
 		"Widget#widget@9",
 		"Widget › Install#install@29",
 		"Widget › Configuring widget#configuring-widget@67",
@@ -23,7 +24,7 @@ func TestRSTGuide(t *testing.T) {
 		"Widget › Configuring widget › API#api@216",
 		"Widget › Configuring widget › API › Notes#notes@247",
 	})
-	checkLines(t, "blocks", manBlocks(d), []string{
+	doctest.CheckLines(t, "blocks", doctest.ManBlocks(d), []string{
 		"definition|Author||Author: Ada Example|12",
 		"definition|Version||Version: 2.1|13",
 		"paragraph|||Widget tunes gadgets over TCP. It reads ~/.widgetrc, follows the setup guide and tuning, calls tune, " +
@@ -133,10 +134,10 @@ func TestRSTGuide(t *testing.T) {
 		"maxdepth", "usage", "caption", "Footnotes", "tips", "sync", "x = [1", "members", "widget.core",
 		"Setup:", "anonymous", "----", "[1]", "|", "``", ":ref:", "`", "_ ",
 	} {
-		absent(t, d, gone)
+		doctest.Absent(t, d, gone)
 	}
-	candidatesLack(t, d, "$ pip")
-	candidatesLack(t, d, "digraph")
+	doctest.CandidatesLack(t, d, "$ pip")
+	doctest.CandidatesLack(t, d, "digraph")
 }
 
 // rstBlocks parses in and returns its blocks as manBlocks does.
@@ -146,8 +147,8 @@ func rstBlocks(t *testing.T, in string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkDocument(t, d)
-	return manBlocks(d)
+	doctest.CheckDocument(t, d)
+	return doctest.ManBlocks(d)
 }
 
 // TestRSTConstructs checks small inputs, one construct each.
@@ -226,7 +227,7 @@ func TestRSTConstructs(t *testing.T) {
 		{"title in a list is text", "- Item\n  ====\n", []string{"list-item|||Item|1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checkLines(t, "blocks", rstBlocks(t, tc.in), tc.want)
+			doctest.CheckLines(t, "blocks", rstBlocks(t, tc.in), tc.want)
 		})
 	}
 }
@@ -251,11 +252,11 @@ func TestRSTTitles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkDocument(t, d)
+			doctest.CheckDocument(t, d)
 			if d.Title != tc.title {
 				t.Errorf("title %q, want %q", d.Title, tc.title)
 			}
-			checkLines(t, "sections", sectionPaths(d), tc.want)
+			doctest.CheckLines(t, "sections", doctest.SectionPaths(d), tc.want)
 		})
 	}
 }
@@ -311,7 +312,7 @@ func TestRSTInput(t *testing.T) {
 		{"blank lines only", "\n\n   \n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checkLines(t, "blocks", rstBlocks(t, tc.in), tc.want)
+			doctest.CheckLines(t, "blocks", rstBlocks(t, tc.in), tc.want)
 		})
 	}
 }
@@ -362,7 +363,7 @@ func TestRSTHostile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkDocument(t, d)
+			doctest.CheckDocument(t, d)
 		})
 	}
 }
