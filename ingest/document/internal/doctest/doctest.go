@@ -309,12 +309,13 @@ type Pathological struct {
 // is doubled from tc.N until a parse takes at least 30 ms (or the input
 // reaches 4 MB: a reader that fast is not quadratic, and larger inputs
 // time the machine's memory more than the reader), then the time of twice
-// that size must be at most 2.5 times as long (or under 30 ms). The two sizes are
-// parsed in turn, five times each, and the fastest run of each counts, so
-// that a burst of load on the machine slows both or neither; a pair over
-// the ratio is measured twice more. A quadratic reader takes 4× every
-// time. A parse may fail (a reader may refuse an input past its limits)
-// but must not panic.
+// that size must be at most 3 times as long (or under 30 ms): a quadratic
+// reader takes 4× every time, a linear one measured up to 3.1× on a
+// machine under load. The two sizes are parsed in turn, five times each,
+// and the fastest run of each counts, so that a burst of load slows both
+// or neither; a pair over the ratio is measured up to four more times. A
+// parse may fail (a reader may refuse an input past its limits) but must
+// not panic.
 func CheckLinear(t *testing.T, parse func(data []byte) error, cases []Pathological) {
 	t.Helper()
 	if testing.Short() {
@@ -323,7 +324,7 @@ func CheckLinear(t *testing.T, parse func(data []byte) error, cases []Pathologic
 	const (
 		enough   = 30 * time.Millisecond
 		maxBytes = 4 << 20
-		ratio    = 2.5
+		ratio    = 3.0
 		runs     = 5
 	)
 	// The collector runs only past 1 GiB while a parse is timed: when its
@@ -348,7 +349,7 @@ func CheckLinear(t *testing.T, parse func(data []byte) error, cases []Pathologic
 			large := tc.Gen(2 * n)
 			var t1, t2 time.Duration
 			var r float64
-			for try := 0; try < 3; try++ {
+			for try := 0; try < 5; try++ {
 				t1, t2 = time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
 				for range runs {
 					t1 = min(t1, run(small))
