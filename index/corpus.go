@@ -12,6 +12,14 @@ type Corpus struct {
 	Sources []string
 	// Dataset and Digest are set when the corpus is a ReQA dataset.
 	Dataset, Digest string
+	// SourceFiles, when every context came from a file read whole, lists
+	// those files in reading order, each with the range of contexts it
+	// produced (Contexts; Sentences is left for the index to fill), its
+	// size, modification time and SHA-256; nil otherwise (standard input,
+	// a dataset, a corpus made in memory). A file with no SHA256 was not
+	// read: its size and modification time are those the index records
+	// (ingest's ReadOptions.Unchanged), and Sync keeps its records.
+	SourceFiles []store.SourceFile
 }
 
 // AddContext appends a context and returns its id.

@@ -58,6 +58,9 @@ func (j *job) writeFile(ctx context.Context, w *store.Writer) (store.Meta, error
 	if err := j.writeDense(ctx, w, &meta); err != nil {
 		return store.Meta{}, j.errOp(err)
 	}
+	if err := j.writeSourceFiles(w); err != nil {
+		return store.Meta{}, j.errOp(err)
+	}
 	if err := ctx.Err(); err != nil {
 		return store.Meta{}, j.errOp(err)
 	}

@@ -149,7 +149,14 @@ func Verify(path string, opt VerifyOptions) (VerifyReport, error) {
 		}
 		rep.Parts = append(rep.Parts, "field "+f.Name)
 	}
-	known := map[string]bool{store.BlobFusion: true, store.BlobAdapter: true}
+	known := map[string]bool{store.BlobFusion: true, store.BlobAdapter: true, store.BlobSourceFiles: true}
+	if r.HasBlob(store.BlobSourceFiles) {
+		if err := verifySourceFiles(r, m, ctxOf); err != nil {
+			problem(err)
+		} else {
+			rep.Parts = append(rep.Parts, "source files")
+		}
+	}
 	if d := m.Dense; d != nil {
 		for _, b := range []string{store.BlobDenseModel, store.BlobDenseVocab, store.BlobDenseSent, store.BlobDenseCtx, store.BlobDenseGraph} {
 			known[b] = true
@@ -314,4 +321,25 @@ func verifyEngineFile(r *store.Reader, problem func(error), opt VerifyOptions) [
 		}
 	}
 	return parts
+}
+
+// verifySourceFiles checks the record of source files: ranges in order,
+// covering every record, each file's sentences in its own contexts.
+func verifySourceFiles(r *store.Reader, m store.Meta, ctxOf []uint32) error {
+	raw, err := r.LargeBlob(store.BlobSourceFiles)
+	if err != nil {
+		return err
+	}
+	sf, err := store.DecodeSourceFiles(raw, m.Contexts, m.Sentences)
+	if err != nil {
+		return err
+	}
+	for _, f := range sf.Files {
+		for s := f.Sentences[0]; s < f.Sentences[1] && int(s) < len(ctxOf); s++ {
+			if c := ctxOf[s]; c < f.Contexts[0] || c >= f.Contexts[1] {
+				return fmt.Errorf("blob %s: file %s: sentence %d is in context %d, outside the file's %v: %w", store.BlobSourceFiles, f.Path, s, c, f.Contexts, store.ErrCorrupt)
+			}
+		}
+	}
+	return nil
 }

@@ -120,9 +120,12 @@ func (c *Corpus) WithContexts(choice string) (*Corpus, error) {
 		Contexts: make([]store.Context, 0, len(c.Contexts)), Sentences: make([]store.Sentence, 0, len(c.Sentences))},
 		Warnings: append([]string(nil), c.Warnings...), docs: &documents{n: c.docs.n, formed: choice}}
 	if choice == ContextParagraph {
-		out.Contexts, out.Sentences = c.Contexts, c.Sentences
+		out.Contexts, out.Sentences, out.SourceFiles = c.Contexts, c.Sentences, c.SourceFiles
 		return out, nil
 	}
+	// start[i] is the id of the first context formed from context i when
+	// i begins a group: a file's contexts begin one, so its range maps.
+	start := make([]uint32, len(c.Contexts)+1)
 	// add appends a context and its sentences, whose Start/End are
 	// offsets into ctx.Text.
 	add := func(ctx store.Context, sents []store.Sentence) {
@@ -133,6 +136,7 @@ func (c *Corpus) WithContexts(choice string) (*Corpus, error) {
 		}
 	}
 	for i := 0; i < len(c.Contexts); {
+		start[i] = uint32(len(out.Contexts))
 		dc, ok := c.docs.ctx[uint32(i)]
 		if !ok {
 			add(c.Contexts[i], sentencesOf(uint32(i)))
@@ -174,6 +178,11 @@ func (c *Corpus) WithContexts(choice string) (*Corpus, error) {
 			c.windowContexts(i, j, prefix, sentencesOf, add)
 		}
 		i = j
+	}
+	start[len(c.Contexts)] = uint32(len(out.Contexts))
+	for _, f := range c.SourceFiles {
+		f.Contexts = [2]uint32{start[f.Contexts[0]], start[f.Contexts[1]]}
+		out.SourceFiles = append(out.SourceFiles, f)
 	}
 	return out, nil
 }

@@ -259,6 +259,17 @@ func (r *reader) compact() {
 		s.ID = uint32(len(sentences))
 		sentences = append(sentences, s)
 	}
+	// A file's contexts [lo, hi) become those kept among them.
+	keptBefore := make([]uint32, len(c.Contexts)+1)
+	for i := range c.Contexts {
+		keptBefore[i+1] = keptBefore[i]
+		if !r.dropped[uint32(i)] {
+			keptBefore[i+1]++
+		}
+	}
+	for i, f := range c.SourceFiles {
+		c.SourceFiles[i].Contexts = [2]uint32{keptBefore[f.Contexts[0]], keptBefore[f.Contexts[1]]}
+	}
 	c.Contexts, c.Sentences = contexts, sentences
 	c.Warnings = append(c.Warnings, fmt.Sprintf("--dedupe: %d JSONL records replaced by a later record with the same id", c.Deduped))
 	r.dropped = nil

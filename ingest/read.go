@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -18,6 +21,7 @@ import (
 	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/ingest/document"
 	"github.com/reqa/reqa/ingest/document/formats"
+	"github.com/reqa/reqa/store"
 )
 
 // ReadOptions configures [ReadInputsContext]. The zero value reads with no
@@ -68,6 +72,11 @@ type ReadOptions struct {
 	// fallback to choose only for trusted inputs (the command line
 	// always sets it unless --parse-in-process is given).
 	Parsers *Parsers
+	// Unchanged, if set, is asked about every regular file about to be
+	// read (`reqa index --sync` sets it): when it says the file is as the
+	// index records it (by size and modification time), the file is not
+	// read and is listed in Corpus.SourceFiles without a hash.
+	Unchanged func(path string, st os.FileInfo) bool
 	// Out, if set, is the index file about to be written: an input that
 	// is that very file (os.SameFile, also inside directories) is refused
 	// with index.ErrOutIsInput.
@@ -171,6 +180,7 @@ func ReadInputsContext(ctx context.Context, paths []string, opt ReadOptions) (*C
 				return nil, errors.New("input -: standard input given twice")
 			}
 			r.stdinUsed = true
+			r.notFiles = true
 			c.Sources = append(c.Sources, stdinName)
 			if err := r.readStdin(); err != nil {
 				return nil, err
@@ -210,7 +220,11 @@ func ReadInputsContext(ctx context.Context, paths []string, opt ReadOptions) (*C
 		r.note(p, kind, FileRead, "")
 	}
 	r.compact()
-	if len(c.Sentences) == 0 {
+	if r.notFiles {
+		c.SourceFiles = nil
+	}
+	kept := slices.ContainsFunc(c.SourceFiles, func(f store.SourceFile) bool { return f.SHA256 == "" })
+	if len(c.Sentences) == 0 && !kept {
 		why := ""
 		if len(c.Files) > 0 {
 			why = " (" + c.FileSummary() + ")"
@@ -274,6 +288,9 @@ type reader struct {
 	file           string
 	out            os.FileInfo
 	stdinUsed      bool
+	// notFiles is set when some contexts come from no file (standard
+	// input): the corpus then lists no SourceFiles.
+	notFiles bool
 	// ids maps a JSONL record id to where it was first seen and the
 	// contexts it became; dropped marks contexts of records replaced
 	// under Dedupe.
@@ -398,6 +415,7 @@ type input struct {
 	raw  *countReader
 	r    io.Reader // the decoded stream
 	gz   bool
+	hash hash.Hash // of the bytes read from f
 }
 
 func (in *input) close() {
@@ -445,12 +463,26 @@ func (r *reader) readFile(path, kind string, st os.FileInfo) error {
 	if r.out != nil && os.SameFile(st, r.out) {
 		return outIsInput(path)
 	}
+	lo := uint32(len(r.c.Contexts))
+	if r.opt.Unchanged != nil && r.opt.Unchanged(path, st) {
+		r.c.SourceFiles = append(r.c.SourceFiles, store.SourceFile{Path: path, Size: st.Size(), ModTime: st.ModTime(), Contexts: [2]uint32{lo, lo}})
+		return nil
+	}
 	in, err := r.openFile(path, kind)
 	if err != nil {
 		return err
 	}
 	defer in.close()
-	return r.readInput(in)
+	if err := r.readInput(in); err != nil {
+		return err
+	}
+	// Whatever a reader left unread counts in the hash too.
+	if _, err := io.Copy(in.hash, in.f); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	r.c.SourceFiles = append(r.c.SourceFiles, store.SourceFile{Path: path, Size: in.info.Size(), ModTime: in.info.ModTime(),
+		SHA256: hex.EncodeToString(in.hash.Sum(nil)), Contexts: [2]uint32{lo, uint32(len(r.c.Contexts))}})
+	return nil
 }
 
 // openFile opens path without blocking (a FIFO swapped in after the stat
@@ -479,8 +511,8 @@ func (r *reader) openFile(path, kind string) (*input, error) {
 	if testHookOpened != nil {
 		testHookOpened(path)
 	}
-	in := &input{name: path, kind: kind, f: f, info: st, gz: strings.HasSuffix(strings.ToLower(path), ".gz")}
-	if err := r.stream(in, &ctxReader{ctx: r.ctx, name: path, r: f}); err != nil {
+	in := &input{name: path, kind: kind, f: f, info: st, gz: strings.HasSuffix(strings.ToLower(path), ".gz"), hash: sha256.New()}
+	if err := r.stream(in, &ctxReader{ctx: r.ctx, name: path, r: io.TeeReader(f, in.hash)}); err != nil {
 		if cerr := in.changed(false); cerr != nil {
 			err = cerr
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 	"golang.org/x/sys/unix"
 )
 
@@ -377,4 +378,48 @@ func buildingNow(target string) bool {
 		}
 	}
 	return false
+}
+
+// ForEachContext calls fn for every context stored in the index being
+// written, in id order.
+func (t *WriteTx) ForEachContext(fn func(Context) error) error {
+	return t.tx.Bucket(bucketContexts).ForEach(func(k, v []byte) error {
+		if len(k) != 4 {
+			return fmt.Errorf("context key %x: %w", k, ErrCorrupt)
+		}
+		id := binary.BigEndian.Uint32(k)
+		p, err := unseal(v, fmt.Sprintf("context %d", id))
+		if err != nil {
+			return err
+		}
+		var c Context
+		if err := c.decode(id, p); err != nil {
+			return err
+		}
+		return fn(c)
+	})
+}
+
+// ResetRecords deletes every context and sentence of the index being
+// written (a sync rewrites them all, renumbered).
+func (t *WriteTx) ResetRecords() error {
+	for _, b := range [][]byte{bucketContexts, bucketSentences} {
+		if err := t.tx.DeleteBucket(b); err != nil {
+			return fmt.Errorf("reset %s: %w", b, err)
+		}
+		if _, err := t.tx.CreateBucket(b); err != nil {
+			return fmt.Errorf("reset %s: %w", b, err)
+		}
+	}
+	return nil
+}
+
+// DeleteField deletes the BM25 field name (its postings and document
+// lengths) from the index being written, if present.
+func (t *WriteTx) DeleteField(name string) error {
+	err := t.tx.DeleteBucket([]byte(fieldPrefix + name))
+	if err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
+		return fmt.Errorf("field %s: %w", name, err)
+	}
+	return nil
 }

@@ -36,6 +36,13 @@ const (
 	// (rank/fuse's DemoteQuestions), and the file holds no texts to tell
 	// them by. An embedded index reads them from its texts.
 	BlobQuestions = "engine/questions"
+	// BlobSourceFiles lists the source files an index was built from, with
+	// each one's size, modification time, SHA-256 and the contexts and
+	// sentences it produced (a JSON [SourceFiles]), so that `reqa index
+	// --sync` can tell what changed. Indexes built before it, or from
+	// inputs that are not whole files (standard input, a ReQA dataset),
+	// have none.
+	BlobSourceFiles = "source/files"
 )
 
 // Field-name suffixes of the two document forms of a tokenizer's BM25

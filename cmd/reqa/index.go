@@ -67,6 +67,7 @@ func indexFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Required: true, Usage: "index file to write (replaced atomically)"},
 		&cli.BoolFlag{Name: "append", Aliases: []string{"a"}, Usage: "add INPUT to the existing index --out instead of replacing it (atomically; the index keeps its tokenizers, BM25 parameters, encoder and λ)"},
+		&cli.BoolFlag{Name: "sync", Usage: "bring the existing index --out in line with INPUT, the files it was built from: new files added, changed ones replaced, removed ones deleted (atomically; only their text is tokenized and embedded)"},
 		&cli.BoolFlag{Name: "json", Usage: "print the index summary as JSON"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress output"},
 		&cli.BoolFlag{Name: "dense", Value: true, Usage: "also embed every sentence and context with the dense encoder (--dense=false: BM25 only)"},
@@ -110,6 +111,15 @@ func indexCommand() *cli.Command {
 			opt, err := buildOptions(c)
 			if err != nil {
 				return err
+			}
+			if c.Bool("sync") {
+				if c.Bool("append") {
+					return usagef("index: --sync and --append do not go together")
+				}
+				if _, err := os.Stat(c.String("out")); err == nil {
+					return syncIndex(c, opt)
+				}
+				fmt.Fprintf(c.App.ErrWriter, "reqa: %s does not exist yet; building it\n", c.String("out"))
 			}
 			if c.Bool("append") {
 				if _, err := os.Stat(c.String("out")); err == nil {
@@ -340,6 +350,64 @@ func appendIndex(c *cli.Context, opt index.Options) error {
 	}
 	fmt.Fprintf(c.App.Writer, "appended %d sentences from %d contexts to %s in %.1fs (%.0f sentences/s); it now holds %d sentences from %d contexts\n",
 		len(corpus.Sentences), len(corpus.Contexts), out, secs, float64(len(corpus.Sentences))/secs, meta.Sentences, meta.Contexts)
+	return nil
+}
+
+// syncIndex runs `reqa index --sync` on an existing index.
+func syncIndex(c *cli.Context, opt index.Options) error {
+	for _, f := range []string{"model", "precision", "query-prefix", "passage-prefix", "dense", "tokenizer", "bm25", "k1", "b", "lambda", "context", "engine"} {
+		if c.IsSet(f) {
+			return usagef("index --sync: --%s cannot be changed; the index keeps its own settings (rebuild without --sync to change them)", f)
+		}
+	}
+	out := c.String("out")
+	files, err := index.IndexedFiles(out)
+	if err != nil {
+		return err
+	}
+	r, err := store.Open(out)
+	if err != nil {
+		return err
+	}
+	m := r.Meta()
+	r.Close()
+	held := index.AppendHeldBytes(m)
+	limit, err := memoryLimit(c)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	unchanged := func(path string, st os.FileInfo) bool {
+		f, ok := files[path]
+		return ok && f.Size == st.Size() && f.ModTime.Equal(st.ModTime())
+	}
+	corpus, err := readInputs(c, ingest.ReadOptions{MemoryLimit: limit, Dense: m.Dense != nil, HeldBytes: held, Unchanged: unchanged})
+	if err != nil {
+		return err
+	}
+	if err := checkBuildMemory(c, corpus, m.Dense != nil, held); err != nil {
+		return err
+	}
+	opt.EncoderThreads = c.Int("threads")
+	opt.Waiting = func() {
+		fmt.Fprintf(c.App.ErrWriter, "reqa: waiting for another reqa writing %s…\n", out)
+	}
+	res, err := index.Sync(c.Context, corpus, out, opt)
+	if err != nil {
+		return err
+	}
+	secs := time.Since(start).Seconds()
+	if c.Bool("json") {
+		return writeJSON(c.App.Writer, map[string]any{"index": out, "added": res.Added, "changed": res.Changed, "removed": res.Removed,
+			"unchanged": res.Unchanged, "embedded_sentences": res.Embedded, "tokenized_sentences": res.Tokenized, "written": res.Written,
+			"contexts": res.Meta.Contexts, "sentences": res.Meta.Sentences, "seconds": secs})
+	}
+	fmt.Fprintf(c.App.Writer, "added %d, changed %d, removed %d files; %d sentences embedded", res.Added, res.Changed, res.Removed, res.Embedded)
+	if !res.Written {
+		fmt.Fprintf(c.App.Writer, " (nothing changed: %s left as it was)\n", out)
+		return nil
+	}
+	fmt.Fprintf(c.App.Writer, "; %s now holds %d sentences from %d contexts (%.1fs)\n", out, res.Meta.Sentences, res.Meta.Contexts, secs)
 	return nil
 }
 

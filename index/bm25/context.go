@@ -408,81 +408,92 @@ func AppendContextField(ctx context.Context, w *store.Writer, old store.FieldMet
 			fm.AvgDL = float64(fm.Tokens) / float64(total)
 		}
 
-		// Every term of the sentence + context documents is in the
-		// sentence field or the context field: its document frequency is
-		// the number of sentences of the contexts that hold it plus the
-		// sentences that hold it and whose context does not.
-		type termDF struct {
-			term  string
-			first uint32
-			df    int
-		}
-		var all []termDF
-		stat := func(term string) error {
-			var cp, sp []Posting
-			if enc, ok, err := fw.Postings(term); err != nil {
-				return err
-			} else if ok {
-				if cp, err = DecodePostings(enc, uint32(contexts)); err != nil {
-					return fmt.Errorf("field %s postings of %q: %w", old.Name, term, store.ErrCorrupt)
-				}
-			}
-			if enc, ok, err := sw.Postings(term); err != nil {
-				return err
-			} else if ok {
-				if sp, err = DecodePostings(enc, uint32(total)); err != nil {
-					return fmt.Errorf("field %s postings of %q: %w", sentName, term, store.ErrCorrupt)
-				}
-			}
-			x := termDF{term: term, first: uint32(total)}
-			df, err := contextDF(cp, sp, sentsOf, func(s uint32) uint32 { return ctxOf[s] })
-			if err != nil {
-				return fmt.Errorf("field %s postings of %q: %w", old.Name, term, err)
-			}
-			x.df = df
-			for _, p := range cp {
-				if ss := sentsOf.of(p.Doc); len(ss) > 0 {
-					x.first = min(x.first, ss[0])
-				}
-			}
-			if len(sp) > 0 {
-				x.first = min(x.first, sp[0].Doc)
-			}
-			if x.df > 0 {
-				all = append(all, x)
-			}
-			return nil
-		}
-		err = sw.ForEachPostings(func(term string, _ []byte) error { return stat(term) })
-		if err != nil {
-			return err
-		}
-		err = fw.ForEachPostings(func(term string, _ []byte) error {
-			if _, inSent, err := sw.Postings(term); err != nil || inSent {
-				return err // counted above
-			}
-			return stat(term)
-		})
-		if err != nil {
-			return err
-		}
-		sort.Slice(all, func(i, j int) bool {
-			if all[i].first != all[j].first {
-				return all[i].first < all[j].first
-			}
-			return all[i].term < all[j].term
-		})
-		fm.Terms = len(all)
-		sum := 0.0
-		for _, x := range all {
-			sum += rawIDF(total, x.df)
-		}
-		fm.MeanIDF = 0
-		if len(all) > 0 {
-			fm.MeanIDF = sum / float64(len(all))
+		var err2 error
+		if fm.Terms, fm.MeanIDF, err2 = contextStats(fw, sw, old.Name, sentName, contexts, total, ctxOf, sentsOf); err2 != nil {
+			return err2
 		}
 		fm.Digest, fm.DigestTerms = fw.Redigest()
 		return nil
 	})
 	return fm, err
+}
+
+// contextStats returns the vocabulary size and mean raw idf of a
+// sentence + context field in the context layout (fw; its sentence field
+// sw, sentName), over contexts contexts and total sentences whose contexts
+// ctxOf gives.
+func contextStats(fw, sw *store.FieldWriter, name, sentName string, contexts, total int, ctxOf []uint32, sentsOf sentenceMap) (terms int, meanIDF float64, err error) {
+	// Every term of the sentence + context documents is in the
+	// sentence field or the context field: its document frequency is
+	// the number of sentences of the contexts that hold it plus the
+	// sentences that hold it and whose context does not.
+	type termDF struct {
+		term  string
+		first uint32
+		df    int
+	}
+	var all []termDF
+	stat := func(term string) error {
+		var cp, sp []Posting
+		if enc, ok, err := fw.Postings(term); err != nil {
+			return err
+		} else if ok {
+			if cp, err = DecodePostings(enc, uint32(contexts)); err != nil {
+				return fmt.Errorf("field %s postings of %q: %w", name, term, store.ErrCorrupt)
+			}
+		}
+		if enc, ok, err := sw.Postings(term); err != nil {
+			return err
+		} else if ok {
+			if sp, err = DecodePostings(enc, uint32(total)); err != nil {
+				return fmt.Errorf("field %s postings of %q: %w", sentName, term, store.ErrCorrupt)
+			}
+		}
+		x := termDF{term: term, first: uint32(total)}
+		df, err := contextDF(cp, sp, sentsOf, func(s uint32) uint32 { return ctxOf[s] })
+		if err != nil {
+			return fmt.Errorf("field %s postings of %q: %w", name, term, err)
+		}
+		x.df = df
+		for _, p := range cp {
+			if ss := sentsOf.of(p.Doc); len(ss) > 0 {
+				x.first = min(x.first, ss[0])
+			}
+		}
+		if len(sp) > 0 {
+			x.first = min(x.first, sp[0].Doc)
+		}
+		if x.df > 0 {
+			all = append(all, x)
+		}
+		return nil
+	}
+	err = sw.ForEachPostings(func(term string, _ []byte) error { return stat(term) })
+	if err != nil {
+		return 0, 0, err
+	}
+	err = fw.ForEachPostings(func(term string, _ []byte) error {
+		if _, inSent, err := sw.Postings(term); err != nil || inSent {
+			return err // counted above
+		}
+		return stat(term)
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].first != all[j].first {
+			return all[i].first < all[j].first
+		}
+		return all[i].term < all[j].term
+	})
+	terms = len(all)
+	sum := 0.0
+	for _, x := range all {
+		sum += rawIDF(total, x.df)
+	}
+	if len(all) > 0 {
+		meanIDF = sum / float64(len(all))
+	}
+	return terms, meanIDF, nil
 }
