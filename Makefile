@@ -74,7 +74,7 @@ test: assets browser-deps python-deps weaviate-server
 # byte-identical and answer as before. `make test` runs one of each.
 CRASH_TRIALS ?= 20
 test-crash: assets
-	REQA_CRASH_TRIALS=$(CRASH_TRIALS) $(GO) test -count=1 -timeout 60m -run '^TestKillTrials$$' -v ./cmd/reqa/
+	REQA_CRASH_TRIALS=$(CRASH_TRIALS) $(GO) test -count=1 -timeout 60m -run '^(TestKillTrials|TestSyncKillTrials)$$' -v ./cmd/reqa/
 
 # The hostile world (RELIABILITY.md): the served index copied over in place
 # at random moments under load, gzip bombs and /dev/zero under a memory

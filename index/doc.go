@@ -13,6 +13,17 @@
 // sentences, tokens and vectors into a Weaviate collection and writes a
 // small engine index file that names it; Append extends such an index too.
 //
+// [Sync] brings an index built from files in line with them (`reqa index
+// --sync`): it reads the source files the index records ([IndexedFiles]:
+// path, size, modification time, SHA-256, the ids each produced; written
+// by every build and append of whole files), and in one atomic rewrite of
+// a copy adds new files, replaces changed ones and deletes removed ones in
+// the records, every BM25 field (kept postings and lengths renumbered,
+// statistics recomputed), the vectors (kept ones copied) and the ANN graph
+// (rebuilt from the vectors). Records are renumbered in the order a build
+// of the same files gives them, so the result is that build's index; only
+// added and changed text is tokenized and embedded.
+//
 // All three run one pipeline: form the contexts, tokenize, embed, write
 // into a sink, commit. There are two sinks: the bbolt file, and the
 // Weaviate collection with its engine file. A build and an append differ

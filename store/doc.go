@@ -28,6 +28,9 @@
 //	dense/graph       the HNSW graph over answer vectors    [BlobDenseGraph]
 //	dense/adapter     the question adapter (reqa tune)      [BlobAdapter]
 //	fusion/params     learned fusion parameters (reqa fuse) [BlobFusion]
+//	source/files      the source files: path, size, mtime, SHA-256 and
+//	                  the context and sentence ids each produced
+//	                  (JSON [SourceFiles]; `reqa index --sync`)  [BlobSourceFiles]
 //
 // Every record value ends in a CRC-32C of its payload, so a flipped byte in a
 // context, a sentence, a postings list or a blob is reported as [ErrCorrupt]
