@@ -65,7 +65,7 @@ test: assets browser-deps python-deps weaviate-server
 	@# full, and the browser test's line saying which Chromium it ran with.
 	@# The Weaviate client's own single-node test (tag weaviate) runs after them.
 	@mkdir -p bin; export REQA_WEAVIATE_SERVER=$(WEAVIATE_SERVER); \
-	  { $(GO) test -v ./... && $(GO) test -v -count=1 -tags weaviate -run TestWeaviateSingleNode ./index/weaviate/; } > bin/test.log 2>&1; st=$$?; \
+	  { $(GO) test -timeout 20m -v ./... && $(GO) test -v -count=1 -tags weaviate -run TestWeaviateSingleNode ./index/weaviate/; } > bin/test.log 2>&1; st=$$?; \
 	  grep -E '^(ok|FAIL|panic:)|^\s*--- (FAIL|SKIP)|browser test runs' bin/test.log; \
 	  if [ $$st -ne 0 ]; then grep -B5 -A40 -E '^\s*--- FAIL|^panic:' bin/test.log | head -400; fi; exit $$st
 

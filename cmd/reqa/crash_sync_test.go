@@ -20,6 +20,7 @@ import (
 // REQA_CRASH_TRIALS sets the number of trials (default 2).
 func TestSyncKillTrials(t *testing.T) {
 	if testing.Short() {
+		// May skip in CI: -short only (make test does not pass it).
 		t.Skip("kill trials skipped in -short mode")
 	}
 	trials := 2
