@@ -33,6 +33,16 @@ var (
 	// ErrSchema: the collection exists with a schema or a manifest that
 	// this import cannot reuse (another tokenization, dimension, count).
 	ErrSchema = errors.New("weaviate: collection schema differs")
+	// ErrRedirect: the engine answered with a redirect. The client follows
+	// none (a redirect could send the corpus, the vectors and the API key
+	// to another host); point reqa at the address the engine names.
+	ErrRedirect = errors.New("weaviate: engine redirected the request")
+	// ErrAuth: the engine refused the request's credentials (HTTP 401 or
+	// 403): no API key, a wrong one, or one without the permission.
+	ErrAuth = errors.New("weaviate: engine refused the credentials")
+	// ErrDeadline: one request or one call (its retries included) ran out
+	// of its time ([Deadlines]).
+	ErrDeadline = errors.New("weaviate: deadline exceeded")
 )
 
 // MinVersion is the oldest server version accepted (major 1 only); the
@@ -65,6 +75,21 @@ type Retry struct {
 // DefaultRetry retries 6 times over about 6 seconds.
 var DefaultRetry = Retry{Attempts: 7, Base: 100 * time.Millisecond, Max: 2 * time.Second}
 
+// Deadlines bound the time the client waits on the engine.
+type Deadlines struct {
+	// Request bounds one HTTP exchange: connecting, sending the request
+	// and reading the whole answer. A node that answers too slowly (or
+	// trickles its answer) counts as unreachable and the next node is
+	// tried.
+	Request time.Duration
+	// Call bounds one call of the client (one query, one import batch, one
+	// schema or manifest read), its retries and backoff included.
+	Call time.Duration
+}
+
+// DefaultDeadlines: 30 s per request, 60 s per call with its retries.
+var DefaultDeadlines = Deadlines{Request: 30 * time.Second, Call: 60 * time.Second}
+
 // Client talks to a Weaviate node (any node of a cluster answers for all);
 // given several, it moves to the next one when a node stops answering. It
 // is safe for concurrent use.
@@ -76,13 +101,37 @@ type Client struct {
 	// consistency is Weaviate's consistency level for reads and writes
 	// ("ONE", "QUORUM", "ALL"); empty leaves the server's default.
 	consistency string
+	// apiKey, when set, is sent as "Authorization: Bearer KEY".
+	apiKey    string
+	deadlines Deadlines
+	tls       bool // a TLS configuration was given (WithTLS)
 }
 
 // Option configures a Client.
 type Option func(*Client)
 
-// WithHTTPClient sets the HTTP client (default: one with a 60 s timeout).
+// WithHTTPClient sets the HTTP client (default: http.DefaultTransport's
+// settings). Its CheckRedirect is replaced: the client follows no
+// redirect ([ErrRedirect]).
 func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
+
+// WithAPIKey sends key as "Authorization: Bearer KEY" on every request
+// (Weaviate's API-key authentication). The key appears in no error and no
+// URL; [Credentials] reads it from a file or the environment.
+func WithAPIKey(key string) Option { return func(c *Client) { c.apiKey = key } }
+
+// WithDeadlines sets the request and call deadlines (default
+// [DefaultDeadlines]; a zero field keeps its default).
+func WithDeadlines(d Deadlines) Option {
+	return func(c *Client) {
+		if d.Request > 0 {
+			c.deadlines.Request = d.Request
+		}
+		if d.Call > 0 {
+			c.deadlines.Call = d.Call
+		}
+	}
+}
 
 // WithRetry sets the retry policy (default [DefaultRetry]).
 func WithRetry(r Retry) Option { return func(c *Client) { c.retry = r } }
@@ -95,11 +144,14 @@ func WithConsistency(level string) Option { return func(c *Client) { c.consisten
 // "HOST:PORT" means http), or at several nodes of one cluster separated by
 // commas, tried in turn when one does not answer.
 func New(addr string, opts ...Option) (*Client, error) {
-	c := &Client{http: &http.Client{Timeout: 60 * time.Second}, retry: DefaultRetry}
+	c := &Client{http: &http.Client{}, retry: DefaultRetry, deadlines: DefaultDeadlines}
 	for _, a := range strings.Split(addr, ",") {
 		a = strings.TrimSpace(a)
 		if !strings.Contains(a, "://") {
 			a = "http://" + a
+		}
+		if hasUserinfo(a) {
+			return nil, fmt.Errorf("weaviate: address %s: %w", redact(a), errKeyInURL)
 		}
 		u, err := url.Parse(a)
 		if err != nil {
@@ -116,6 +168,17 @@ func New(addr string, opts ...Option) (*Client, error) {
 	}
 	if c.retry.Attempts < 1 {
 		c.retry.Attempts = 1
+	}
+	// Never follow a redirect: the answer is returned as it is, and do
+	// reports it (ErrRedirect) without a second request anywhere.
+	h := *c.http
+	h.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	h.Timeout = 0 // the request deadline bounds each exchange
+	c.http = &h
+	for _, u := range c.nodes {
+		if c.tls && u.Scheme != "https" {
+			return nil, fmt.Errorf("weaviate: node %s: TLS settings (a CA, a client certificate) need an https node (weaviate+https://…)", u.Host)
+		}
 	}
 	switch c.consistency {
 	case "", "ONE", "QUORUM", "ALL":
@@ -147,11 +210,26 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		}
 	}
 	var last error
+	parent := ctx
+	ctx, cancel := context.WithTimeoutCause(ctx, c.deadlines.Call,
+		fmt.Errorf("%w: %s %s: no answer within the call deadline of %v (retries included)", ErrDeadline, method, path, c.deadlines.Call))
+	defer cancel()
+	// stopped is the error of a call whose context ended: the caller's
+	// cancellation, or the call deadline.
+	stopped := func() error {
+		if parent.Err() != nil {
+			return fmt.Errorf("weaviate: %s %s: %w", method, path, parent.Err())
+		}
+		if last != nil {
+			return fmt.Errorf("%w (last error: %v)", context.Cause(ctx), last)
+		}
+		return context.Cause(ctx)
+	}
 	for attempt := 0; attempt < c.retry.Attempts; attempt++ {
 		cur := c.cur.Load()
 		if attempt > 0 {
 			if err := sleep(ctx, c.backoff(attempt)); err != nil {
-				return fmt.Errorf("weaviate: %s %s: %w (last error: %v)", method, path, err, last)
+				return stopped()
 			}
 		}
 		u := *c.nodes[int(cur)%len(c.nodes)]
@@ -161,33 +239,29 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		if payload != nil {
 			rd = bytes.NewReader(payload)
 		}
-		req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
-		if err != nil {
-			return fmt.Errorf("weaviate: %s %s: %w", method, path, err)
-		}
-		if payload != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		resp, err := c.http.Do(req)
+		resp, data, err := c.exchange(ctx, method, u.String(), rd, payload != nil)
 		if err != nil {
 			if ctx.Err() != nil {
-				return fmt.Errorf("weaviate: %s %s: %w", method, path, ctx.Err())
+				return stopped()
 			}
 			last = fmt.Errorf("%w: %s %s: %v", ErrUnreachable, method, u.Host, err)
 			c.cur.CompareAndSwap(cur, cur+1) // try the next node
 			continue
 		}
-		data, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
-		resp.Body.Close()
-		if err != nil {
-			if ctx.Err() != nil {
-				return fmt.Errorf("weaviate: %s %s: %w", method, path, ctx.Err())
-			}
-			last = fmt.Errorf("%w: %s %s: reading the answer: %v", ErrUnreachable, method, u.Host, err)
-			c.cur.CompareAndSwap(cur, cur+1)
-			continue
-		}
 		switch {
+		case resp.StatusCode >= 300 && resp.StatusCode < 400:
+			loc := resp.Header.Get("Location")
+			if loc == "" {
+				loc = "(no Location)"
+			} else if hasUserinfo(loc) {
+				loc = redact(loc)
+			}
+			return fmt.Errorf("%w: %s %s on %s: HTTP %d to %s; reqa follows no redirects: give the engine's own address",
+				ErrRedirect, method, path, u.Host, resp.StatusCode, loc)
+		case resp.StatusCode == http.StatusUnauthorized:
+			return fmt.Errorf("%w: %s %s on %s: HTTP 401 %s: %s", ErrAuth, method, path, u.Host, errorMessage(data), c.keyHint())
+		case resp.StatusCode == http.StatusForbidden:
+			return fmt.Errorf("%w: %s %s on %s: HTTP 403 %s: the API key lacks the permission", ErrAuth, method, path, u.Host, errorMessage(data))
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
 			if out == nil || len(bytes.TrimSpace(data)) == 0 {
 				return nil
@@ -206,6 +280,48 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		}
 	}
 	return last
+}
+
+// exchange sends one request within the request deadline and reads its
+// whole answer (at most 256 MiB).
+func (c *Client) exchange(ctx context.Context, method, u string, body io.Reader, isJSON bool) (*http.Response, []byte, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, c.deadlines.Request,
+		fmt.Errorf("%w: no whole answer within the request deadline of %v", ErrDeadline, c.deadlines.Request))
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return nil, nil, err
+	}
+	if isJSON {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		if ctx.Err() != nil && context.Cause(ctx) != nil {
+			err = context.Cause(ctx)
+		}
+		return nil, nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	resp.Body.Close()
+	if err != nil {
+		if ctx.Err() != nil && context.Cause(ctx) != nil {
+			err = context.Cause(ctx)
+		}
+		return nil, nil, fmt.Errorf("reading the answer: %w", err)
+	}
+	return resp, data, nil
+}
+
+// keyHint says where an API key goes (or that the one given was refused).
+func (c *Client) keyHint() string {
+	if c.apiKey == "" {
+		return "the engine wants an API key: put it in a file named by --engine-key-file or in $" + EnvAPIKey
+	}
+	return "the engine refused the API key given"
 }
 
 func (c *Client) backoff(attempt int) time.Duration {

@@ -33,7 +33,14 @@ func (t Target) String() string {
 // ParseTarget reads "weaviate://HOST:PORT[,HOST:PORT…]/COLLECTION" (https
 // with "weaviate+https://"). The collection must be a valid name
 // ([CheckName]).
+//
+// Credentials in the URL ("weaviate://user:key@HOST…") are refused without
+// repeating them: the key goes in a file (--engine-key-file) or
+// $REQA_WEAVIATE_API_KEY ([Credentials]).
 func ParseTarget(s string) (Target, error) {
+	if hasUserinfo(s) {
+		return Target{}, fmt.Errorf("engine %s: %w", redact(s), errKeyInURL)
+	}
 	scheme, rest, ok := strings.Cut(s, "://")
 	if !ok || (scheme != Scheme && scheme != Scheme+"+https") {
 		return Target{}, fmt.Errorf("engine %q: want %s://HOST:PORT/COLLECTION", s, Scheme)
