@@ -40,8 +40,10 @@ func TestNoRedirects(t *testing.T) {
 			"Import": func() error {
 				return c.Import(context.Background(), ImportSpec{Collection: "Squad", ModelHash: "h", Dim: 2, Count: 1}, nil)
 			},
-			"batch": func() error { return c.batch(context.Background(), []batchObject{{Class: "Squad", ID: ObjectID("Squad", 0)}}) },
-			"Drop":  func() error { return c.Drop(context.Background(), "Squad") },
+			"batch": func() error {
+				return c.batch(context.Background(), []batchObject{{Class: "Squad", ID: ObjectID("Squad", 0)}})
+			},
+			"Drop": func() error { return c.Drop(context.Background(), "Squad") },
 		}
 		for name, call := range calls {
 			err := call()
