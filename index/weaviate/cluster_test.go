@@ -40,7 +40,6 @@ func TestWeaviateCluster(t *testing.T) {
 	for i, nd := range nodes {
 		addrs[i] = nd.Addr()
 	}
-	ctx := context.Background()
 	c, err := New(strings.Join(addrs, ","), WithConsistency("QUORUM"),
 		WithRetry(Retry{Attempts: 10, Base: 100 * time.Millisecond, Max: 2 * time.Second}))
 	if err != nil {
@@ -54,17 +53,19 @@ func TestWeaviateCluster(t *testing.T) {
 	s := ImportSpec{Collection: "ReqaCluster", ModelHash: "synthetic-32", Dim: corpus.dim, Count: len(corpus.sentences),
 		BatchSize: 128, Layout: layout}
 	t0 := time.Now()
+	ctx, end := phase(t, "import", 10*time.Minute)
 	if err := c.Import(ctx, s, corpus.at); err != nil {
-		t.Fatal(err)
+		t.Fatalf("phase %q: %v", "import", err)
 	}
+	end()
 	t.Logf("imported %d sentences (RF 3, 3 shards) in %v", s.Count, time.Since(t0).Round(time.Millisecond))
-	col, err := c.Open(ctx, s.Collection, s.ModelHash)
+	col, err := c.Open(context.Background(), s.Collection, s.ModelHash)
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	type answer struct{ bm25, dense []Hit }
-	ask := func(i int) (answer, error) {
+	ask := func(ctx context.Context, i int) (answer, error) {
 		b, err := col.BM25(ctx, corpus.questions[i], 10)
 		if err != nil {
 			return answer{}, err
@@ -75,10 +76,11 @@ func TestWeaviateCluster(t *testing.T) {
 	// The healthy answers, once two passes agree (the nodes flush their
 	// memtables 1 s after writes; see PERSISTENCE_MEMTABLES_FLUSH_DIRTY_AFTER_SECONDS).
 	healthy := make([]answer, len(corpus.questions))
+	ctx, end = phase(t, "healthy answers", 10*time.Minute)
 	for pass := 0; ; pass++ {
 		same := 0
 		for i := range healthy {
-			a, err := ask(i)
+			a, err := ask(ctx, i)
 			if err != nil {
 				t.Fatalf("healthy question %d: %v", i, err)
 			}
@@ -96,6 +98,7 @@ func TestWeaviateCluster(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}
+	end()
 
 	// The fault run: 3 passes over the questions; node0 (first in the
 	// client's list) is killed during the first pass and restarted during
@@ -115,7 +118,8 @@ func TestWeaviateCluster(t *testing.T) {
 	late := ImportSpec{Collection: "ReqaLate", ModelHash: "synthetic-32", Dim: corpus.dim, Count: 200, BatchSize: 50, Layout: layout}
 	var lateErr error
 	var lateWG sync.WaitGroup
-	for pass := 0; pass < 3; pass++ {
+	ctx, end = phase(t, "fault run (node0 killed, then restarted)", 20*time.Minute)
+	for pass := 0; pass < 3 && ctx.Err() == nil; pass++ {
 		for i := range corpus.questions {
 			step := pass*len(corpus.questions) + i
 			if step == killAt {
@@ -130,7 +134,7 @@ func TestWeaviateCluster(t *testing.T) {
 				t.Logf("restarted %s at question %d", victim.Name, step)
 			}
 			q0 := time.Now()
-			got, err := ask(i)
+			got, err := ask(ctx, i)
 			d := time.Since(q0)
 			mu.Lock()
 			asked++
@@ -163,6 +167,8 @@ func TestWeaviateCluster(t *testing.T) {
 			mu.Unlock()
 		}
 	}
+	lateWG.Wait()
+	end()
 	victim.WaitReady(5 * time.Minute)
 	t.Logf("fault run: %d questions asked (BM25 + nearVector each), %d failed, %d rankings differ from the healthy cluster's (BM25 %d, nearVector %d); "+
 		"%d same rankings with scores differing by at most %.2g (relative); slowest question %v",
@@ -184,6 +190,8 @@ func TestWeaviateCluster(t *testing.T) {
 
 	// Catch-up: the restarted node holds every object of both collections.
 	t1 := time.Now()
+	ctx, end = phase(t, "catch-up", 4*time.Minute)
+	defer end()
 	for {
 		counts, err := shardCounts(ctx, c)
 		if err == nil && counts[victim.Name+"/ReqaLate"] == late.Count && counts[victim.Name+"/ReqaCluster"] == s.Count {
@@ -195,6 +203,23 @@ func TestWeaviateCluster(t *testing.T) {
 			break
 		}
 		time.Sleep(2 * time.Second)
+	}
+}
+
+// phase bounds one phase of a test: its context ends after d, and end
+// fails the test, naming the phase, when the phase ran out of time (the
+// calls made under the context then fail fast, so the test stops there
+// instead of at the go test timeout).
+func phase(t *testing.T, name string, d time.Duration) (ctx context.Context, end func()) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t0 := time.Now()
+	return ctx, func() {
+		t.Helper()
+		defer cancel()
+		if ctx.Err() != nil {
+			t.Fatalf("phase %q: not done within %v (ran %v)", name, d, time.Since(t0).Round(time.Second))
+		}
+		t.Logf("phase %q: %v", name, time.Since(t0).Round(time.Millisecond))
 	}
 }
 

@@ -43,23 +43,65 @@ func Binary(t testing.TB, root string) string {
 
 // Start starts a one-node cluster and returns its node, ready; it is
 // killed when the test ends.
-func Start(t testing.TB, bin string) *Node {
+func Start(t testing.TB, bin string) *Node { return StartEnv(t, bin) }
+
+// StartEnv is Start with extra environment for the node ("NAME=VALUE",
+// overriding the defaults: e.g. API-key authentication).
+func StartEnv(t testing.TB, bin string, env ...string) *Node {
 	t.Helper()
 	nd := NewCluster(t, bin, 1)[0]
+	nd.extraEnv = append(nd.extraEnv, env...)
 	nd.Start()
 	nd.WaitReady(3 * time.Minute)
 	return nd
 }
 
-// freeBase returns a port p such that p..p+n-1 are free on 127.0.0.1.
+// APIKeyEnv is the environment of a node that admits only the API key
+// key (user "reqa"), anonymous access off.
+func APIKeyEnv(key string) []string {
+	return []string{
+		"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=false",
+		"AUTHENTICATION_APIKEY_ENABLED=true",
+		"AUTHENTICATION_APIKEY_ALLOWED_KEYS=" + key,
+		"AUTHENTICATION_APIKEY_USERS=reqa",
+	}
+}
+
+// portRange is where node ports are drawn from: below Linux's ephemeral
+// range (/proc/sys/net/ipv4/ip_local_port_range), where the kernel picks
+// the local ports of outgoing connections. A port drawn inside it can be
+// taken by any connection while its node is down, and the node then
+// cannot start again (seen: "bind: address already in use" on restart).
+func portRange() (lo, hi int) {
+	lo, hi = 10000, 32768 // Linux's default ephemeral range starts at 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			elo, err1 := strconv.Atoi(f[0])
+			ehi, err2 := strconv.Atoi(f[1])
+			switch {
+			case err1 != nil || err2 != nil:
+			case elo-lo >= 2000:
+				hi = elo
+			case 65535-ehi >= 2000:
+				lo, hi = ehi+1, 65536
+			}
+		}
+	}
+	return lo, hi
+}
+
+// freeBase returns a port p such that p..p+n-1 are free (on every
+// interface: Weaviate's gRPC port listens on all of them), drawn outside
+// the ephemeral port range (portRange).
 func freeBase(t testing.TB, n int) int {
 	t.Helper()
+	lo, hi := portRange()
 	for try := 0; try < 200; try++ {
-		base := 20000 + rand.IntN(40000)
+		base := lo + rand.IntN(hi-lo-n)
 		var ls []net.Listener
 		ok := true
 		for p := base; p < base+n; p++ {
-			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+			l, err := net.Listen("tcp", ":"+strconv.Itoa(p))
 			if err != nil {
 				ok = false
 				break
