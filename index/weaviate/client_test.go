@@ -72,6 +72,9 @@ func TestUnreachable(t *testing.T) {
 			return c.Import(context.Background(), ImportSpec{Collection: "Squad", ModelHash: "h", Dim: 2, Count: 1}, nil)
 		},
 		"Drop": func() error { return c.Drop(context.Background(), "Squad") },
+		"Check": func() error {
+			return c.Check(context.Background(), ImportSpec{Collection: "Squad", ModelHash: "h", Dim: 2, Count: 1})
+		},
 	} {
 		if err := call(); !errors.Is(err, ErrUnreachable) {
 			t.Errorf("%s: %v, want ErrUnreachable", name, err)

@@ -139,6 +139,9 @@ func (c *Client) Import(ctx context.Context, spec ImportSpec, at func(i int) (Se
 	if err != nil {
 		return err
 	}
+	if err := checkManifest(spec, old, found); err != nil {
+		return err // as Check reports it
+	}
 	if spec.Base > 0 {
 		return c.extend(ctx, spec, old, found, at)
 	}

@@ -213,6 +213,17 @@ func TestImportRefusals(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.setup(f, c)
+			// Check, before any work, refuses what Import would (a lost
+			// object shows only while writing), and writes nothing.
+			before := len(f.requests(http.MethodPost, "/v1/batch/objects")) + len(f.requests(http.MethodPost, "/v1/schema"))
+			if err := c.Check(ctx, tc.spec); tc.name != "lost object" && !errors.Is(err, tc.want) {
+				t.Errorf("Check: err = %v, want %v", err, tc.want)
+			} else if tc.name == "lost object" && err != nil {
+				t.Errorf("Check: %v", err)
+			}
+			if after := len(f.requests(http.MethodPost, "/v1/batch/objects")) + len(f.requests(http.MethodPost, "/v1/schema")); after != before {
+				t.Errorf("Check wrote %d times", after-before)
+			}
 			if err := c.Import(ctx, tc.spec, tc.at); !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
