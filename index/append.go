@@ -59,7 +59,7 @@ func Append(ctx context.Context, in Input, path string, opt Options) (store.Meta
 		if err != nil {
 			return store.Meta{}, fmt.Errorf("append to %s: %w: %w", path, store.ErrCorrupt, err)
 		}
-		es = EngineSpec{Target: t, Layout: weaviate.Layout{Shards: old.Engine.Shards, Replicas: old.Engine.Replicas}}
+		es = EngineSpec{Target: t, Layout: weaviate.Layout{Shards: old.Engine.Shards, Replicas: old.Engine.Replicas}, Options: opt.EngineOptions}
 	}
 	if opt.Context == "" {
 		opt.Context = old.Context

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"github.com/reqa/reqa/index/weaviate"
 
 	"github.com/reqa/reqa/index/ann"
 	"github.com/reqa/reqa/index/bm25"
@@ -48,6 +49,10 @@ type Options struct {
 	// the Input's Form (package ingest: one of ingest.ContextChoices, ""
 	// for its default); Append: "" keeps the index's choice.
 	Context string
+	// EngineOptions configure the engine client of an Append to an index
+	// kept in an engine (credentials, deadlines); BuildEngine takes
+	// EngineSpec.Options.
+	EngineOptions []weaviate.Option
 }
 
 // stageProgress returns opt.Progress bound to one stage, or nil.

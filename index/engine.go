@@ -32,8 +32,11 @@ type EngineSpec struct {
 	Restart bool
 	// BatchSize is the objects per batch request (0: the client's default).
 	BatchSize int
-	// Client options (retries, consistency level).
+	// Client options (retries, consistency level, credentials, deadlines).
 	Options []weaviate.Option
+	// Checked, if set, is called once the engine passed the pre-flight
+	// (weaviate.Client.Check), before the corpus is embedded.
+	Checked func()
 }
 
 // MomentRows bounds the answer vectors BuildEngine computes their moments
@@ -102,14 +105,6 @@ func (j *job) writeEngine(ctx context.Context, w *store.Writer, es EngineSpec) (
 	if err != nil {
 		return store.Meta{}, err
 	}
-	sent, ctxv, err := embed(ctx, j.c, j.opt.Encoder, j.progress)
-	if err != nil {
-		return store.Meta{}, j.errOp(err)
-	}
-	answers, err := answerVectors(j.c, sent, ctxv, j.opt.Lambda)
-	if err != nil {
-		return store.Meta{}, j.errOp(err)
-	}
 	meta := j.meta()
 	if j.old == nil {
 		sp := j.opt.Encoder.Spec()
@@ -121,7 +116,7 @@ func (j *job) writeEngine(ctx context.Context, w *store.Writer, es EngineSpec) (
 	}
 	client, err := weaviate.New(es.Target.Addr, es.Options...)
 	if err != nil {
-		return store.Meta{}, err
+		return store.Meta{}, fmt.Errorf("%s %s: %w", into, es.Target, err)
 	}
 	var more []string
 	for _, name := range names {
@@ -132,7 +127,25 @@ func (j *job) writeEngine(ctx context.Context, w *store.Writer, es EngineSpec) (
 	_, base := j.base()
 	spec := weaviate.ImportSpec{Collection: es.Target.Collection, ModelHash: meta.Dense.VectorsID(), Dim: meta.Dense.Dim,
 		Base: int(base), Count: len(j.c.Sentences), Layout: es.Layout, BatchSize: es.BatchSize, Restart: es.Restart,
-		Tokenizers: more, Progress: j.progress("import into " + es.Target.String())}
+		Tokenizers: more}
+	// The pre-flight: the engine answers, takes the credentials, runs a
+	// supported version and holds nothing this import cannot continue —
+	// checked before the corpus is embedded, the long part.
+	if err := client.Check(ctx, spec); err != nil {
+		return store.Meta{}, fmt.Errorf("%s %s: %w", into, es.Target, err)
+	}
+	if es.Checked != nil {
+		es.Checked()
+	}
+	sent, ctxv, err := embed(ctx, j.c, j.opt.Encoder, j.progress)
+	if err != nil {
+		return store.Meta{}, j.errOp(err)
+	}
+	answers, err := answerVectors(j.c, sent, ctxv, j.opt.Lambda)
+	if err != nil {
+		return store.Meta{}, j.errOp(err)
+	}
+	spec.Progress = j.progress("import into " + es.Target.String())
 	err = client.Import(ctx, spec, func(i int) (weaviate.Sentence, error) {
 		return engineSentence(j.c, i, int(base), names, toks, answers), nil
 	})

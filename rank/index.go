@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/reqa/reqa/index/weaviate"
 	"github.com/reqa/reqa/rank/fuse"
 	"github.com/reqa/reqa/store"
 )
@@ -53,14 +55,28 @@ type backend interface {
 }
 
 // Open opens the index at path.
-func Open(path string) (*Index, error) {
+func Open(path string) (*Index, error) { return OpenWith(path, OpenOptions{}) }
+
+// OpenOptions configure how an index kept in an engine reaches it.
+type OpenOptions struct {
+	// Engine are the engine client's options (credentials, TLS,
+	// deadlines), typically weaviate.Credentials.Options(); nil: the API
+	// key of $REQA_WEAVIATE_API_KEY, if set.
+	Engine []weaviate.Option
+	// QuestionTimeout bounds one question asked of the engine (0:
+	// QuestionTimeout).
+	QuestionTimeout time.Duration
+}
+
+// OpenWith opens the index at path with o.
+func OpenWith(path string, o OpenOptions) (*Index, error) {
 	r, err := store.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	x := &Index{r: r}
 	if r.Meta().Engine != nil {
-		x.b, err = openWeaviate(x)
+		x.b, err = openWeaviate(x, o)
 	} else {
 		x.b, err = openLocal(x)
 	}

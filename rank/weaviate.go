@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/reqa/reqa/index/dense"
 	"github.com/reqa/reqa/index/sentence"
@@ -72,6 +74,8 @@ type engine struct {
 	r      *store.Reader
 	target weaviate.Target
 	client *weaviate.Client
+	// within bounds the time one question may take (QuestionTimeout).
+	within time.Duration
 
 	colMu sync.Mutex
 	col   *weaviate.Collection
@@ -85,9 +89,15 @@ type engine struct {
 	extErr  error
 }
 
+// QuestionTimeout bounds the time one question asked of an engine may
+// take, every request and retry included (embedding the question too):
+// past it the question fails with weaviate.ErrDeadline. Each request is
+// bounded by weaviate.DefaultDeadlines besides.
+const QuestionTimeout = 60 * time.Second
+
 // openWeaviate prepares the engine named by the index's meta; nothing is
 // asked of the engine until a ranker needs it.
-func openWeaviate(x *Index) (*engine, error) {
+func openWeaviate(x *Index, o OpenOptions) (*engine, error) {
 	r := x.r
 	em := r.Meta().Engine
 	if em.Kind != weaviate.Scheme {
@@ -104,11 +114,19 @@ func openWeaviate(x *Index) (*engine, error) {
 	if em.Replicas > 1 {
 		opts = append(opts, weaviate.WithConsistency(RemoteConsistency))
 	}
-	c, err := weaviate.New(t.Addr, opts...)
+	if o.Engine == nil {
+		// No options given: the API key from the environment, if any.
+		env, err := weaviate.Credentials{}.Options()
+		if err != nil {
+			return nil, fmt.Errorf("index %s: %w", r.Path(), err)
+		}
+		opts = append(opts, env...)
+	}
+	c, err := weaviate.New(t.Addr, append(opts, o.Engine...)...)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", r.Path(), err)
 	}
-	return &engine{x: x, r: r, target: t, client: c}, nil
+	return &engine{x: x, r: r, target: t, client: c, within: cmp.Or(o.QuestionTimeout, QuestionTimeout)}, nil
 }
 
 // RemoteConsistency is the consistency level of engine queries on a
@@ -117,6 +135,15 @@ func openWeaviate(x *Index) (*engine, error) {
 const RemoteConsistency = "QUORUM"
 
 func (g *engine) url() string { return g.target.String() }
+
+// question bounds one question's work on the engine (g.within).
+func (g *engine) question(ctx context.Context) (context.Context, context.CancelFunc) {
+	return withQuestionDeadline(ctx, g.within)
+}
+
+func withQuestionDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, d, fmt.Errorf("%w: the engine did not answer the question within %v", weaviate.ErrDeadline, d))
+}
 
 // allSentences: the sentences are in the engine.
 func (g *engine) allSentences() []store.Sentence { return nil }
@@ -194,7 +221,9 @@ func (g *engine) collection() (*weaviate.Collection, error) {
 	if rm.col != nil {
 		return rm.col, nil
 	}
-	col, err := rm.client.Open(context.Background(), rm.target.Collection, e.r.Meta().Dense.VectorsID())
+	ctx, cancel := g.question(context.Background())
+	defer cancel()
+	col, err := rm.client.Open(ctx, rm.target.Collection, e.r.Meta().Dense.VectorsID())
 	if err == nil && col.Manifest().Sentences != e.r.Meta().Sentences {
 		err = fmt.Errorf("%w: collection %s holds %d sentences, index %s says %d", weaviate.ErrSchema,
 			rm.target.Collection, col.Manifest().Sentences, e.r.Path(), e.r.Meta().Sentences)
@@ -331,6 +360,7 @@ type remoteBM25 struct {
 	tok       tokenize.Tokenizer
 	col       *weaviate.Collection
 	n         int
+	within    time.Duration
 }
 
 func (b *remoteBM25) Name() string { return b.name }
@@ -368,10 +398,10 @@ func (b *remoteBM25) stats(_ remoteQuery, best []weaviate.Hit) fuse.Stats {
 	return s
 }
 func (b *remoteBM25) ScoreAll(ctx context.Context, question string, s *Scores) error {
-	return scoreRemote(ctx, b, question, s)
+	return scoreRemote(ctx, b, question, s, b.within)
 }
 func (b *remoteBM25) TopK(ctx context.Context, question string, k int) ([]Hit, error) {
-	return topRemote(ctx, b, question, k)
+	return topRemote(ctx, b, question, k, b.within)
 }
 
 // remoteDense is "dense" of an engine index.
@@ -381,6 +411,7 @@ type remoteDense struct {
 	col     *weaviate.Collection
 	n       int
 	moments dense.Moments
+	within  time.Duration
 }
 
 func (d *remoteDense) Name() string { return d.name }
@@ -408,10 +439,10 @@ func (d *remoteDense) stats(q remoteQuery, best []weaviate.Hit) fuse.Stats {
 	return s
 }
 func (d *remoteDense) ScoreAll(ctx context.Context, question string, s *Scores) error {
-	return scoreRemote(ctx, d, question, s)
+	return scoreRemote(ctx, d, question, s, d.within)
 }
 func (d *remoteDense) TopK(ctx context.Context, question string, k int) ([]Hit, error) {
-	return topRemote(ctx, d, question, k)
+	return topRemote(ctx, d, question, k, d.within)
 }
 
 func hitMap(hits []weaviate.Hit) map[int]float64 {
@@ -439,8 +470,11 @@ func hitStats(best []weaviate.Hit) fuse.Stats {
 	return s
 }
 
-// topRemote returns one input's k best candidates.
-func topRemote(ctx context.Context, in remoteInput, question string, k int) ([]Hit, error) {
+// topRemote returns one input's k best candidates, within the question
+// deadline d.
+func topRemote(ctx context.Context, in remoteInput, question string, k int, d time.Duration) ([]Hit, error) {
+	ctx, cancel := withQuestionDeadline(ctx, d)
+	defer cancel()
 	q, err := in.prepare(ctx, question)
 	if err != nil {
 		return nil, err
@@ -464,8 +498,11 @@ func engineHits(hits []weaviate.Hit, n int) ([]Hit, error) {
 	return out, nil
 }
 
-// scoreRemote ranks one input's RemoteDepth best candidates into s.
-func scoreRemote(ctx context.Context, in remoteInput, question string, s *Scores) error {
+// scoreRemote ranks one input's RemoteDepth best candidates into s,
+// within the question deadline d.
+func scoreRemote(ctx context.Context, in remoteInput, question string, s *Scores, d time.Duration) error {
+	ctx, cancel := withQuestionDeadline(ctx, d)
+	defer cancel()
 	q, err := in.prepare(ctx, question)
 	if err != nil {
 		return err
@@ -504,6 +541,7 @@ type remoteFused struct {
 	params fuse.Params
 	inputs []remoteInput
 	n      int
+	within time.Duration
 	// questions flags the sentences that are questions (nil: unknown),
 	// for a fusion that demotes them.
 	questions []bool
@@ -622,6 +660,8 @@ func (f *remoteFused) pool(ctx context.Context, question string) (ids []int, inp
 // ranked returns the pool's candidates, ranked by the fusion, with every
 // input's score of each.
 func (f *remoteFused) ranked(ctx context.Context, question string) ([]weaviate.Hit, map[int][]float64, error) {
+	ctx, cancel := withQuestionDeadline(ctx, f.within)
+	defer cancel()
 	ids, in, fused, err := f.pool(ctx, question)
 	if err != nil {
 		return nil, nil, err
@@ -712,7 +752,7 @@ func (g *engine) ranker(s Spec) (Ranker, error) {
 		if p.Method == "rerank" {
 			return nil, fmt.Errorf("%w %q: the re-ranker reads every candidate's context scores, which is %w", ErrUnknownRanker, p.Name, ErrEngineRanker)
 		}
-		f := &remoteFused{params: p, n: e.r.Meta().Sentences}
+		f := &remoteFused{params: p, n: e.r.Meta().Sentences, within: g.within}
 		if p.DemoteQuestions {
 			f.questions = e.corpus().Question
 		}
@@ -756,7 +796,7 @@ func (g *engine) input(s Spec) (remoteInput, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &remoteBM25{name: s.Name, tokenizer: s.Tokenizer, tok: tok, col: col, n: n}, nil
+		return &remoteBM25{name: s.Name, tokenizer: s.Tokenizer, tok: tok, col: col, n: n, within: g.within}, nil
 	case KindDense:
 		if s.Dense.LambdaSet && s.Dense.Lambda != e.r.Meta().Dense.Lambda {
 			return nil, fmt.Errorf("%w %q: the engine holds answer vectors for λ = %g only: %w", ErrUnknownRanker, s.Name, e.r.Meta().Dense.Lambda, ErrEngineRanker)
@@ -783,7 +823,7 @@ func (g *engine) input(s Spec) (remoteInput, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &remoteDense{name: name, q: q, col: col, n: n, moments: m}, nil
+		return &remoteDense{name: name, q: q, col: col, n: n, moments: m, within: g.within}, nil
 	}
 	return nil, fmt.Errorf("%w %q: %w", ErrUnknownRanker, s.Name, ErrEngineRanker)
 }

@@ -17,7 +17,7 @@ func askCommand() *cli.Command {
 		Name:      "ask",
 		Usage:     "answer a question from an index",
 		ArgsUsage: "QUESTION",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Required: true, Usage: "index file"},
 			&cli.IntFlag{Name: "k", Value: 5, Usage: "number of answers"},
 			&cli.StringFlag{Name: "ranker", Aliases: []string{"r"}, Usage: "ranker: " + strings.Join(rank.Names(), ", ") + " (default: the index's best fusion when it has embeddings, else bm25-wpm; reqa stats lists the ones an index has)"},
@@ -27,7 +27,7 @@ func askCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-context", Usage: "score the sentence alone, not sentence + context"},
 			jsonFlag("print answers as JSON"),
 			quietFlag(),
-		},
+		}, engineAuthFlags()...),
 		OnUsageError: onUsage,
 		Action:       askAction,
 	}
@@ -49,7 +49,7 @@ func askAction(c *cli.Context) error {
 	}
 	spec.SentenceOnly = c.Bool("no-context")
 	spec.Dense = rank.DenseOptions{ANN: !c.Bool("exact"), Threads: c.Int("threads"), NoAdapter: c.Bool("no-adapter")}
-	e, err := rank.Open(c.String("index"))
+	e, err := openIndex(c, c.String("index"))
 	if err != nil {
 		return err
 	}

@@ -84,8 +84,8 @@ func TestEngineCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ask := func(i int) ([]uint32, error) {
-		as, err := e.Ask(context.Background(), r, questions[i], 10)
+	ask := func(ctx context.Context, i int) ([]uint32, error) {
+		as, err := e.Ask(ctx, r, questions[i], 10)
 		ids := make([]uint32, len(as))
 		for j, a := range as {
 			ids[j] = a.SentenceID
@@ -93,10 +93,11 @@ func TestEngineCluster(t *testing.T) {
 		return ids, err
 	}
 	healthy := make([][]uint32, n)
+	hctx, end := clusterPhase(t, "healthy answers", 15*time.Minute)
 	for pass := 0; ; pass++ {
 		same := 0
 		for i := range healthy {
-			ids, err := ask(i)
+			ids, err := ask(hctx, i)
 			if err != nil {
 				t.Fatalf("healthy question %d: %v", i, err)
 			}
@@ -114,6 +115,7 @@ func TestEngineCluster(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}
+	end()
 
 	type phase struct {
 		name                    string
@@ -121,8 +123,12 @@ func TestEngineCluster(t *testing.T) {
 		top10Diff               int
 		firstErr                string
 	}
-	run := func(name string, during func(done *atomic.Int64)) phase {
+	// Each phase is bounded: 15 minutes for n questions (4 at a time,
+	// each within rank.QuestionTimeout) is ample on 2 loaded cores.
+	run := func(name string, during func(ctx context.Context, done *atomic.Int64)) phase {
 		p := phase{name: name}
+		ctx, end := clusterPhase(t, name, 15*time.Minute)
+		defer end()
 		var mu sync.Mutex
 		var done atomic.Int64
 		var wg sync.WaitGroup
@@ -133,10 +139,10 @@ func TestEngineCluster(t *testing.T) {
 				defer wg.Done()
 				for {
 					i := int(next.Add(1)) - 1
-					if i >= n {
+					if i >= n || ctx.Err() != nil {
 						return
 					}
-					ids, err := ask(i)
+					ids, err := ask(ctx, i)
 					mu.Lock()
 					p.asked++
 					switch {
@@ -157,7 +163,7 @@ func TestEngineCluster(t *testing.T) {
 			}()
 		}
 		if during != nil {
-			during(&done)
+			during(ctx, &done)
 		}
 		wg.Wait()
 		t.Logf("%s: %d asked, %d failed, %d top-1 and %d top-10 differ from the healthy cluster's %s",
@@ -165,14 +171,14 @@ func TestEngineCluster(t *testing.T) {
 		return p
 	}
 	victim := nodes[0]
-	waitDone := func(done *atomic.Int64, at int64) {
-		for done.Load() < at {
+	waitDone := func(ctx context.Context, done *atomic.Int64, at int64) {
+		for done.Load() < at && ctx.Err() == nil {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
 	var phases []phase
-	phases = append(phases, run("node0 SIGKILLed a third of the way", func(done *atomic.Int64) {
-		waitDone(done, int64(n/3))
+	phases = append(phases, run("node0 SIGKILLed a third of the way", func(ctx context.Context, done *atomic.Int64) {
+		waitDone(ctx, done, int64(n/3))
 		victim.Kill()
 	}))
 	// Written while node0 is down: it must reach node0 when it rejoins.
@@ -183,8 +189,8 @@ func TestEngineCluster(t *testing.T) {
 	}
 	phases = append(phases, run("node0 down", nil))
 	var restarted time.Time
-	phases = append(phases, run("node0 restarting and rejoining", func(done *atomic.Int64) {
-		waitDone(done, int64(n/10))
+	phases = append(phases, run("node0 restarting and rejoining", func(ctx context.Context, done *atomic.Int64) {
+		waitDone(ctx, done, int64(n/10))
 		restarted = time.Now()
 		victim.Start()
 	}))
@@ -226,7 +232,7 @@ func TestEngineCluster(t *testing.T) {
 // (every shard is on every node with replication factor 3), from its
 // verbose node status.
 func countOn(nd *weaviatetest.Node, coll string) (int, error) {
-	resp, err := http.Get(nd.Addr() + "/v1/nodes/" + coll + "?output=verbose")
+	resp, err := statusClient.Get(nd.Addr() + "/v1/nodes/" + coll + "?output=verbose")
 	if err != nil {
 		return 0, err
 	}
@@ -263,7 +269,7 @@ func waitNodes(t *testing.T, addr string, n int, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		resp, err := http.Get(addr + "/v1/nodes")
+		resp, err := statusClient.Get(addr + "/v1/nodes")
 		healthy := 0
 		if err == nil {
 			var b strings.Builder
@@ -285,6 +291,26 @@ func waitNodes(t *testing.T, addr string, n int, timeout time.Duration) {
 			t.Fatalf("%d of %d nodes healthy after %v (%v)", healthy, n, timeout, err)
 		}
 		time.Sleep(time.Second)
+	}
+}
+
+// statusClient asks nodes for their status, each request bounded.
+var statusClient = &http.Client{Timeout: 10 * time.Second}
+
+// clusterPhase bounds one phase of the cluster test: its context ends
+// after d, and end fails the test naming the phase when it ran out (the
+// questions asked under the context then fail fast, so the test stops
+// there instead of at the go test timeout).
+func clusterPhase(t *testing.T, name string, d time.Duration) (context.Context, func()) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t0 := time.Now()
+	return ctx, func() {
+		t.Helper()
+		defer cancel()
+		if ctx.Err() != nil {
+			t.Fatalf("phase %q: not done within %v (ran %v)", name, d, time.Since(t0).Round(time.Second))
+		}
+		t.Logf("phase %q: %v", name, time.Since(t0).Round(time.Second))
 	}
 }
 

@@ -91,7 +91,7 @@ func indexFlags() []cli.Flag {
 		&cli.IntFlag{Name: "shards", Usage: "with --engine: shards of a new collection (0: the engine's default)"},
 		&cli.IntFlag{Name: "replicas", Usage: "with --engine: replication factor of a new collection (0: the engine's default)"},
 		&cli.BoolFlag{Name: "restart", Usage: "with --engine: re-send every sentence even if an earlier import of the collection finished or got part way"},
-	}, bm25Flags...)
+	}, append(bm25Flags, engineAuthFlags()...)...)
 }
 
 func indexCommand() *cli.Command {
@@ -191,7 +191,11 @@ func build(c *cli.Context, corpus *ingest.Corpus, opt index.Options) (store.Meta
 	if err != nil {
 		return store.Meta{}, usagef("index: --engine: %v", err)
 	}
-	es := index.EngineSpec{Target: t, Restart: c.Bool("restart"),
+	creds, err := engineCredentials(c)
+	if err != nil {
+		return store.Meta{}, err
+	}
+	es := index.EngineSpec{Target: t, Restart: c.Bool("restart"), Options: creds,
 		Layout: weaviate.Layout{Shards: c.Int("shards"), Replicas: c.Int("replicas"), AsyncReplication: c.Int("replicas") > 1}}
 	return index.BuildEngine(c.Context, corpus, c.String("out"), opt, es)
 }
@@ -335,6 +339,11 @@ func appendIndex(c *cli.Context, opt index.Options) error {
 		}
 	}
 	opt.EncoderThreads = c.Int("threads")
+	if m.Engine != nil {
+		if opt.EngineOptions, err = engineCredentials(c); err != nil {
+			return err
+		}
+	}
 	opt.Waiting = func() {
 		fmt.Fprintf(c.App.ErrWriter, "reqa: waiting for another reqa writing %s…\n", out)
 	}

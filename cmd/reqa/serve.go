@@ -31,7 +31,7 @@ func serveCommand() *cli.Command {
 			"When the index file is replaced (reqa index, reqa index --append, mv) it switches to the new\n" +
 			"one; requests in flight finish on the old one. A file copied over in place is answered 503\n" +
 			"until it is complete and checks out, then served.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Required: true, Usage: "index file"},
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8080", Usage: "address to listen on (host:port; port 0 picks a free one)"},
 			&cli.IntFlag{Name: "max-concurrent", Usage: "questions answered at once; more wait (0: one per core)"},
@@ -42,7 +42,7 @@ func serveCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-auth", Usage: "listen beyond loopback with no authentication (anyone who can reach the port can ask)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no start and shutdown lines on stderr (warnings and errors are still logged)"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON line on stdout when listening ({\"event\":\"listening\",\"addr\":…}) and one when shut down; the log stays on stderr"},
-		},
+		}, engineAuthFlags()...),
 		OnUsageError: onUsage,
 		Action:       serveAction,
 	}
@@ -108,6 +108,10 @@ func serveOptions(c *cli.Context, logger *log.Logger) (server.Options, error) {
 	if h, _, _ := net.SplitHostPort(addr); h != "" {
 		hosts = append(hosts, h) // the name given, as clients will use it
 	}
+	open, err := engineOpenOptions(c)
+	if err != nil {
+		return server.Options{}, err
+	}
 	return server.Options{
 		MaxConcurrent: c.Int("max-concurrent"),
 		Threads:       c.Int("threads"),
@@ -115,6 +119,7 @@ func serveOptions(c *cli.Context, logger *log.Logger) (server.Options, error) {
 		Ranker:        serveRanker,
 		Perimeter:     server.Perimeter{Hosts: hosts, Token: token},
 		Version:       version,
+		Open:          open,
 	}, nil
 }
 
@@ -124,7 +129,7 @@ func serveAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	e, err := server.Open(c.String("index"))
+	e, err := server.OpenWith(c.String("index"), opt.Open)
 	if err != nil {
 		return err
 	}

@@ -218,7 +218,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	// cancellation, or the call deadline.
 	stopped := func() error {
 		if parent.Err() != nil {
-			return fmt.Errorf("weaviate: %s %s: %w", method, path, parent.Err())
+			return fmt.Errorf("weaviate: %s %s: %w", method, path, context.Cause(parent))
 		}
 		if last != nil {
 			return fmt.Errorf("%w (last error: %v)", context.Cause(ctx), last)

@@ -76,18 +76,21 @@ type generation struct {
 // (store.CheckPages reads the whole file once): bbolt trusts its pages, and
 // a damaged one could stop a long-running server for good, where a refused
 // file leaves it serving, or not starting, with the reason.
-func Open(path string) (*rank.Index, error) {
+func Open(path string) (*rank.Index, error) { return OpenWith(path, rank.OpenOptions{}) }
+
+// OpenWith is Open with the options of an index kept in an engine.
+func OpenWith(path string, o rank.OpenOptions) (*rank.Index, error) {
 	if err := store.CheckPages(path); err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
-	return rank.Open(path)
+	return rank.OpenWith(path, o)
 }
 
 // openGeneration opens the index at path as a generation, checking that
 // the file is the one stamped want (zero: whatever is there) before and
 // after. A fault reading a file that changes under it is an error, not a
 // crash.
-func openGeneration(path string, want *stamp, pick RankerFunc, threads int) (g *generation, err error) {
+func openGeneration(path string, want *stamp, pick RankerFunc, threads int, o rank.OpenOptions) (g *generation, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
@@ -108,7 +111,7 @@ func openGeneration(path string, want *stamp, pick RankerFunc, threads int) (g *
 		f.Close()
 		return nil, fmt.Errorf("open index %s: %w", path, errChangedWhileOpening)
 	}
-	e, err := Open(path)
+	e, err := OpenWith(path, o)
 	if err != nil {
 		f.Close()
 		return nil, err

@@ -78,6 +78,9 @@ type Options struct {
 	Settle time.Duration
 	// Version is reported by /v1/stats.
 	Version string
+	// Open is how a replaced index file is opened (an engine's
+	// credentials); see OpenWith.
+	Open rank.OpenOptions
 }
 
 // Counters are the server's request counts, reported by /v1/stats.
@@ -97,6 +100,7 @@ type Server struct {
 	// cur is the index generation new requests use.
 	cur       atomic.Pointer[generation]
 	threads   int
+	open      rank.OpenOptions
 	pick      RankerFunc
 	log       *log.Logger
 	errs      *onceLog
@@ -144,7 +148,7 @@ func New(e *rank.Index, opt Options) (*Server, error) {
 	if settle <= 0 {
 		settle = defaultSettle
 	}
-	s := &Server{threads: opt.Threads, pick: opt.Ranker, log: logger, errs: &onceLog{log: logger},
+	s := &Server{threads: opt.Threads, open: opt.Open, pick: opt.Ranker, log: logger, errs: &onceLog{log: logger},
 		perimeter: newHostGuard(opt.Perimeter), version: opt.Version, settle: settle, kick: make(chan struct{}, 1),
 		slots: make(chan struct{}, n), queueWait: queueWait, askTimeout: askTimeout, checkEvery: checkEvery,
 		static: map[string]staticFile{}}
@@ -339,7 +343,7 @@ func (s *Server) look(g *generation, failed, last *stamp, settled *time.Time) bo
 
 // reload opens the file now at cur.path (stamped st) and makes it current.
 func (s *Server) reload(cur *generation, st stamp) error {
-	g, err := openGeneration(cur.path, &st, s.pick, s.threads)
+	g, err := openGeneration(cur.path, &st, s.pick, s.threads, s.open)
 	if err != nil {
 		return err
 	}
