@@ -35,7 +35,9 @@ func TestEngineCheckedBeforeEmbedding(t *testing.T) {
 		t.Cleanup(srv.Close)
 		return strings.TrimPrefix(srv.URL, "http://")
 	}
-	elsewhere := serve(func(w http.ResponseWriter, r *http.Request) { t.Errorf("the redirect was followed: %s %s", r.Method, r.URL) })
+	elsewhere := serve(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the redirect was followed: %s %s", r.Method, r.URL)
+	})
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		name string
