@@ -8,7 +8,16 @@
 //     the next when one stops answering), requests with retries and
 //     exponential backoff on connection errors and 5xx answers, optional
 //     consistency level, and the server version check ([Client.Version],
-//     [MinVersion]).
+//     [MinVersion]). It follows no redirect ([ErrRedirect]: a redirect
+//     could send the corpus and the key elsewhere), sends an API key as a
+//     bearer token ([WithAPIKey], read by [Credentials] from a file or
+//     $REQA_WEAVIATE_API_KEY, never from a URL), speaks TLS with a CA and
+//     a client certificate of one's choosing ([WithTLS]), and bounds every
+//     request and every call with its retries ([Deadlines]:
+//     [DefaultDeadlines] 30 s and 60 s; [ErrDeadline]).
+//   - [Client.Check]: an import's pre-flight (engine, credentials,
+//     version, collection state, model), writing nothing; `reqa index
+//     --engine` runs it before it embeds the corpus.
 //   - The collection reqa writes: one object per candidate sentence, with
 //     the sentence, its context, title, heading path and source, reqa's
 //     sentence id ("sid") and a "tokens" property holding reqa's own
@@ -80,5 +89,6 @@
 //
 // Failures wrap sentinel errors, tested with errors.Is: [ErrUnreachable],
 // [ErrNoCollection], [ErrOtherModel], [ErrIncomplete], [ErrVersion],
-// [ErrSchema]; other HTTP failures are an [*HTTPError].
+// [ErrSchema], [ErrRedirect], [ErrAuth], [ErrDeadline]; other HTTP
+// failures are an [*HTTPError].
 package weaviate
