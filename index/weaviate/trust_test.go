@@ -2,6 +2,7 @@ package weaviate
 
 import (
 	"context"
+	"encoding/pem"
 	"errors"
 	"io"
 	"net"
@@ -247,5 +248,36 @@ func TestCredentials(t *testing.T) {
 	// TLS settings need https nodes.
 	if _, err := New("http://127.0.0.1:1", WithTLS(nil)); err == nil {
 		t.Error("TLS settings with an http node accepted")
+	}
+}
+
+// TestTLSWithCA: an https node whose certificate only the given CA file
+// vouches for is reached with --engine-ca's file, and refused without it.
+func TestTLSWithCA(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"version":"1.35.2"}`))
+	}))
+	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts, err := Credentials{CAFile: ca}.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(srv.URL, append(opts, WithRetry(testRetry))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Version(context.Background()); err != nil {
+		t.Errorf("with the CA: %v", err)
+	}
+	c, err = New(srv.URL, WithRetry(Retry{Attempts: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Version(context.Background()); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("without the CA: %v, want a certificate error", err)
 	}
 }
