@@ -111,8 +111,9 @@ type Client struct {
 type Option func(*Client)
 
 // WithHTTPClient sets the HTTP client (default: http.DefaultTransport's
-// settings). Its CheckRedirect is replaced: the client follows no
-// redirect ([ErrRedirect]).
+// settings). Its CheckRedirect is replaced — the client follows no
+// redirect ([ErrRedirect]) — and its Timeout ignored ([Deadlines] bound
+// every request).
 func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
 
 // WithAPIKey sends key as "Authorization: Bearer KEY" on every request
