@@ -318,6 +318,11 @@ var statusClient = &http.Client{Timeout: 10 * time.Second}
 // questions asked under the context then fail fast, so the test stops
 // there instead of at the go test timeout).
 func clusterPhase(t *testing.T, name string, d time.Duration) (context.Context, func()) {
+	// Within the go test timeout, so that a phase running out fails
+	// naming itself rather than as the timeout's panic.
+	if dl, ok := t.Deadline(); ok {
+		d = max(min(d, time.Until(dl)-time.Minute), time.Second)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t0 := time.Now()
 	return ctx, func() {
