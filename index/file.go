@@ -277,30 +277,37 @@ func writeDenseBlobs(w *store.Writer, graph, model, vocab []byte, sent, ctxv den
 // ones and inserts the new answer vectors into the stored ANN graph, in the
 // order a build of everything would have inserted them (node levels hash
 // the node id, so the graph is the one a full build makes).
+// storedVectors reads the sentence and context vectors an index holds,
+// checked against its meta (old).
+func storedVectors(tx *store.WriteTx, old store.Meta) (sent, ctxv dense.Vectors, err error) {
+	d := old.Dense
+	load := func(name string, n int) (dense.Vectors, error) {
+		raw, err := tx.LargeBlob(name)
+		if err != nil {
+			return dense.Vectors{}, err
+		}
+		v, err := dense.Decode(raw)
+		if err != nil {
+			return v, fmt.Errorf("blob %s: %w: %w", name, store.ErrCorrupt, err)
+		}
+		if v.Dim != d.Dim || v.Len() != n {
+			return v, fmt.Errorf("blob %s: %d×%d vectors, meta says %d×%d: %w", name, v.Len(), v.Dim, n, d.Dim, store.ErrCorrupt)
+		}
+		return v, nil
+	}
+	if sent, err = load(store.BlobDenseSent, old.Sentences); err != nil {
+		return sent, ctxv, err
+	}
+	ctxv, err = load(store.BlobDenseCtx, old.Contexts)
+	return sent, ctxv, err
+}
+
 func appendDense(ctx context.Context, w *store.Writer, c *Corpus, old store.Meta, sentVec, ctxVec dense.Vectors, opt Options) error {
 	d := old.Dense
 	var graph []byte
 	var allSent, allCtx dense.Vectors
 	err := w.Update(func(tx *store.WriteTx) error {
-		load := func(name string, n int) (dense.Vectors, error) {
-			raw, err := tx.LargeBlob(name)
-			if err != nil {
-				return dense.Vectors{}, err
-			}
-			v, err := dense.Decode(raw)
-			if err != nil {
-				return v, fmt.Errorf("blob %s: %w: %w", name, store.ErrCorrupt, err)
-			}
-			if v.Dim != d.Dim || v.Len() != n {
-				return v, fmt.Errorf("blob %s: %d×%d vectors, meta says %d×%d: %w", name, v.Len(), v.Dim, n, d.Dim, store.ErrCorrupt)
-			}
-			return v, nil
-		}
-		oldSent, err := load(store.BlobDenseSent, old.Sentences)
-		if err != nil {
-			return err
-		}
-		oldCtx, err := load(store.BlobDenseCtx, old.Contexts)
+		oldSent, oldCtx, err := storedVectors(tx, old)
 		if err != nil {
 			return err
 		}

@@ -443,25 +443,7 @@ func (j *job) syncDense(ctx context.Context, w *store.Writer, sub, all *Corpus, 
 	var allSent, allCtx dense.Vectors
 	var cfg ann.Config
 	err := w.Update(func(tx *store.WriteTx) error {
-		load := func(name string, n int) (dense.Vectors, error) {
-			raw, err := tx.LargeBlob(name)
-			if err != nil {
-				return dense.Vectors{}, err
-			}
-			v, err := dense.Decode(raw)
-			if err != nil {
-				return v, fmt.Errorf("blob %s: %w: %w", name, store.ErrCorrupt, err)
-			}
-			if v.Dim != d.Dim || v.Len() != n {
-				return v, fmt.Errorf("blob %s: %d×%d vectors, meta says %d×%d: %w", name, v.Len(), v.Dim, n, d.Dim, store.ErrCorrupt)
-			}
-			return v, nil
-		}
-		oldSent, err := load(store.BlobDenseSent, old.Sentences)
-		if err != nil {
-			return err
-		}
-		oldCtx, err := load(store.BlobDenseCtx, old.Contexts)
+		oldSent, oldCtx, err := storedVectors(tx, old)
 		if err != nil {
 			return err
 		}
