@@ -189,6 +189,13 @@ func evalRuns(c *cli.Context, e *rank.Index, ds *ingest.Dataset, indexPath strin
 	names := c.StringSlice("ranker")
 	explicit := len(names) > 0
 	tunable := ds.Split != nil && c.String("params-from") == ""
+	if tunable {
+		// A dataset whose tune half holds no question (a document split
+		// off whole for testing) has nothing to tune on: its fusions run
+		// with the parameters ask would use.
+		tqs, err := ds.SplitQuestions("tune")
+		tunable = err == nil && len(tqs) > 0
+	}
 	if !explicit {
 		var err error
 		if names, err = evalDefaultNames(e, tunable); err != nil {

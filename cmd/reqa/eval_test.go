@@ -216,3 +216,28 @@ func TestEvalParamsFrom(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestEvalEmptyTuneHalf evaluates a dataset whose split puts every
+// document in the test half (a document kept whole for testing): the
+// fusions have nothing to tune on, so they run with the parameters ask
+// would use (the built-in rrf and default), as on a dataset without a
+// split, instead of failing.
+func TestEvalEmptyTuneHalf(t *testing.T) {
+	requireDense(t)
+	dir := t.TempDir()
+	ds := writeDataset(t, dir, "ferries")
+	if err := os.WriteFile(filepath.Join(ds, "split.json"), []byte(`{"tune": [], "test": ["Ferry", "Lighthouse"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	idx := filepath.Join(dir, "ferries.reqa")
+	if code, _, errs := reqa(t, "index", "--quiet", "--out", idx, ds); code != 0 {
+		t.Fatalf("index: exit %d: %s", code, errs)
+	}
+	rep := evalJSON(t, "--index", idx, "--split", "test", "-r", "fusion-rrf", "-r", "fusion-zscore", ds)
+	if got := rowNames(rep); strings.Join(got, ",") != "fusion-rrf,fusion-zscore" {
+		t.Fatalf("rows %v, want fusion-rrf,fusion-zscore", got)
+	}
+	if len(rep.Fusions) != 2 || rep.Fusions[0].Method != "rrf" || rep.Fusions[1].TunedOn != rank.DefaultFusion().TunedOn {
+		t.Errorf("fusions %+v: want the built-in rrf and zscore parameters", rep.Fusions)
+	}
+}
