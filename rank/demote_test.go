@@ -95,11 +95,14 @@ func TestTuneFusionsScoresDefaultDemoted(t *testing.T) {
 
 // openFAQ builds and opens a dense index of testdata/faq (closed when t
 // ends).
-func openFAQ(t *testing.T) *rank.Index {
+func openFAQ(t *testing.T) *rank.Index { return openIndexOf(t, "testdata/faq") }
+
+// openIndexOf builds and opens a dense index of dir (closed when t ends).
+func openIndexOf(t *testing.T, dir string) *rank.Index {
 	t.Helper()
 	requireDense(t)
-	path := filepath.Join(t.TempDir(), "faq.reqa")
-	buildIndexOf(t, path, true, "testdata/faq")
+	path := filepath.Join(t.TempDir(), filepath.Base(dir)+".reqa")
+	buildIndexOf(t, path, true, dir)
 	e, err := rank.Open(path)
 	if err != nil {
 		t.Fatal(err)

@@ -33,8 +33,10 @@
 //   - "fusion-METHOD": the scores of several rankers fused by one of
 //     [FusionMethods] with parameters learned by `reqa fuse` (package
 //     rank/fuse), or built in: the default ([DefaultFusion], embedded from
-//     builtin.json and chosen by leave-one-domain-out results) and
-//     fusion-rrf ([DefaultRRF]) ([FusedRanker]);
+//     builtin.json and chosen by leave-one-domain-out results; for a
+//     question asking what X is, the sentences among its best
+//     [DefinitionDepth] that define X come first: [DefinitionSubject],
+//     [Defines]) and fusion-rrf ([DefaultRRF]) ([FusedRanker]);
 //   - as fusion inputs only, "NAME/sent" (NAME on the sentence alone) and
 //     "ctxmax:NAME", "ctxrel:NAME" (context evidence, [ContextRanker]).
 //

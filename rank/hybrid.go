@@ -21,6 +21,9 @@ type FusedRanker struct {
 	// shared are the dense inputs scored in one pass (sharedDense).
 	shared  []int
 	sharedR []*DenseRanker
+	// answers looks sentences up for params.DefinitionsFirst (nil: the
+	// rule is not applied, as for a fusion made by NewFusedRanker).
+	answers answersFunc
 }
 
 // fusedScratch is one goroutine's per-input accumulators, and the fused
@@ -108,10 +111,22 @@ func (f *FusedRanker) ScoreAll(ctx context.Context, question string, out *Scores
 		return err
 	}
 	out.Reset()
-	if err := fuse.FuseContext(f.params, s.inputs, f.corpus, out.Scores); err != nil {
+	if err := f.fuse(ctx, question, s.inputs, out.Scores); err != nil {
 		return err
 	}
 	out.TouchAll()
+	return nil
+}
+
+// fuse fuses one question's input scores into out: the method, questions
+// demoted, definitions first (Params).
+func (f *FusedRanker) fuse(ctx context.Context, question string, inputs [][]float64, out []float64) error {
+	if err := fuse.FuseContext(f.params, inputs, f.corpus, out); err != nil {
+		return err
+	}
+	if f.params.DefinitionsFirst {
+		return definitionsFirst(ctx, question, out, nil, f.answers)
+	}
 	return nil
 }
 
@@ -127,7 +142,7 @@ func (f *FusedRanker) Breakdown(ctx context.Context, question string) (inputs []
 	}
 	matched = f.sparseMatched(s)
 	fused = make([]float64, f.Docs())
-	if err := fuse.FuseContext(f.params, s.inputs, f.corpus, fused); err != nil {
+	if err := f.fuse(ctx, question, s.inputs, fused); err != nil {
 		return nil, nil, false, err
 	}
 	for _, in := range s.inputs {
@@ -161,7 +176,7 @@ func (f *FusedRanker) TopK(ctx context.Context, question string, k int) ([]Hit, 
 	if !f.sparseMatched(s) {
 		return nil, nil
 	}
-	if err := fuse.FuseContext(f.params, s.inputs, f.corpus, s.fused.Scores); err != nil {
+	if err := f.fuse(ctx, question, s.inputs, s.fused.Scores); err != nil {
 		return nil, err
 	}
 	hits := s.fused.Top(k)
@@ -202,7 +217,7 @@ func (f *FusedRanker) ScoreBatch(ctx context.Context, questions []string, out []
 			inputs[i] = per[i][j].Scores
 		}
 		out[j].Reset()
-		if err := fuse.FuseContext(f.params, inputs, f.corpus, out[j].Scores); err != nil {
+		if err := f.fuse(ctx, questions[j], inputs, out[j].Scores); err != nil {
 			return err
 		}
 		out[j].TouchAll()
@@ -302,6 +317,7 @@ func (l *local) fused(params fuse.Params, s Spec) (*FusedRanker, error) {
 		return nil, err
 	}
 	f.corpus = l.x.corpus()
+	f.answers = l.answers
 	return f, nil
 }
 

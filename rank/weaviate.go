@@ -545,6 +545,8 @@ type remoteFused struct {
 	// questions flags the sentences that are questions (nil: unknown),
 	// for a fusion that demotes them.
 	questions []bool
+	// answers looks the pool's sentences up for Params.DefinitionsFirst.
+	answers answersFunc
 }
 
 func (f *remoteFused) Name() string { return f.params.Name }
@@ -654,6 +656,11 @@ func (f *remoteFused) pool(ctx context.Context, question string) (ids []int, inp
 		}
 		fuse.Demote(fused, asks)
 	}
+	if f.params.DefinitionsFirst {
+		if err := definitionsFirst(ctx, question, fused, func(j int) uint32 { return uint32(ids[j]) }, f.answers); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	return ids, inputs, fused, nil
 }
 
@@ -752,7 +759,7 @@ func (g *engine) ranker(s Spec) (Ranker, error) {
 		if p.Method == "rerank" {
 			return nil, fmt.Errorf("%w %q: the re-ranker reads every candidate's context scores, which is %w", ErrUnknownRanker, p.Name, ErrEngineRanker)
 		}
-		f := &remoteFused{params: p, n: e.r.Meta().Sentences, within: g.within}
+		f := &remoteFused{params: p, n: e.r.Meta().Sentences, within: g.within, answers: g.answers}
 		if p.DemoteQuestions {
 			f.questions = e.corpus().Question
 		}

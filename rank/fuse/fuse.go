@@ -61,8 +61,14 @@ type Params struct {
 	// (Corpus.Question) below every one that is not, keeping the order
 	// within each group: a question does not answer a question. Without
 	// the corpus's question flags it changes nothing.
-	DemoteQuestions bool    `json:"demote_questions,omitempty"`
-	TuneP1          float64 `json:"tune_p_at_1,omitempty"`
+	DemoteQuestions bool `json:"demote_questions,omitempty"`
+	// DefinitionsFirst: for a question asking what something is ("What
+	// is X?", "What does X mean?"), the candidates among the fusion's
+	// best rank.DefinitionDepth whose sentence defines X ("X is …", "X:
+	// …") rank first, in their order (package rank applies it: it needs
+	// the sentences' text, which the scores here do not carry).
+	DefinitionsFirst bool    `json:"definitions_first,omitempty"`
+	TuneP1           float64 `json:"tune_p_at_1,omitempty"`
 	// CVP1 is the P@1 of the method refitted on each of CVFolds folds of
 	// the tuning set and scored on the held-out fold: what `reqa fuse`
 	// orders by when the tuning set is small (see rank/eval.CVBelow). For an
