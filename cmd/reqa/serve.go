@@ -30,12 +30,16 @@ func serveCommand() *cli.Command {
 			"token (--token-file, or REQA_TOKEN; clients send Authorization: Bearer TOKEN) or --no-auth.\n" +
 			"When the index file is replaced (reqa index, reqa index --append, mv) it switches to the new\n" +
 			"one; requests in flight finish on the old one. A file copied over in place is answered 503\n" +
-			"until it is complete and checks out, then served.",
+			"until it is complete and checks out, then served. With --watch DIR it also follows the files the\n" +
+			"index was built from: a change is synced in the background (reqa index --sync, its own process)\n" +
+			"and served once written; /v1/stats shows the last sync.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "index", Aliases: []string{"i"}, Required: true, Usage: "index file"},
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8080", Usage: "address to listen on (host:port; port 0 picks a free one)"},
 			&cli.IntFlag{Name: "max-concurrent", Usage: "questions answered at once; more wait (0: one per core)"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per question embedding (0: 1)"},
+			&cli.StringSliceFlag{Name: "watch", Usage: "follow the source files: look at `DIR` (the directory or directories the index was built from; repeatable) and, when its files change, sync the index with them in the background (reqa index --sync) and switch to the result"},
+			&cli.DurationFlag{Name: "watch-every", Value: time.Second, Usage: "with --watch: look at the directories this often; a change is synced once it holds still for one more look"},
 			&cli.DurationFlag{Name: "reload-every", Value: 2 * time.Second, Usage: "check this often whether the index file was replaced or changed and switch to the new one (0: only when a request notices a change)"},
 			&cli.StringSliceFlag{Name: "allow-host", Usage: "also answer requests whose Host header is `NAME` (e.g. the name a proxy forwards; repeatable)"},
 			&cli.StringFlag{Name: "token-file", Usage: "require the bearer token in `FILE` (its first line, at least 16 characters) on /v1/ (default: $REQA_TOKEN)"},
@@ -129,6 +133,17 @@ func serveAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	var watch *sourceWatch
+	if dirs := c.StringSlice("watch"); len(dirs) > 0 {
+		if c.Duration("watch-every") <= 0 {
+			return usagef("serve: --watch-every %v: want > 0", c.Duration("watch-every"))
+		}
+		if err := checkWatch(c.String("index"), dirs); err != nil {
+			return err
+		}
+		watch = &sourceWatch{index: c.String("index"), dirs: dirs, every: c.Duration("watch-every"), log: logger}
+		opt.Sync = watch.Status
+	}
 	e, err := server.OpenWith(c.String("index"), opt.Open)
 	if err != nil {
 		return err
@@ -149,6 +164,10 @@ func serveAction(c *cli.Context) error {
 	wctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
 	go s.Watch(wctx, c.Duration("reload-every"))
+	if watch != nil {
+		watch.synced = s.Wake
+		go watch.run(wctx)
+	}
 	_, sentences, _, defaultRanker, rankers := s.Index()
 	info := logger
 	if c.Bool("quiet") {

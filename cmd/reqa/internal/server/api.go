@@ -364,6 +364,8 @@ type statsResponse struct {
 	Fields        json.RawMessage `json:"fields"`
 	Limits        map[string]int  `json:"limits"`
 	Server        serverStats     `json:"server"`
+	// Sync is how the index follows its source files (serve --watch).
+	Sync any `json:"sync,omitempty"`
 }
 
 // serverStats is the server part of GET /v1/stats.
@@ -399,7 +401,16 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 		Limits: map[string]int{"max_question_chars": MaxQuestionChars, "max_k": MaxK, "default_k": DefaultK,
 			"max_concurrent": cap(s.slots)},
 		Server: serverStats{Version: s.version, Counters: s.Counters()},
+		Sync:   syncStatus(s.sync),
 	})
+}
+
+// syncStatus is what f says, nil without f.
+func syncStatus(f func() any) any {
+	if f == nil {
+		return nil
+	}
+	return f()
 }
 
 // writeAPI writes v as JSON with status code. HTML-significant characters

@@ -81,6 +81,9 @@ type Options struct {
 	// Open is how a replaced index file is opened (an engine's
 	// credentials); see OpenWith.
 	Open rank.OpenOptions
+	// Sync, when set, describes how the index follows its source files
+	// (serve --watch): /v1/stats shows it as "sync".
+	Sync func() any
 }
 
 // Counters are the server's request counts, reported by /v1/stats.
@@ -109,6 +112,7 @@ type Server struct {
 	version   string
 	settle    time.Duration
 	kick      chan struct{} // wakes Watch
+	sync      func() any
 
 	// slots bounds the questions answered at once; a question waits at
 	// most queueWait for one.
@@ -149,7 +153,7 @@ func New(e *rank.Index, opt Options) (*Server, error) {
 		settle = defaultSettle
 	}
 	s := &Server{threads: opt.Threads, open: opt.Open, pick: opt.Ranker, log: logger, errs: &onceLog{log: logger},
-		perimeter: newHostGuard(opt.Perimeter), version: opt.Version, settle: settle, kick: make(chan struct{}, 1),
+		perimeter: newHostGuard(opt.Perimeter), version: opt.Version, settle: settle, kick: make(chan struct{}, 1), sync: opt.Sync,
 		slots: make(chan struct{}, n), queueWait: queueWait, askTimeout: askTimeout, checkEvery: checkEvery,
 		static: map[string]staticFile{}}
 	f, err := os.Open(e.Store().Path())
@@ -240,6 +244,10 @@ func (s *Server) acquire() *generation {
 		// Retired under us: the new one is already in cur.
 	}
 }
+
+// Wake asks Watch to look at the index file now (after the file was
+// replaced, say, by a sync this process started).
+func (s *Server) Wake() { s.wake() }
 
 // wake asks Watch to look at the file now.
 func (s *Server) wake() {
