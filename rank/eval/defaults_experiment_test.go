@@ -581,3 +581,34 @@ func topStats(exs []fuse.Example, k int) []fuse.Example {
 	}
 	return out
 }
+
+// expDomain is one domain of an experiment: a name, its index and dataset.
+type expDomain struct{ Name, Index, Dataset string }
+
+// experimentDomains reads the domains of an experiment run by hand from
+// env ("name=INDEX=DATASET;…") and the half to score from env_SPLIT
+// (default tune); it skips t when env is not set.
+func experimentDomains(t *testing.T, env string) ([]expDomain, string) {
+	t.Helper()
+	spec := os.Getenv(env)
+	if spec == "" {
+		// May skip in CI: an experiment (tag experiment) run by hand with its variable set.
+		t.Skipf("set %s='name=INDEX=DATASET;…'", env)
+	}
+	split := os.Getenv(env + "_SPLIT")
+	if split == "" {
+		split = "tune"
+	}
+	var out []expDomain
+	for _, item := range strings.Split(spec, ";") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		parts := strings.Split(item, "=")
+		if len(parts) != 3 {
+			t.Fatalf("%s: domain %q: want name=index=dataset", env, item)
+		}
+		out = append(out, expDomain{parts[0], parts[1], parts[2]})
+	}
+	return out, split
+}

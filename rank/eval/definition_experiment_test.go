@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/reqa/reqa/rank"
@@ -22,26 +21,14 @@ import (
 //
 //	REQA_DEF='name=INDEX=DATASET;…' REQA_DEF_SPLIT=tune go test -tags experiment -run TestDefinitionsFirst -v ./rank/eval/
 func TestDefinitionsFirst(t *testing.T) {
-	spec := os.Getenv("REQA_DEF")
-	if spec == "" {
-		// May skip in CI: an experiment (tag experiment) run by hand with REQA_DEF.
-		t.Skip("set REQA_DEF")
-	}
-	split := os.Getenv("REQA_DEF_SPLIT")
-	if split == "" {
-		split = "tune"
-	}
+	doms, split := experimentDomains(t, "REQA_DEF")
 	depth := rank.DefinitionDepth
 	if v, err := strconv.Atoi(os.Getenv("REQA_DEF_DEPTH")); err == nil {
 		depth = v
 	}
 	var tot [5]int
-	for _, dom := range strings.Split(spec, ";") {
-		if dom == "" {
-			continue
-		}
-		parts := strings.Split(dom, "=")
-		d, e := openDomain(t, parts[1], parts[2])
+	for _, dom := range doms {
+		d, e := openDomain(t, dom.Index, dom.Dataset)
 		eq := splitQuestions(t, e, d, split)
 		p := e.BuiltinDefault()
 		p.DefinitionsFirst = false // the rule is applied here
@@ -81,7 +68,7 @@ func TestDefinitionsFirst(t *testing.T) {
 				if len(first) > 0 && first[0] != order[0] {
 					c[5]++
 					if os.Getenv("REQA_DEF_SHOW") != "" {
-						t.Logf("%s: %q → %q", parts[0], q.Text, must(e.SentenceText(first[0])))
+						t.Logf("%s: %q → %q", dom.Name, q.Text, must(e.SentenceText(first[0])))
 					}
 				}
 			}
@@ -100,7 +87,7 @@ func TestDefinitionsFirst(t *testing.T) {
 			}
 		}
 		fmt.Printf("%-24s questions %4d  P@1 %6.2f → %6.2f  top-3 %6.2f → %6.2f  definition form %d, first answer changed %d\n",
-			parts[0], len(eq), pct(c[0], len(eq)), pct(c[1], len(eq)), pct(c[2], len(eq)), pct(c[3], len(eq)), c[4], c[5])
+			dom.Name, len(eq), pct(c[0], len(eq)), pct(c[1], len(eq)), pct(c[2], len(eq)), pct(c[3], len(eq)), c[4], c[5])
 		tot[0] += c[0]
 		tot[1] += c[1]
 		tot[2] += len(eq)

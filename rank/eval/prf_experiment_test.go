@@ -6,10 +6,8 @@ import (
 	"context"
 	"fmt"
 	"github.com/reqa/reqa/rank"
-	"os"
 	"slices"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/reqa/reqa/rank/fuse"
@@ -21,25 +19,13 @@ import (
 // It prints each domain's gain in P@1 over the default for every k and β
 // (BENCHMARKS.md: never above the default on a document set's tune half).
 //
-//	REQA_PRF='name=INDEX=DATASET;…' go test -tags experiment -run TestDensePRF -v ./rank/
+//	REQA_PRF='name=INDEX=DATASET;…' go test -tags experiment -run TestDensePRF -v ./rank/eval/
 func TestDensePRF(t *testing.T) {
-	spec := os.Getenv("REQA_PRF")
-	if spec == "" {
-		// May skip in CI: an experiment (tag experiment) run by hand with REQA_PRF.
-		t.Skip("set REQA_PRF")
-	}
-	split := os.Getenv("REQA_PRF_SPLIT")
-	if split == "" {
-		split = "tune"
-	}
+	doms, split := experimentDomains(t, "REQA_PRF")
 	ks := []int{1, 3, 5, 10}
 	betas := []float64{0.25, 0.5, 1, 2}
-	for _, dom := range strings.Split(spec, ";") {
-		if dom == "" {
-			continue
-		}
-		parts := strings.Split(dom, "=")
-		d, e := openDomain(t, parts[1], parts[2])
+	for _, dom := range doms {
+		d, e := openDomain(t, dom.Index, dom.Dataset)
 		eq := splitQuestions(t, e, d, split)
 		s, err := rank.ParseSpec("default")
 		if err != nil {
@@ -114,7 +100,7 @@ func TestDensePRF(t *testing.T) {
 			}
 		}
 		m := float64(len(eq))
-		fmt.Printf("%s (%d %s): default %.2f\n", parts[0], len(eq), split, 100*float64(base)/m)
+		fmt.Printf("%s (%d %s): default %.2f\n", dom.Name, len(eq), split, 100*float64(base)/m)
 		for _, k := range ks {
 			fmt.Printf("  k=%-2d", k)
 			for bi, b := range betas {
