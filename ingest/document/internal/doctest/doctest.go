@@ -301,14 +301,21 @@ type Pathological struct {
 	Name string
 	Gen  func(n int) []byte
 	// N is the smallest size tried; the check doubles it until one parse
-	// takes long enough to time (or the input passes MaxBytes).
+	// takes long enough to time (or the input passes MaxBytes, or n
+	// reaches MaxN).
 	N int
+	// MaxN is the largest size tried (0: N<<12). A compressed input
+	// (a DOCX of 5·n bytes of nested tags deflates to n/200) that a reader
+	// refuses at once would otherwise be doubled to gigabytes before
+	// passing MaxBytes.
+	MaxN int
 }
 
 // CheckLinear checks that parse takes linear time on each case: the size
 // is doubled from tc.N until a parse takes at least 30 ms (or the input
-// reaches 4 MB: a reader that fast is not quadratic, and larger inputs
-// time the machine's memory more than the reader), then the time of twice
+// reaches 4 MB, or n reaches tc.MaxN: a reader that fast is not
+// quadratic, and larger inputs time the machine's memory more than the
+// reader), then the time of twice
 // that size must be at most 3 times as long (or under 30 ms): a quadratic
 // reader takes 4× every time, a linear one measured up to 3.1× on a
 // machine under load. The two sizes are parsed in turn, five times each,
@@ -341,8 +348,12 @@ func CheckLinear(t *testing.T, parse func(data []byte) error, cases []Pathologic
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {
 			n := max(tc.N, 1)
+			maxN := tc.MaxN
+			if maxN <= 0 {
+				maxN = n << 12
+			}
 			small := tc.Gen(n)
-			for run(small) < enough && len(small) < maxBytes {
+			for run(small) < enough && len(small) < maxBytes && 2*n <= maxN {
 				n *= 2
 				small = tc.Gen(n)
 			}
