@@ -20,9 +20,12 @@
 // a copy adds new files, replaces changed ones and deletes removed ones in
 // the records, every BM25 field (kept postings and lengths renumbered,
 // statistics recomputed), the vectors (kept ones copied) and the ANN graph
-// (rebuilt from the vectors). Records are renumbered in the order a build
-// of the same files gives them, so the result is that build's index; only
-// added and changed text is tokenized and embedded.
+// (updated when it keeps at least half its nodes: removed ones unlinked,
+// their neighbours repaired, added ones inserted — ann.Graph.Update; else
+// rebuilt from the vectors). Records are renumbered in the order a build
+// of the same files gives them, so the result is that build's index (the
+// dense ANN path within the graph's recall when the graph was updated);
+// only added and changed text is tokenized and embedded.
 //
 // All three run one pipeline: form the contexts, tokenize, embed, write
 // into a sink, commit. There are two sinks: the bbolt file, and the

@@ -34,7 +34,18 @@ type SyncResult struct {
 	// Written is false when nothing changed and the index was left as it
 	// was.
 	Written bool
+	// Graph says how the ANN graph was brought in line: GraphUpdated (the
+	// stored graph with the removed sentences unlinked and the added ones
+	// inserted), GraphBuilt (built afresh: most of it is new), or empty
+	// (no graph, or nothing written).
+	Graph string
 }
+
+// SyncResult.Graph's values.
+const (
+	GraphUpdated = "updated"
+	GraphBuilt   = "built"
+)
 
 // IndexedFiles returns the source files the index at path records, keyed
 // by path, for ingest's ReadOptions.Unchanged; an index that cannot be
@@ -163,9 +174,13 @@ func (j *job) writeSourceFiles(w *store.Writer) error {
 // Ids are renumbered: the records are laid out in the order of in's
 // files, as a build of in would number them, so the synced index ranks
 // exactly as a fresh build of the same files does (BM25 scores to the
-// last bits of the mean idf). The ANN graph is rebuilt from the stored
-// vectors in that order (no text is embedded again): the graph a fresh
-// build makes.
+// last bits of the mean idf). The ANN graph is updated rather than built
+// again (ann.Graph.Update: removed sentences unlinked and their
+// neighbours repaired, added ones inserted, kept ones renumbered) when
+// the sentences it already holds are at least half of the result; then
+// dense ANN answers match a fresh build's within the graph's recall, not
+// bit for bit. Otherwise it is built from the stored vectors in the new
+// order (no text is embedded again): the graph a fresh build makes.
 //
 // Like Append, Sync works on a copy and replaces path in one rename when
 // complete: a failure, a cancelled ctx or a killed process leaves the
@@ -386,7 +401,7 @@ func Sync(ctx context.Context, in Input, path string, opt Options) (SyncResult, 
 		}
 	}
 	if old.Dense != nil {
-		if res.Embedded, err = j.syncDense(ctx, w, sub, all, ctxs, sents, oldCtxOf); err != nil {
+		if res.Embedded, res.Graph, err = j.syncDense(ctx, w, sub, all, ctxs, sents, oldCtxOf); err != nil {
 			return res, j.errOp(err)
 		}
 	}
@@ -426,23 +441,24 @@ func filled(n int) []int64 {
 // the stored sentences in oldCtxOf) out as ctxs and sents say, embeds sub's texts into their places and rebuilds the ANN
 // graph over the answer vectors of all, in id order. It returns the
 // number of sentences embedded.
-func (j *job) syncDense(ctx context.Context, w *store.Writer, sub, all *Corpus, ctxs, sents bm25.Renumber, oldCtxOf []uint32) (int, error) {
+func (j *job) syncDense(ctx context.Context, w *store.Writer, sub, all *Corpus, ctxs, sents bm25.Renumber, oldCtxOf []uint32) (embedded int, graphHow string, err error) {
 	old := *j.old
 	d := old.Dense
 	var newSent, newCtx dense.Vectors
 	if len(sub.Sentences) > 0 || len(sub.Contexts) > 0 {
 		enc, done, err := appendEncoder(w, d, j.opt)
 		if err != nil {
-			return 0, err
+			return 0, "", err
 		}
 		defer done()
 		if newSent, newCtx, err = embed(ctx, sub, enc, j.progress); err != nil {
-			return 0, err
+			return 0, "", err
 		}
 	}
 	var allSent, allCtx dense.Vectors
 	var cfg ann.Config
-	err := w.Update(func(tx *store.WriteTx) error {
+	var oldGraph *ann.Graph
+	err = w.Update(func(tx *store.WriteTx) error {
 		oldSent, oldCtx, err := storedVectors(tx, old)
 		if err != nil {
 			return err
@@ -461,7 +477,7 @@ func (j *job) syncDense(ctx context.Context, w *store.Writer, sub, all *Corpus, 
 			if err != nil {
 				return fmt.Errorf("blob %s: %w", store.BlobDenseGraph, err)
 			}
-			cfg = g.Config()
+			cfg, oldGraph = g.Config(), g
 		}
 		allSent = place(oldSent, sents, newSent, d.Dim)
 		allCtx = place(oldCtx, ctxs, newCtx, d.Dim)
@@ -473,27 +489,71 @@ func (j *job) syncDense(ctx context.Context, w *store.Writer, sub, all *Corpus, 
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	var graph []byte
 	if d.Graph {
 		answers, err := answerVectors(all, allSent, allCtx, d.GraphLambda)
 		if err != nil {
-			return 0, err
+			return 0, "", err
 		}
-		g := ann.New(answers.Dim, cfg)
-		if err := addToGraph(ctx, g, answers, j.opt.Progress); err != nil {
-			return 0, err
+		g, how, err := syncGraph(ctx, oldGraph, sents, answers, cfg, j.opt.Progress)
+		if err != nil {
+			return 0, "", err
 		}
 		if graph, err = g.MarshalBinary(); err != nil {
-			return 0, err
+			return 0, "", err
 		}
+		graphHow = how
 	}
 	if err := writeDenseBlobs(w, graph, nil, nil, allSent, allCtx); err != nil {
-		return 0, fmt.Errorf("write embeddings: %w", err)
+		return 0, "", fmt.Errorf("write embeddings: %w", err)
 	}
-	return len(sub.Sentences), nil
+	return len(sub.Sentences), graphHow, nil
 }
+
+// syncGraph returns the ANN graph over the synced answer vectors: the
+// stored graph updated (ann.Graph.Update: removed sentences unlinked and
+// their neighbours repaired, added ones inserted, the rest renumbered as
+// sents says) when the sentences it keeps are at least graphKeepShare of
+// the result, else a graph built afresh (also when the update refuses).
+func syncGraph(ctx context.Context, old *ann.Graph, sents bm25.Renumber, answers dense.Vectors, cfg ann.Config, progress func(string, int, int)) (*ann.Graph, string, error) {
+	if old != nil && len(sents.Keep) == old.Len() {
+		keep := make([]int32, len(sents.Keep))
+		kept := 0
+		for i, k := range sents.Keep {
+			keep[i] = int32(max(k, -1))
+			if k >= 0 {
+				kept++
+			}
+		}
+		if float64(kept) >= graphKeepShare*float64(answers.Len()) {
+			if progress != nil {
+				progress("ann graph", 0, answers.Len()-kept)
+			}
+			g, err := old.Update(ctx, keep, answers.Data)
+			if err == nil {
+				if progress != nil {
+					progress("ann graph", answers.Len()-kept, answers.Len()-kept)
+				}
+				return g, GraphUpdated, nil
+			}
+			if ctx.Err() != nil {
+				return nil, "", ctx.Err()
+			}
+		}
+	}
+	g := ann.New(answers.Dim, cfg)
+	if err := addToGraph(ctx, g, answers, progress); err != nil {
+		return nil, "", err
+	}
+	return g, GraphBuilt, nil
+}
+
+// graphKeepShare is the share of a synced index's sentences its stored
+// graph must already hold for the sync to update the graph rather than
+// build it again: a graph that is mostly new is built better from scratch.
+const graphKeepShare = 0.5
 
 // place lays out vectors: stored row i goes to r.Keep[i] (when kept), new
 // row k to r.At[k].

@@ -188,8 +188,8 @@ func TestSyncEqualsFreshBuild(t *testing.T) {
 					}
 				}
 				res := syncIndex(t, s.dir, synced, sopt)
-				t.Logf("step %d: %s → added %d, changed %d, removed %d, unchanged %d; %d sentences tokenized, %d embedded",
-					step, strings.Join(did, ", "), res.Added, res.Changed, res.Removed, res.Unchanged, res.Tokenized, res.Embedded)
+				t.Logf("step %d: %s → added %d, changed %d, removed %d, unchanged %d; %d sentences tokenized, %d embedded; graph %q",
+					step, strings.Join(did, ", "), res.Added, res.Changed, res.Removed, res.Unchanged, res.Tokenized, res.Embedded, res.Graph)
 				if withDense && res.Embedded != res.Tokenized {
 					t.Errorf("step %d: %d sentences embedded, %d tokenized", step, res.Embedded, res.Tokenized)
 				}
@@ -252,4 +252,56 @@ func TestSyncRefusals(t *testing.T) {
 	if _, err := index.Sync(context.Background(), c, out, index.Options{}); !errors.Is(err, index.ErrCannotSync) {
 		t.Errorf("sync of an index without source files: %v", err)
 	}
+}
+
+// TestSyncUpdatesGraph: a sync that keeps most sentences updates the
+// stored ANN graph instead of building it again, and the index still
+// answers as a fresh build of the same files does (dense through the graph
+// included) and verifies; a sync that replaces most of the tree builds it
+// afresh.
+func TestSyncUpdatesGraph(t *testing.T) {
+	opt := appendOptions(t, true)
+	root := t.TempDir()
+	s := &syncTree{dir: filepath.Join(root, "tree"), rng: rand.New(rand.NewPCG(7, 29)), clock: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	if err := os.Mkdir(s.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for range 12 {
+		s.write(t, s.newName())
+	}
+	synced, fresh := filepath.Join(root, "synced.reqa"), filepath.Join(root, "fresh.reqa")
+	build := func(out string) {
+		c, err := ingest.ReadInputs([]string{s.dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := index.Build(context.Background(), c, out, opt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build(synced)
+	check := func(want string) {
+		t.Helper()
+		res := syncIndex(t, s.dir, synced, index.Options{})
+		if res.Graph != want {
+			t.Errorf("added %d, changed %d, removed %d of %d files: graph %q, want %q", res.Added, res.Changed, res.Removed, res.Added+res.Changed+res.Unchanged, res.Graph, want)
+		}
+		build(fresh)
+		compareIndexes(t, fresh, synced)
+		compareAnswers(t, fresh, synced, true)
+		if rep, err := index.Verify(synced, index.VerifyOptions{}); err != nil || len(rep.Problems) > 0 {
+			t.Fatalf("verify: %v %v", err, rep.Problems)
+		}
+	}
+	names := s.files(t)
+	s.write(t, names[3])
+	if err := os.Remove(filepath.Join(s.dir, names[7])); err != nil {
+		t.Fatal(err)
+	}
+	s.write(t, s.newName())
+	check(index.GraphUpdated)
+	for _, n := range s.files(t)[:10] {
+		s.write(t, n)
+	}
+	check(index.GraphBuilt)
 }

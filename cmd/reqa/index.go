@@ -408,13 +408,16 @@ func syncIndex(c *cli.Context, opt index.Options) error {
 	secs := time.Since(start).Seconds()
 	if c.Bool("json") {
 		return writeJSON(c.App.Writer, map[string]any{"index": out, "added": res.Added, "changed": res.Changed, "removed": res.Removed,
-			"unchanged": res.Unchanged, "embedded_sentences": res.Embedded, "tokenized_sentences": res.Tokenized, "written": res.Written,
+			"unchanged": res.Unchanged, "embedded_sentences": res.Embedded, "tokenized_sentences": res.Tokenized, "written": res.Written, "graph": res.Graph,
 			"contexts": res.Meta.Contexts, "sentences": res.Meta.Sentences, "seconds": secs})
 	}
 	fmt.Fprintf(c.App.Writer, "added %d, changed %d, removed %d files; %d sentences embedded", res.Added, res.Changed, res.Removed, res.Embedded)
 	if !res.Written {
 		fmt.Fprintf(c.App.Writer, " (nothing changed: %s left as it was)\n", out)
 		return nil
+	}
+	if res.Graph != "" {
+		fmt.Fprintf(c.App.Writer, "; ANN graph %s", res.Graph)
 	}
 	fmt.Fprintf(c.App.Writer, "; %s now holds %d sentences from %d contexts (%.1fs)\n", out, res.Meta.Sentences, res.Meta.Contexts, secs)
 	return nil

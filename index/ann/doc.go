@@ -67,6 +67,22 @@
 // the graph's write lock. Search takes the read lock and per-call scratch
 // from a pool, so any number of goroutines may search at once.
 //
+// # Changing the set
+//
+// Update (update.go) makes the graph of a changed set from an existing
+// one: nodes removed, the rest renumbered, new ones added, as an index
+// sync renumbers its sentences. A removed node is unlinked on every layer
+// and each node that linked to it gets its neighbours chosen again, by the
+// selection heuristic, from its remaining neighbours and the removed
+// node's own (local reconnection, as hnswlib's point update repairs
+// links); a node left with no candidate is linked by a search, as an
+// insertion is. Added nodes are inserted in id order as Add inserts. The
+// cost is that of the repaired and added nodes, not of the set: on the
+// clustered test set recall@10 stays within 0.02 of a graph built from
+// scratch at a narrow beam and at 0.9995–1 at EfSearch 64, also with half
+// the nodes removed (TestUpdateRecall). An updated graph is not byte-equal
+// to a fresh build of the same vectors.
+//
 // Scores are bit-identical on machines that use the same dot-product
 // kernel (see Kernel). On amd64 with AVX2 and FMA that is vek32.Dot from
 // github.com/viterin/vek, already in the module graph as a coder/hnsw
