@@ -47,6 +47,33 @@ type syncTree struct {
 	n     int // files ever made, for new names
 }
 
+// newSyncTree makes a tree of files random files (seeded) in a temporary
+// directory, and names the synced and fresh indexes beside it.
+func newSyncTree(t *testing.T, seed uint64, files int) (s *syncTree, synced, fresh string) {
+	t.Helper()
+	root := t.TempDir()
+	s = &syncTree{dir: filepath.Join(root, "tree"), rng: rand.New(rand.NewPCG(seed, 29)), clock: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	if err := os.Mkdir(s.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for range files {
+		s.write(t, s.newName())
+	}
+	return s, filepath.Join(root, "synced.reqa"), filepath.Join(root, "fresh.reqa")
+}
+
+// build builds an index of the tree at out.
+func (s *syncTree) build(t *testing.T, out string, opt index.Options) {
+	t.Helper()
+	c, err := ingest.ReadInputs([]string{s.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Build(context.Background(), c, out, opt); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (s *syncTree) files(t *testing.T) []string {
 	t.Helper()
 	var names []string
@@ -136,24 +163,8 @@ func TestSyncEqualsFreshBuild(t *testing.T) {
 			if !withDense {
 				opt.Tokenizers = []string{"word", "wpm"}
 			}
-			root := t.TempDir()
-			s := &syncTree{dir: filepath.Join(root, "tree"), rng: rand.New(rand.NewPCG(seed, 29)), clock: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-			if err := os.Mkdir(s.dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			for range 3 {
-				s.write(t, s.newName())
-			}
-			synced, fresh := filepath.Join(root, "synced.reqa"), filepath.Join(root, "fresh.reqa")
-			build := func(out string) {
-				c, err := ingest.ReadInputs([]string{s.dir})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := index.Build(context.Background(), c, out, opt); err != nil {
-					t.Fatal(err)
-				}
-			}
+			s, synced, fresh := newSyncTree(t, seed, 3)
+			build := func(out string) { s.build(t, out, opt) }
 			build(synced)
 			steps := 8
 			if withDense {
@@ -204,7 +215,7 @@ func TestSyncEqualsFreshBuild(t *testing.T) {
 					t.FailNow()
 				}
 			}
-			if m, _ := filepath.Glob(filepath.Join(root, ".*")); len(m) != 0 {
+			if m, _ := filepath.Glob(filepath.Join(filepath.Dir(synced), ".*")); len(m) != 0 {
 				t.Errorf("temporary files left: %v", m)
 			}
 		})
@@ -261,24 +272,8 @@ func TestSyncRefusals(t *testing.T) {
 // afresh.
 func TestSyncUpdatesGraph(t *testing.T) {
 	opt := appendOptions(t, true)
-	root := t.TempDir()
-	s := &syncTree{dir: filepath.Join(root, "tree"), rng: rand.New(rand.NewPCG(7, 29)), clock: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	if err := os.Mkdir(s.dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for range 12 {
-		s.write(t, s.newName())
-	}
-	synced, fresh := filepath.Join(root, "synced.reqa"), filepath.Join(root, "fresh.reqa")
-	build := func(out string) {
-		c, err := ingest.ReadInputs([]string{s.dir})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := index.Build(context.Background(), c, out, opt); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s, synced, fresh := newSyncTree(t, 7, 12)
+	build := func(out string) { s.build(t, out, opt) }
 	build(synced)
 	check := func(want string) {
 		t.Helper()
