@@ -40,6 +40,9 @@ func serveCommand() *cli.Command {
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per question embedding (0: 1)"},
 			&cli.StringSliceFlag{Name: "watch", Usage: "follow the source files: look at `DIR` (the directory or directories the index was built from; repeatable) and, when its files change, sync the index with them in the background (reqa index --sync) and switch to the result"},
 			&cli.DurationFlag{Name: "watch-every", Value: time.Second, Usage: "with --watch: look at the directories this often; a change is synced once it holds still for one more look"},
+			&cli.StringSliceFlag{Name: "include", Usage: "with --watch: sync only files matching this glob, as reqa index --include (give what the index was built with; repeatable)"},
+			&cli.StringSliceFlag{Name: "exclude", Usage: "with --watch: skip files and directories matching this glob, as reqa index --exclude (repeatable)"},
+			&cli.BoolFlag{Name: "follow-symlinks", Usage: "with --watch: follow symbolic links out of the directories, as reqa index --follow-symlinks"},
 			&cli.DurationFlag{Name: "reload-every", Value: 2 * time.Second, Usage: "check this often whether the index file was replaced or changed and switch to the new one (0: only when a request notices a change)"},
 			&cli.StringSliceFlag{Name: "allow-host", Usage: "also answer requests whose Host header is `NAME` (e.g. the name a proxy forwards; repeatable)"},
 			&cli.StringFlag{Name: "token-file", Usage: "require the bearer token in `FILE` (its first line, at least 16 characters) on /v1/ (default: $REQA_TOKEN)"},
@@ -134,7 +137,13 @@ func serveAction(c *cli.Context) error {
 		return err
 	}
 	var watch *sourceWatch
-	if dirs := c.StringSlice("watch"); len(dirs) > 0 {
+	dirs := c.StringSlice("watch")
+	for _, f := range []string{"include", "exclude", "follow-symlinks"} {
+		if c.IsSet(f) && len(dirs) == 0 {
+			return usagef("serve: --%s goes with --watch", f)
+		}
+	}
+	if len(dirs) > 0 {
 		if c.Duration("watch-every") <= 0 {
 			return usagef("serve: --watch-every %v: want > 0", c.Duration("watch-every"))
 		}
@@ -142,6 +151,15 @@ func serveAction(c *cli.Context) error {
 			return err
 		}
 		watch = &sourceWatch{index: c.String("index"), dirs: dirs, every: c.Duration("watch-every"), log: logger}
+		for _, p := range c.StringSlice("include") {
+			watch.flags = append(watch.flags, "--include", p)
+		}
+		for _, p := range c.StringSlice("exclude") {
+			watch.flags = append(watch.flags, "--exclude", p)
+		}
+		if c.Bool("follow-symlinks") {
+			watch.flags = append(watch.flags, "--follow-symlinks")
+		}
 		opt.Sync = watch.Status
 	}
 	e, err := server.OpenWith(c.String("index"), opt.Open)

@@ -37,7 +37,7 @@ func TestServeWatch(t *testing.T) {
 		t.Fatalf("index: exit %d: %s", code, errs)
 	}
 	cmd := exec.Command(os.Args[0], "serve", "--index", idx, "--addr", "127.0.0.1:0", "--watch", docs,
-		"--watch-every", "200ms", "--reload-every", "100ms", "--max-concurrent", "4")
+		"--watch-every", "200ms", "--reload-every", "100ms", "--max-concurrent", "4", "--exclude", "*.txt")
 	cmd.Env = append(os.Environ(), "REQA_RUN_MAIN=1")
 	base, _, lines := startServe(t, cmd)
 	var logMu sync.Mutex
@@ -125,6 +125,10 @@ func TestServeWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	removed := waitFor("removal", "How often does the ferry cross the lake?", "The ferry crosses the lake twice a day.", false)
+	// A file the index excludes is not synced in (a question about it is
+	// answered from the other files all along; checked at the end).
+	owl := "A barn owl hunts over the meadow at night."
+	writeFile(t, docs, "owl.txt", "# Night\n\n"+owl+"\n")
 	// A new file.
 	fox := "A red fox sleeps under the garden shed."
 	writeFile(t, docs, "fox.md", "# Visitors\n\n"+fox+"\n")
@@ -159,8 +163,11 @@ func TestServeWatch(t *testing.T) {
 		len(stats.Sync.Dirs) != 1 || stats.Sync.Embedded < 1 {
 		t.Errorf("/v1/stats sync = %+v, want at least 3 syncs, the last adding one file", stats.Sync)
 	}
+	if got, err := first("When does the barn owl hunt?"); err != nil || got == owl {
+		t.Errorf("the excluded owl.txt answered (%q, %v)", got, err)
+	}
 	// The served index holds what a fresh build of the final tree holds.
-	code, out, errs := reqa(t, "index", "--quiet", "--json", "--dense=false", "--out", filepath.Join(dir, "fresh.reqa"), docs)
+	code, out, errs := reqa(t, "index", "--quiet", "--json", "--dense=false", "--exclude", "*.txt", "--out", filepath.Join(dir, "fresh.reqa"), docs)
 	var fresh struct{ Sentences int }
 	if code != 0 || json.Unmarshal([]byte(out), &fresh) != nil || fresh.Sentences == 0 {
 		t.Fatalf("fresh index: exit %d: %s%s", code, out, errs)
@@ -189,6 +196,7 @@ func TestServeWatchRefuses(t *testing.T) {
 		{"missing", []string{"--watch", filepath.Join(dir, "nope")}, "no such file"},
 		{"bad interval", []string{"--watch", dir, "--watch-every", "0s"}, "--watch-every"},
 		{"dataset index", []string{"--watch", dir}, "cannot sync"},
+		{"include without watch", []string{"--include", "*.md"}, "--include goes with --watch"},
 	} {
 		code, _, errs := reqa(t, append([]string{"serve", "--index", idx, "--addr", "127.0.0.1:0"}, tc.args...)...)
 		if code == 0 || !strings.Contains(errs, tc.want) {
