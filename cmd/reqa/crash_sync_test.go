@@ -36,7 +36,9 @@ func TestSyncKillTrials(t *testing.T) {
 	if err := os.Mkdir(tree, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for i, name := range []string{"a.txt", "b.txt", "c.txt", "d.txt"} {
+	// Enough files that the sync keeps most sentences and so updates the
+	// ANN graph instead of building it again (both write paths are killed).
+	for i, name := range []string{"a.txt", "b.txt", "c.txt", "d.txt", "f.txt", "g.txt", "h.txt", "i.txt"} {
 		synthCorpus(t, filepath.Join(tree, name), 25, uint64(10+i))
 	}
 	golden := filepath.Join(dir, "golden.reqa")
