@@ -103,7 +103,12 @@ func (w *sourceWatch) run(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		began := time.Now()
 		now, err := fingerprint(ctx, w.dirs)
+		// A look costs a walk of the trees: on a large tree the next one
+		// waits ten times as long as this one took, so that watching takes
+		// at most a tenth of a core.
+		wait := max(w.every, 10*time.Since(began))
 		switch {
 		case err != nil:
 			w.fail(fmt.Errorf("looking at %s: %w", strings.Join(w.dirs, ", "), err))
@@ -115,7 +120,7 @@ func (w *sourceWatch) run(ctx context.Context) {
 				synced = now
 			}
 		}
-		t.Reset(w.every)
+		t.Reset(wait)
 	}
 }
 
