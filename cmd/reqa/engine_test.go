@@ -70,7 +70,10 @@ func TestEngineWeaviate(t *testing.T) {
 		t.Errorf("engine index file %d bytes, not smaller than the embedded index's %d", fe, fl)
 	}
 	questions := []string{"how do I build an index", "what happens when a build is interrupted?",
-		"which file holds the index", "how are answers ranked", "zzqx qqzx"}
+		"which file holds the index", "how are answers ranked", "zzqx qqzx",
+		// Definition questions: the default puts a defining sentence first
+		// on both backends.
+		"What is the wpm tokenizer?", "what is reqa?"}
 	for _, r := range []string{"bm25-wpm", "bm25-word", "dense", "default", "fusion-rrf"} {
 		for _, q := range questions {
 			want := askJSON(t, "--index", loc, "-r", r, "-k", "5", q)
