@@ -132,3 +132,36 @@ func sentences(as []rank.Answer) []string {
 	}
 	return out
 }
+
+// FuzzDefinition: any question and sentence are parsed without a panic; a
+// subject found has one to eight words, none empty, the shorter forms
+// prefixes of the first; no definition form gives no subject.
+func FuzzDefinition(f *testing.F) {
+	for _, s := range []string{"What is a spool?", "What are hooks?", "Define hard link.", "What is a version range in node-semver?",
+		"what's   ", "What does ``: mean?", "What is \u00e9t\u00e9 in \u00fcber?", "What is --x used for?"} {
+		f.Add(s, "A spool is a directory.")
+	}
+	f.Fuzz(func(t *testing.T, q, sentence string) {
+		subj, ok := rank.DefinitionSubject(q)
+		_ = rank.Defines(sentence, subj)
+		if !ok {
+			if subj != nil {
+				t.Fatalf("%q: no definition form, yet subjects %q", q, subj)
+			}
+			return
+		}
+		if len(subj) == 0 || len(subj[0]) == 0 || len(subj[0]) > 8 {
+			t.Fatalf("%q: subjects %q", q, subj)
+		}
+		for _, s := range subj[1:] {
+			if len(s) == 0 || !slices.Equal(s, subj[0][:len(s)]) {
+				t.Fatalf("%q: subject %q is not a prefix of %q", q, s, subj[0])
+			}
+		}
+		for _, w := range subj[0] {
+			if w == "" {
+				t.Fatalf("%q: an empty word in %q", q, subj[0])
+			}
+		}
+	})
+}
