@@ -58,3 +58,23 @@ func ExampleIndex_Ask() {
 	// Output:
 	// 1. Tickets cost five euros at the kiosk. (notes.txt:3)
 }
+
+// A question asking what something is, and the sentences that define it:
+// the built-in default ranks those first among its best answers.
+func ExampleDefinitionSubject() {
+	subj, ok := rank.DefinitionSubject("What is a version range in node-semver?")
+	fmt.Println(ok, subj)
+	for _, s := range []string{
+		"A version range is a set of comparators that specify versions that satisfy the range.",
+		"Version ranges can be combined with ||.",
+	} {
+		fmt.Println(rank.Defines(s, subj), s)
+	}
+	_, ok = rank.DefinitionSubject("How do I pin a version?")
+	fmt.Println(ok)
+	// Output:
+	// true [[version rang in node-semv] [version rang]]
+	// true A version range is a set of comparators that specify versions that satisfy the range.
+	// false Version ranges can be combined with ||.
+	// false
+}

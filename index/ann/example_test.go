@@ -1,6 +1,7 @@
 package ann_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -58,4 +59,37 @@ func Example() {
 	// id 4 score 0.815
 	// id 0 score 0.743
 	// 2
+}
+
+// Update a graph for a changed set: the first vector removed, the others
+// renumbered one down, a new one added at the end. The result answers as
+// a graph of the new set.
+func ExampleGraph_Update() {
+	old := [][]float32{unit(1, 0, 0), unit(0, 1, 0), unit(1, 1, 0), unit(0, 0, 1)}
+	g := ann.New(3, ann.Config{M: 8, Seed: 1})
+	for _, v := range old {
+		if _, err := g.Add(v); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	keep := []int32{-1, 0, 1, 2} // old node i becomes keep[i]; -1: removed
+	var vecs []float32
+	for _, v := range old[1:] {
+		vecs = append(vecs, v...)
+	}
+	vecs = append(vecs, unit(1, 0, 0.1)...) // the added node, id 3
+	u, err := g.Update(context.Background(), keep, vecs)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range u.Search(unit(1, 0, 0), 2, 0) {
+		fmt.Printf("%d %.3f\n", r.ID, r.Score)
+	}
+	fmt.Println(u.Len(), "nodes")
+	// Output:
+	// 3 0.995
+	// 1 0.707
+	// 4 nodes
 }
