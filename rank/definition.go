@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
-	"github.com/reqa/reqa/index/bm25"
-
 	"github.com/reqa/reqa/index/tokenize/stem"
+	"github.com/reqa/reqa/rank/fuse"
 )
 
 // A question of the form "What is X?" asks for the sentence that defines
@@ -77,12 +77,12 @@ func definitionWords(text string) []string {
 func DefinitionSubject(question string) (subjects [][]string, ok bool) {
 	w := definitionWords(question)
 	for _, f := range definitionForms {
-		if len(w) <= len(f.before) || !hasPrefix(w, f.before) {
+		if len(w) <= len(f.before) || !slices.Equal(w[:len(f.before)], f.before) {
 			continue
 		}
 		x := w[len(f.before):]
 		if len(f.after) > 0 {
-			if len(x) <= len(f.after) || !hasPrefix(x[len(x)-len(f.after):], f.after) {
+			if len(x) <= len(f.after) || !slices.Equal(x[len(x)-len(f.after):], f.after) {
 				continue
 			}
 			x = x[:len(x)-len(f.after)]
@@ -117,7 +117,7 @@ func Defines(sentence string, subjects [][]string) bool {
 		if len(w) <= len(s) {
 			continue
 		}
-		if hasPrefix(stems(w[:len(s)]), s) && definingWords[w[len(s)]] {
+		if slices.Equal(stems(w[:len(s)]), s) && definingWords[w[len(s)]] {
 			return true
 		}
 	}
@@ -132,25 +132,13 @@ func stems(words []string) []string {
 	return out
 }
 
-func hasPrefix(w, p []string) bool {
-	if len(w) < len(p) {
-		return false
-	}
-	for i := range p {
-		if w[i] != p[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // answersFunc looks sentences up by id (a backend's answers).
 type answersFunc func(ctx context.Context, ids []uint32, yield func(Answer) bool) error
 
 // definitionsFirst raises, for a question of a definition form, the
 // candidates among the DefinitionDepth best of fused whose sentence
 // defines the question's subject above every other candidate, keeping the
-// order within each group (the way fuse.Demote lowers questions). fused[j]
+// order within each group (fuse.Raise, the opposite of fuse.Demote). fused[j]
 // is the score of candidate id(j) (nil: j itself). A question of another
 // form costs nothing.
 func definitionsFirst(ctx context.Context, question string, fused []float64, id func(j int) uint32, answers answersFunc) error {
@@ -158,15 +146,17 @@ func definitionsFirst(ctx context.Context, question string, fused []float64, id 
 	if !ok || answers == nil || len(fused) == 0 {
 		return nil
 	}
-	top := bestIndices(fused, DefinitionDepth)
-	ids := make([]uint32, len(top))
-	at := make(map[uint32]int, len(top))
-	for i, j := range top {
-		ids[i] = uint32(j)
-		if id != nil {
-			ids[i] = id(j)
+	ids := make([]uint32, 0, DefinitionDepth)
+	at := make(map[uint32]int, DefinitionDepth)
+	for _, j := range fuse.TopIndices(fused, DefinitionDepth) {
+		if math.IsInf(fused[j], 0) || math.IsNaN(fused[j]) {
+			continue
 		}
-		at[ids[i]] = j
+		x := uint32(j)
+		if id != nil {
+			x = id(j)
+		}
+		ids, at[x] = append(ids, x), j
 	}
 	var first []int
 	err := answers(ctx, ids, func(a Answer) bool {
@@ -178,35 +168,6 @@ func definitionsFirst(ctx context.Context, question string, fused []float64, id 
 	if err != nil {
 		return fmt.Errorf("definitions first: %w", err)
 	}
-	if len(first) == 0 {
-		return nil
-	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, x := range fused {
-		if !math.IsInf(x, 0) && !math.IsNaN(x) {
-			lo, hi = min(lo, x), max(hi, x)
-		}
-	}
-	for _, j := range first {
-		fused[j] += hi - lo + 1
-	}
+	fuse.Raise(fused, first)
 	return nil
-}
-
-// bestIndices returns the indices of the k highest finite scores, best
-// first, ties by lower index.
-func bestIndices(s []float64, k int) []int {
-	acc := bm25.NewAccumulator(len(s))
-	for j, x := range s {
-		if !math.IsInf(x, 0) && !math.IsNaN(x) {
-			acc.Touch(uint32(j))
-			acc.Scores[j] = x
-		}
-	}
-	top := acc.TopK(k)
-	out := make([]int, len(top))
-	for i, h := range top {
-		out[i] = int(h.Doc)
-	}
-	return out
 }

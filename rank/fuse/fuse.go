@@ -227,7 +227,7 @@ func FuseContext(p Params, inputs [][]float64, corpus *Corpus, out []float64) er
 		err = fuseRerank(p, inputs, corpus, out)
 	case "rrf":
 		for _, in := range inputs {
-			for rank, d := range topIndices(in, RRFDepth) {
+			for rank, d := range TopIndices(in, RRFDepth) {
 				out[d] += 1 / (p.K + float64(rank+1))
 			}
 		}
@@ -249,25 +249,53 @@ func FuseContext(p Params, inputs [][]float64, corpus *Corpus, out []float64) er
 // group: the flagged scores drop by the span of the finite scores plus
 // one. Non-finite scores stay as they are.
 func Demote(out []float64, below []bool) {
-	lo, hi := math.Inf(1), math.Inf(-1)
 	some := false
-	for d, x := range out {
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			continue
-		}
-		lo, hi = min(lo, x), max(hi, x)
+	for d := range out {
 		some = some || below[d]
 	}
 	if !some {
 		return
 	}
-	drop := hi - lo + 1
+	drop, ok := span(out)
+	if !ok {
+		return
+	}
 	for d, x := range out {
-		if below[d] && !math.IsInf(x, 0) && !math.IsNaN(x) {
+		if below[d] && finite(x) {
 			out[d] = x - drop
 		}
 	}
 }
+
+// Raise lifts the scores of the candidates at idx above every other
+// score, keeping the order within each group: Demote's opposite (a
+// fusion's definitions first, in package rank). Non-finite scores stay as
+// they are.
+func Raise(out []float64, idx []int) {
+	lift, ok := span(out)
+	if !ok {
+		return
+	}
+	for _, d := range idx {
+		if finite(out[d]) {
+			out[d] += lift
+		}
+	}
+}
+
+// span is the span of the finite scores of out plus one (false: none is
+// finite).
+func span(out []float64) (float64, bool) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range out {
+		if finite(x) {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	return hi - lo + 1, lo <= hi
+}
+
+func finite(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }
 
 // FuseStats fuses scores of a subset of the candidates (a pool: every
 // input's best candidates) with each input's statistics over all of them,
@@ -291,7 +319,7 @@ func FuseStats(p Params, inputs [][]float64, stats []Stats, out []float64) error
 		return fmt.Errorf("fusion %s: the re-ranker needs every candidate's context scores: %w", p.Name, ErrNeedsCorpus)
 	case "rrf":
 		for _, in := range inputs {
-			for rank, d := range topIndices(in, RRFDepth) {
+			for rank, d := range TopIndices(in, RRFDepth) {
 				out[d] += 1 / (p.K + float64(rank+1))
 			}
 		}
@@ -320,21 +348,44 @@ func FuseStats(p Params, inputs [][]float64, stats []Stats, out []float64) error
 	return nil
 }
 
-// topIndices returns the indices of the k best scores, best first, ties
-// by lower index.
-func topIndices(s []float64, k int) []int {
-	idx := make([]int, len(s))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(a, b int) bool {
-		if s[idx[a]] != s[idx[b]] {
-			return s[idx[a]] > s[idx[b]]
+// TopIndices returns the indices of the k best scores of s, best first,
+// ties by lower index: a bounded heap, O(n log k), so that a question's k
+// best of a large index cost no sort of all of it.
+func TopIndices(s []float64, k int) []int {
+	better := func(a, b int) bool {
+		if s[a] != s[b] {
+			return s[a] > s[b]
 		}
-		return idx[a] < idx[b]
-	})
-	if len(idx) > k {
-		idx = idx[:k]
+		return a < b
 	}
-	return idx
+	k = max(min(k, len(s)), 0)
+	h := make([]int, 0, k) // the kept indices; h[0] is the worst of them
+	down := func(i int) {
+		for {
+			w := i
+			for _, c := range []int{2*i + 1, 2*i + 2} {
+				if c < len(h) && better(h[w], h[c]) {
+					w = c
+				}
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for d := range s {
+		if len(h) < k {
+			h = append(h, d)
+			for i := len(h) - 1; i > 0 && better(h[(i-1)/2], h[i]); i = (i - 1) / 2 {
+				h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
+			}
+		} else if k > 0 && better(d, h[0]) {
+			h[0] = d
+			down(0)
+		}
+	}
+	sort.Slice(h, func(a, b int) bool { return better(h[a], h[b]) })
+	return h
 }

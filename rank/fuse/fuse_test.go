@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"reflect"
 	"slices"
+	"sort"
 	"testing"
 )
 
@@ -174,5 +175,52 @@ func TestDemote(t *testing.T) {
 	Demote(out, []bool{true, true, false, false, true})
 	if !(out[0] < out[2] && out[0] < out[3] && math.IsInf(out[1], -1) && math.IsNaN(out[4]) && out[2] == 1 && out[3] == 2) {
 		t.Errorf("Demote: %v", out)
+	}
+}
+
+// TestTopIndices: the bounded heap gives exactly the first k of a full
+// sort (score descending, ties by lower index), for ties, infinities and
+// every k from none to more than there are.
+func TestTopIndices(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for trial := range 200 {
+		n := r.Intn(40)
+		s := make([]float64, n)
+		for i := range s {
+			switch r.Intn(6) {
+			case 0:
+				s[i] = math.Inf(-1)
+			case 1:
+				s[i] = float64(r.Intn(3)) // ties
+			default:
+				s[i] = r.NormFloat64()
+			}
+		}
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		sort.SliceStable(all, func(a, b int) bool { return s[all[a]] > s[all[b]] })
+		for _, k := range []int{0, 1, 3, n / 2, n, n + 5} {
+			want := all[:min(k, n)]
+			if got := TopIndices(s, k); !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+				t.Fatalf("trial %d: TopIndices(%v, %d) = %v, want %v", trial, s, k, got, want)
+			}
+		}
+	}
+}
+
+// TestRaise: the raised candidates rank above every other, each group in
+// its order; non-finite scores stay.
+func TestRaise(t *testing.T) {
+	out := []float64{3, -1, 2, math.Inf(-1), 0.5}
+	Raise(out, []int{1, 4, 3})
+	if got := TopIndices(out, 5); !slices.Equal(got, []int{4, 1, 0, 2, 3}) || !math.IsInf(out[3], -1) {
+		t.Errorf("after Raise: %v, ranking %v", out, got)
+	}
+	none := []float64{math.Inf(1), math.NaN()}
+	Raise(none, []int{0, 1})
+	if !math.IsInf(none[0], 1) || !math.IsNaN(none[1]) {
+		t.Errorf("non-finite scores changed: %v", none)
 	}
 }

@@ -180,7 +180,7 @@ func TestRanksAndTopK(t *testing.T) {
 			got[d] = true
 		}
 		want := map[uint32]bool{}
-		for _, d := range topIndices(s, k) {
+		for _, d := range TopIndices(s, k) {
 			want[uint32(d)] = true
 		}
 		if !reflect.DeepEqual(got, want) {

@@ -54,7 +54,7 @@ func NewExampleContext(inputs [][]float64, gold []uint32, depth int, corpus *Cor
 		ex.Ranks = append(ex.Ranks, ranksOf(in, ex.Scores[r]))
 		pos := make([]int, len(ex.Pool))
 		at := map[uint32]int{}
-		for i, d := range topIndices(in, depth) {
+		for i, d := range TopIndices(in, depth) {
 			at[uint32(d)] = i
 		}
 		for i, d := range ex.Pool {
@@ -83,7 +83,7 @@ func NewExample(inputs [][]float64, gold []uint32, depth int) Example {
 		}
 	}
 	for _, s := range inputs {
-		for _, d := range topIndices(s, depth) {
+		for _, d := range TopIndices(s, depth) {
 			add(uint32(d))
 		}
 	}
