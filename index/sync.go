@@ -438,9 +438,9 @@ func filled(n int) []int64 {
 }
 
 // syncDense lays the stored sentence and context vectors (the contexts of
-// the stored sentences in oldCtxOf) out as ctxs and sents say, embeds sub's texts into their places and rebuilds the ANN
-// graph over the answer vectors of all, in id order. It returns the
-// number of sentences embedded.
+// the stored sentences in oldCtxOf) out as ctxs and sents say, embeds sub's texts into their places and brings the ANN
+// graph over the answer vectors of all in line (syncGraph). It returns the
+// number of sentences embedded and how the graph was made (SyncResult.Graph).
 func (j *job) syncDense(ctx context.Context, w *store.Writer, sub, all *Corpus, ctxs, sents bm25.Renumber, oldCtxOf []uint32) (embedded int, graphHow string, err error) {
 	old := *j.old
 	d := old.Dense
