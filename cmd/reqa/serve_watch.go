@@ -92,9 +92,11 @@ func (w *sourceWatch) Status() any {
 }
 
 // run looks at the directories until ctx is done. The first look syncs
-// whatever changed while the server was not running.
+// whatever changed while the server was not running. A sync that failed
+// is tried again only once the files change again (its error stays in
+// /v1/stats), not on every look.
 func (w *sourceWatch) run(ctx context.Context) {
-	var synced, last string
+	var synced, last, failed string
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -112,13 +114,13 @@ func (w *sourceWatch) run(ctx context.Context) {
 		switch {
 		case err != nil:
 			w.fail(fmt.Errorf("looking at %s: %w", strings.Join(w.dirs, ", "), err))
-		case now == synced:
+		case now == synced || now == failed:
 		case now != last:
 			last = now // changing: wait until it holds still for a look
+		case w.sync(ctx):
+			synced = now
 		default:
-			if w.sync(ctx) {
-				synced = now
-			}
+			failed = now
 		}
 		t.Reset(wait)
 	}
