@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -31,10 +31,10 @@ import (
 func TestSparsePRF(t *testing.T) {
 	doms, split := experimentDomains(t, "REQA_RM3")
 	ks, ms, alphas := []int{3, 5, 10, 20}, []int{5, 10, 20, 40}, []float64{0.1, 0.25, 0.5, 1}
-	if v := os.Getenv("REQA_RM3_CTX"); v == "0" {
+	useCtx := os.Getenv("REQA_RM3_CTX") != "0"
+	if !useCtx {
 		t.Log("feedback from the sentences alone")
 	}
-	useCtx := os.Getenv("REQA_RM3_CTX") != "0"
 	type key struct {
 		k, m int
 		a    float64
@@ -230,27 +230,13 @@ func TestSparsePRF(t *testing.T) {
 	for _, k := range keys[:min(12, len(keys))] {
 		fmt.Printf("  k %2d m %2d α %.2f: %d (%+d)\n", k.k, k.m, k.a, total[k], total[k]-base)
 	}
-	_ = strconv.Itoa
 }
 
 // isGoldTop reports whether the best-scored candidate of s is gold (ties
 // by lower id, as rankings break them).
 func isGoldTop(s []float64, gold []uint32) bool {
-	best := -1
-	for d, x := range s {
-		if math.IsNaN(x) {
-			continue
-		}
-		if best < 0 || x > s[best] {
-			best = d
-		}
-	}
-	for _, g := range gold {
-		if int(g) == best {
-			return true
-		}
-	}
-	return false
+	top := fuse.TopIndices(s, 1)
+	return len(top) == 1 && slices.Contains(gold, uint32(top[0]))
 }
 
 func hasLetterOrDigit(s string) bool {
