@@ -171,6 +171,13 @@ func (w *sourceWatch) sync(ctx context.Context) bool {
 	if res.Written {
 		w.log.Printf("synced %s with %s: added %d, changed %d, removed %d files; %d sentences embedded (%.1fs)",
 			w.index, strings.Join(w.dirs, ", "), res.Added, res.Changed, res.Removed, res.Embedded, secs)
+		// The files the sync skipped (a bomb, a reader's refusal) are
+		// named as reqa index names them.
+		for _, line := range strings.Split(errb.String(), "\n") {
+			if strings.Contains(line, "warning:") {
+				w.log.Print(strings.TrimPrefix(line, "reqa: "))
+			}
+		}
 		if w.synced != nil {
 			w.synced()
 		}

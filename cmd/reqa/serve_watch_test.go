@@ -129,6 +129,8 @@ func TestServeWatch(t *testing.T) {
 	// answered from the other files all along; checked at the end).
 	owl := "A barn owl hunts over the meadow at night."
 	writeFile(t, docs, "owl.txt", "# Night\n\n"+owl+"\n")
+	// A file no reader takes is skipped, and the log names it.
+	writeFile(t, docs, "junk.md", "\x00\x01binary")
 	// A new file.
 	fox := "A red fox sleeps under the garden shed."
 	writeFile(t, docs, "fox.md", "# Visitors\n\n"+fox+"\n")
@@ -163,6 +165,11 @@ func TestServeWatch(t *testing.T) {
 		len(stats.Sync.Dirs) != 1 || stats.Sync.Embedded < 1 {
 		t.Errorf("/v1/stats sync = %+v, want at least 3 syncs, the last adding one file", stats.Sync)
 	}
+	logMu.Lock()
+	if !strings.Contains(logText.String(), "junk.md") {
+		t.Errorf("the skipped junk.md is not named in serve's log:\n%s", logText.String())
+	}
+	logMu.Unlock()
 	if got, err := first("When does the barn owl hunt?"); err != nil || got == owl {
 		t.Errorf("the excluded owl.txt answered (%q, %v)", got, err)
 	}
