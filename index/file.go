@@ -2,7 +2,9 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/reqa/reqa/index/ann"
 	"github.com/reqa/reqa/index/bm25"
@@ -215,16 +217,16 @@ func (j *job) writeDense(ctx context.Context, w *store.Writer, meta *store.Meta)
 	if j.old != nil {
 		dm := *j.old.Dense
 		meta.Dense = &dm
-		return appendDense(ctx, w, j.c, *j.old, sent, ctxv, j.opt)
+		return appendDense(ctx, w, j.c, *j.old, sent, ctxv, j.opt, meta.Dense)
 	}
 	sp := enc.Spec()
 	meta.Dense = &store.DenseMeta{Encoder: sp.Name, Kind: sp.Kind, Dim: sp.Dim, Hash: sp.Hash, Precision: sp.Precision, Lambda: j.opt.Lambda}
 	var graph []byte
+	answers, err := answerVectors(j.c, sent, ctxv, j.opt.Lambda)
+	if err != nil {
+		return err
+	}
 	if !j.opt.NoGraph {
-		answers, err := answerVectors(j.c, sent, ctxv, j.opt.Lambda)
-		if err != nil {
-			return err
-		}
 		g := ann.New(answers.Dim, j.opt.Graph)
 		if err := addToGraph(ctx, g, answers, j.opt.Progress); err != nil {
 			return err
@@ -237,6 +239,39 @@ func (j *job) writeDense(ctx context.Context, w *store.Writer, meta *store.Meta)
 	if err := writeDenseBlobs(w, graph, j.opt.EncoderModel, j.opt.EncoderVocab, sent, ctxv); err != nil {
 		return fmt.Errorf("write embeddings: %w", err)
 	}
+	return writeAnswers(w, answers, meta.Dense)
+}
+
+// AnswerMomentRows bounds the answer vectors whose moments are stored (an
+// even sample of them on larger corpora): the mean and deviation of a
+// question's dense scores over the whole index come from them.
+const AnswerMomentRows = MomentRows
+
+// writeAnswers stores the answer vectors (for d.Lambda) as the row set the
+// dense ranker reads in place, and their moments, and sets d.Answers.
+func writeAnswers(w *store.Writer, answers dense.Vectors, d *store.DenseMeta) error {
+	rowBytes := 4 * answers.Dim
+	err := w.PutRows(store.RowsDenseAnswers, answers.Len(), rowBytes, func(lo, hi int, dst []byte) {
+		for i, x := range answers.Data[lo*answers.Dim : hi*answers.Dim] {
+			binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(x))
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("write answer vectors: %w", err)
+	}
+	moments := dense.ComputeMoments(answers, AnswerMomentRows).Encode()
+	err = w.Update(func(tx *store.WriteTx) error {
+		if tx.HasBlob(store.BlobDenseMoments) {
+			if err := tx.DeleteLargeBlob(store.BlobDenseMoments); err != nil {
+				return err
+			}
+		}
+		return tx.PutLargeBlob(store.BlobDenseMoments, moments)
+	})
+	if err != nil {
+		return fmt.Errorf("write answer moments: %w", err)
+	}
+	d.Answers = true
 	return nil
 }
 
@@ -302,7 +337,7 @@ func storedVectors(tx *store.WriteTx, old store.Meta) (sent, ctxv dense.Vectors,
 	return sent, ctxv, err
 }
 
-func appendDense(ctx context.Context, w *store.Writer, c *Corpus, old store.Meta, sentVec, ctxVec dense.Vectors, opt Options) error {
+func appendDense(ctx context.Context, w *store.Writer, c *Corpus, old store.Meta, sentVec, ctxVec dense.Vectors, opt Options, meta *store.DenseMeta) error {
 	d := old.Dense
 	var graph []byte
 	var allSent, allCtx dense.Vectors
@@ -332,7 +367,25 @@ func appendDense(ctx context.Context, w *store.Writer, c *Corpus, old store.Meta
 	if err != nil {
 		return err
 	}
-	return writeDenseBlobs(w, graph, nil, nil, allSent, allCtx)
+	if err := writeDenseBlobs(w, graph, nil, nil, allSent, allCtx); err != nil {
+		return err
+	}
+	var ctxOf []uint32
+	err = w.Update(func(tx *store.WriteTx) error {
+		ctxOf = make([]uint32, 0, allSent.Len())
+		return tx.ForEachSentence(func(s store.Sentence) error {
+			ctxOf = append(ctxOf, s.ContextID)
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	answers, err := dense.Combine(allSent, allCtx, ctxOf, d.Lambda)
+	if err != nil {
+		return err
+	}
+	return writeAnswers(w, answers, meta)
 }
 
 // extendGraph loads the stored graph over the old answer vectors and adds

@@ -401,7 +401,9 @@ func Sync(ctx context.Context, in Input, path string, opt Options) (SyncResult, 
 		}
 	}
 	if old.Dense != nil {
-		if res.Embedded, res.Graph, err = j.syncDense(ctx, w, sub, all, ctxs, sents, oldCtxOf); err != nil {
+		dm := *old.Dense
+		meta.Dense = &dm
+		if res.Embedded, res.Graph, err = j.syncDense(ctx, w, sub, all, ctxs, sents, oldCtxOf, &dm); err != nil {
 			return res, j.errOp(err)
 		}
 	}
@@ -441,7 +443,7 @@ func filled(n int) []int64 {
 // the stored sentences in oldCtxOf) out as ctxs and sents say, embeds sub's texts into their places and brings the ANN
 // graph over the answer vectors of all in line (syncGraph). It returns the
 // number of sentences embedded and how the graph was made (SyncResult.Graph).
-func (j *job) syncDense(ctx context.Context, w *store.Writer, sub, all *Corpus, ctxs, sents bm25.Renumber, oldCtxOf []uint32) (embedded int, graphHow string, err error) {
+func (j *job) syncDense(ctx context.Context, w *store.Writer, sub, all *Corpus, ctxs, sents bm25.Renumber, oldCtxOf []uint32, meta *store.DenseMeta) (embedded int, graphHow string, err error) {
 	old := *j.old
 	d := old.Dense
 	var newSent, newCtx dense.Vectors
@@ -492,10 +494,15 @@ func (j *job) syncDense(ctx context.Context, w *store.Writer, sub, all *Corpus, 
 		return 0, "", err
 	}
 	var graph []byte
+	answers, err := answerVectors(all, allSent, allCtx, d.Lambda)
+	if err != nil {
+		return 0, "", err
+	}
 	if d.Graph {
-		answers, err := answerVectors(all, allSent, allCtx, d.GraphLambda)
-		if err != nil {
-			return 0, "", err
+		if d.GraphLambda != d.Lambda {
+			if answers, err = answerVectors(all, allSent, allCtx, d.GraphLambda); err != nil {
+				return 0, "", err
+			}
 		}
 		g, how, err := syncGraph(ctx, oldGraph, sents, answers, cfg, j.opt.Progress)
 		if err != nil {
@@ -508,6 +515,14 @@ func (j *job) syncDense(ctx context.Context, w *store.Writer, sub, all *Corpus, 
 	}
 	if err := writeDenseBlobs(w, graph, nil, nil, allSent, allCtx); err != nil {
 		return 0, "", fmt.Errorf("write embeddings: %w", err)
+	}
+	if d.GraphLambda != d.Lambda || !d.Graph {
+		if answers, err = answerVectors(all, allSent, allCtx, d.Lambda); err != nil {
+			return 0, "", err
+		}
+	}
+	if err := writeAnswers(w, answers, meta); err != nil {
+		return 0, "", err
 	}
 	return len(sub.Sentences), graphHow, nil
 }

@@ -1,8 +1,10 @@
 package index
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/reqa/reqa/index/adapter"
@@ -161,6 +163,7 @@ func Verify(path string, opt VerifyOptions) (VerifyReport, error) {
 		for _, b := range []string{store.BlobDenseModel, store.BlobDenseVocab, store.BlobDenseSent, store.BlobDenseCtx, store.BlobDenseGraph} {
 			known[b] = true
 		}
+		known[store.BlobDenseMoments] = d.Answers
 		rep.Parts = append(rep.Parts, verifyDense(r, sentences, ctxOf, d, problem)...)
 	}
 	rep.Parts = append(rep.Parts, verifyFusions(r, problem, opt)...)
@@ -218,6 +221,13 @@ func verifyDense(r *store.Reader, sentences []store.Sentence, ctxOf []uint32, d 
 		return parts
 	}
 	parts = append(parts, "vectors")
+	if d.Answers {
+		if err := verifyAnswers(r, vecs[0], vecs[1], ctxOf, d); err != nil {
+			problem(err)
+		} else {
+			parts = append(parts, "answer vectors")
+		}
+	}
 	if d.Graph {
 		answers, err := dense.Combine(vecs[0], vecs[1], ctxOf, d.GraphLambda)
 		if err != nil {
@@ -242,6 +252,48 @@ func verifyDense(r *store.Reader, sentences []store.Sentence, ctxOf []uint32, d 
 		}
 	}
 	return parts
+}
+
+// verifyAnswers checks the stored answer vectors (every chunk, and every
+// row against the sentence and context vectors mixed afresh) and their
+// moments.
+func verifyAnswers(r *store.Reader, sent, ctxv dense.Vectors, ctxOf []uint32, d *store.DenseMeta) error {
+	want, err := dense.Combine(sent, ctxv, ctxOf, d.Lambda)
+	if err != nil {
+		return fmt.Errorf("vectors: %w: %w", store.ErrCorrupt, err)
+	}
+	rs, err := r.Rows(store.RowsDenseAnswers)
+	if err != nil {
+		return fmt.Errorf("answer vectors: %w", err)
+	}
+	if rs.Len() != want.Len() || rs.RowBytes() != 4*d.Dim {
+		return fmt.Errorf("answer vectors: %d rows of %d bytes, want %d of %d: %w", rs.Len(), rs.RowBytes(), want.Len(), 4*d.Dim, store.ErrCorrupt)
+	}
+	if err := rs.Check(); err != nil {
+		return fmt.Errorf("answer vectors: %w", err)
+	}
+	for c := range rs.NumChunks() {
+		b, _ := rs.Chunk(c)
+		lo := c * rs.PerChunk()
+		for k := 0; k < len(b)/4; k++ {
+			got := math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:]))
+			if x := want.Data[lo*d.Dim+k]; !(math.Abs(float64(got-x)) <= 1e-5) {
+				return fmt.Errorf("answer vectors: sentence %d: value %d is %g, its vectors mix to %g (stale or damaged): %w", lo+k/d.Dim, k%d.Dim, got, x, store.ErrCorrupt)
+			}
+		}
+	}
+	raw, err := r.LargeBlob(store.BlobDenseMoments)
+	if err != nil {
+		return fmt.Errorf("blob %s: %w", store.BlobDenseMoments, err)
+	}
+	mo, err := dense.DecodeMoments(raw)
+	if err != nil {
+		return fmt.Errorf("blob %s: %w: %w", store.BlobDenseMoments, store.ErrCorrupt, err)
+	}
+	if mo.Dim != d.Dim {
+		return fmt.Errorf("blob %s: moments of dimension %d, meta says %d: %w", store.BlobDenseMoments, mo.Dim, d.Dim, store.ErrCorrupt)
+	}
+	return nil
 }
 
 // verifyEngineFile checks an index file whose data is kept in an engine:

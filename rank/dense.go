@@ -53,6 +53,16 @@ type DenseRanker struct {
 	// adapter, when set, maps every question embedding before scoring.
 	adapter *adapter.Adapter
 
+	// rows, when set, are the answer vectors the index stores for the
+	// ranker's λ, read in place: exact scoring and the graph read them,
+	// and the sentence and context vectors are never loaded.
+	rows *answerRows
+	// n is the number of candidates.
+	n int
+	// vectors loads the sentence and context vectors into st (once) for
+	// what needs them (AnswerVectors of a ranker reading rows).
+	vectors func() (*denseState, error)
+
 	st *denseState
 }
 
@@ -226,24 +236,54 @@ func (l *local) denseRanker(s Spec) (*DenseRanker, error) {
 	if s.Name == "" {
 		s.Name = "dense"
 	}
-	st, err := l.vectors(opt.Threads)
-	if err != nil {
-		return nil, err
+	m := l.r.Meta().Dense
+	if m == nil {
+		return nil, fmt.Errorf("%w \"dense\": index %s: %w", ErrUnknownRanker, l.r.Path(), ErrNoEmbeddings)
 	}
-	lambda := l.r.Meta().Dense.Lambda
+	lambda := m.Lambda
 	if opt.LambdaSet {
 		lambda = opt.Lambda
 	}
 	if s.SentenceOnly {
 		lambda = 0
 	}
-	d := &DenseRanker{name: s.Name, enc: st.enc, lambda: lambda, st: st, ef: opt.Ef}
+	vectors := func() (*denseState, error) { return l.vectors(opt.Threads) }
+	if m.Answers && lambda == m.Lambda && useStoredAnswers {
+		st, err := l.x.loadDense(opt.Threads)
+		if err != nil {
+			return nil, err
+		}
+		d := &DenseRanker{name: s.Name, enc: st.enc, lambda: lambda, st: st, ef: opt.Ef, n: len(l.sentences), vectors: vectors}
+		if !opt.NoAdapter {
+			if d.adapter, err = l.x.loadAdapter(st); err != nil {
+				return nil, fmt.Errorf("dense ranker: %w", err)
+			}
+		}
+		rows, ok, err := l.answerRows()
+		if err != nil {
+			return nil, fmt.Errorf("dense ranker: %w", err)
+		}
+		if ok {
+			d.rows = rows
+			if opt.ANN && m.Graph && m.GraphLambda == lambda {
+				if d.graph, err = l.loadGraphFrom(st, rows); err != nil {
+					return nil, err
+				}
+			}
+			return d, nil
+		}
+	}
+	st, err := vectors()
+	if err != nil {
+		return nil, err
+	}
+	d := &DenseRanker{name: s.Name, enc: st.enc, lambda: lambda, st: st, ef: opt.Ef, n: st.sent.Len(), vectors: vectors}
 	if !opt.NoAdapter {
 		if d.adapter, err = l.x.loadAdapter(st); err != nil {
 			return nil, fmt.Errorf("dense ranker: %w", err)
 		}
 	}
-	if m := l.r.Meta().Dense; opt.ANN && m.Graph && m.GraphLambda == lambda {
+	if opt.ANN && m.Graph && m.GraphLambda == lambda {
 		if d.answers, err = st.answers(lambda); err != nil {
 			return nil, err
 		}
@@ -261,6 +301,10 @@ func (l *local) denseRanker(s Spec) (*DenseRanker, error) {
 	return d, nil
 }
 
+// useStoredAnswers makes rankers read the answer vectors an index stores
+// (a variable for tests: SetStoredAnswers).
+var useStoredAnswers = true
+
 // combineMax bounds the combined answer vectors an engine builds for exact
 // scoring. Below it one pass over them per question is the cheapest
 // scoring (mixing sentence and context scores instead cost a served SQuAD
@@ -268,6 +312,34 @@ func (l *local) denseRanker(s Spec) (*DenseRanker, error) {
 // them are not worth it (1.35 GB and most of a second per `reqa ask` at
 // 661,408 sentences): scores are mixed, equal to within 1e-6.
 var combineMax int64 = 512 << 20 // a variable for tests (SetCombineMax)
+
+// answerRows opens the index's stored answer vectors once (ok false: they
+// cannot be read in place here).
+func (l *local) answerRows() (*answerRows, bool, error) {
+	l.rowsOnce.Do(func() {
+		l.rows, l.rowsOK, l.rowsErr = openAnswerRows(l.r, l.r.Meta().Dense, len(l.sentences))
+	})
+	return l.rows, l.rowsOK, l.rowsErr
+}
+
+// loadGraphFrom loads the stored ANN graph over the answer vectors read in
+// place.
+func (l *local) loadGraphFrom(st *denseState, rows *answerRows) (*ann.Graph, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.graph != nil || st.graphErr != nil {
+		return st.graph, st.graphErr
+	}
+	raw, err := l.r.LargeBlob(store.BlobDenseGraph)
+	if err == nil {
+		st.graph, err = ann.LoadFrom(raw, rows)
+		if err != nil {
+			err = fmt.Errorf("ANN graph: %w: %w", store.ErrCorrupt, err)
+		}
+	}
+	st.graphErr = err
+	return st.graph, err
+}
 
 // loadGraph loads the stored ANN graph over the answer vectors v.
 func (l *local) loadGraph(st *denseState, v dense.Vectors) (*ann.Graph, error) {
@@ -298,7 +370,7 @@ func (d *DenseRanker) UsesANN() bool { return d.graph != nil }
 func (d *DenseRanker) Name() string { return d.name }
 
 // Docs implements Ranker.
-func (d *DenseRanker) Docs() int { return d.st.sent.Len() }
+func (d *DenseRanker) Docs() int { return d.n }
 
 // Lambda returns the context weight in use.
 func (d *DenseRanker) Lambda() float64 { return d.lambda }
@@ -416,7 +488,7 @@ func (d *DenseRanker) ScoreAll(ctx context.Context, question string, s *Scores) 
 	}
 	s.Reset()
 	var cs []float64
-	if d.lambda != 0 && d.answers.Data == nil {
+	if d.lambda != 0 && d.answers.Data == nil && d.rows == nil {
 		cs = make([]float64, d.st.ctx.Len())
 	}
 	if err := d.scoreExact([][]float32{q}, [][]float64{s.Scores}, [][]float64{cs}); err != nil {
@@ -436,12 +508,22 @@ func (d *DenseRanker) TopK(ctx context.Context, question string, k int) ([]Hit, 
 	if err != nil {
 		return nil, err
 	}
-	s := NewScores(d.Docs())
-	for _, r := range d.graph.Search(q, max(k, 1), d.ef) {
-		s.Scores[r.ID] = float64(r.Score)
-		s.Touch(r.ID)
+	var found []ann.Result
+	err = inPlace(func() error {
+		found = d.graph.Search(q, max(k, 1), d.ef)
+		if d.rows != nil {
+			return d.rows.err()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", d.name, err)
 	}
-	return s.Top(k), nil
+	out := make([]Hit, 0, min(k, len(found)))
+	for _, r := range found[:min(k, len(found))] {
+		out = append(out, Hit{ID: r.ID, Score: float64(r.Score)})
+	}
+	return out, nil
 }
 
 // scoreExact scores questions qs against every answer into outs: against
@@ -450,6 +532,14 @@ func (d *DenseRanker) TopK(ctx context.Context, question string, k int) ([]Hit, 
 // mixed by dense.Mix (ctx: one scratch row of the contexts' length per
 // question, unused when λ is 0 or the combined vectors are held).
 func (d *DenseRanker) scoreExact(qs [][]float32, outs, ctx [][]float64) error {
+	if d.rows != nil {
+		return inPlace(func() error {
+			if len(qs) == 1 {
+				return d.rows.scoreAll(qs[0], outs[0])
+			}
+			return d.rows.scoreBlock(qs, outs)
+		})
+	}
 	if d.answers.Data != nil {
 		if len(qs) == 1 {
 			dense.ScoreAll(d.answers, qs[0], outs[0])
@@ -488,7 +578,14 @@ func (d *DenseRanker) EmbedQuestions(ctx context.Context, questions []string) ([
 // AnswerVectors returns the answer-tower vectors the ranker scores against,
 // normalize(sent_i + λ·ctx_c(i)), built on the first call (shared storage;
 // do not modify).
-func (d *DenseRanker) AnswerVectors() (dense.Vectors, error) { return d.st.answers(d.lambda) }
+func (d *DenseRanker) AnswerVectors() (dense.Vectors, error) {
+	if d.rows != nil {
+		var v dense.Vectors
+		err := inPlace(func() (err error) { v, err = d.rows.copyAll(); return err })
+		return v, err
+	}
+	return d.st.answers(d.lambda)
+}
 
 // ScoreBatch implements BatchScorer: it scores a block of questions at
 // once, every candidate.
@@ -504,7 +601,7 @@ func (d *DenseRanker) ScoreBatch(ctx context.Context, questions []string, ss []*
 		qs[i] = v
 		ss[i].Reset()
 		outs[i] = ss[i].Scores
-		if d.lambda != 0 && d.answers.Data == nil {
+		if d.lambda != 0 && d.answers.Data == nil && d.rows == nil {
 			cs[i] = make([]float64, d.st.ctx.Len())
 		}
 	}
@@ -525,7 +622,7 @@ func sharedDense(inputs []Ranker) []int {
 	var first *DenseRanker
 	for i, r := range inputs {
 		d, ok := r.(*DenseRanker)
-		if !ok || d.graph != nil {
+		if !ok || d.graph != nil || d.rows != nil {
 			continue
 		}
 		if first == nil {

@@ -60,11 +60,29 @@ func TestDenseMixedScoring(t *testing.T) {
 		return one, batch, answers
 	}
 	for _, name := range []string{"dense", "dense/sent", ""} {
+		// In place: the stored answer vectors; combined and mixed: as an
+		// index without them.
+		oneS, batchS, ansS := scores(name)
+		noStored := rank.SetStoredAnswers(false)
 		oneC, batchC, ansC := scores(name)
 		restore := rank.SetCombineMax(0)
 		oneM, batchM, ansM := scores(name)
 		restore()
-		for _, pair := range [][2][][]float64{{oneC, oneM}, {batchC, batchM}} {
+		noStored()
+		for q := range ansS {
+			for i := range ansS[q] {
+				if ansS[q][i].SentenceID != ansC[q][i].SentenceID {
+					t.Errorf("%q question %d rank %d: sentence %d stored, %d combined", name, q, i+1, ansS[q][i].SentenceID, ansC[q][i].SentenceID)
+				}
+			}
+		}
+		pairs := [][2][][]float64{{oneC, oneM}, {batchC, batchM}}
+		if name != "" {
+			// The default fusion over stored answer vectors is pooled:
+			// its scores are the pool's (compared by answers above).
+			pairs = append(pairs, [2][][]float64{oneS, oneC}, [2][][]float64{batchS, batchC})
+		}
+		for _, pair := range pairs {
 			for q := range pair[0] {
 				for i, x := range pair[0][q] {
 					if d := math.Abs(x - pair[1][q][i]); d > 1e-6 {
@@ -92,6 +110,7 @@ func TestDenseMixedScoring(t *testing.T) {
 		return sealed(p)
 	})
 	defer rank.SetCombineMax(0)()
+	defer rank.SetStoredAnswers(false)()
 	e, err := rank.Open(path)
 	if err != nil {
 		t.Fatal(err)

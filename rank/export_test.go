@@ -19,3 +19,20 @@ func SetCombineMax(n int64) (restore func()) {
 // Repeated is repeated: weighted query tokens as an engine's BM25 query
 // sends them.
 var Repeated = repeated
+
+// SetStoredAnswers sets whether rankers read the answer vectors an index
+// stores (useStoredAnswers) and returns what restores it: tests turn it
+// off to score as an index without them is scored.
+func SetStoredAnswers(on bool) (restore func()) {
+	old := useStoredAnswers
+	useStoredAnswers = on
+	return func() { useStoredAnswers = old }
+}
+
+// SetPooled sets whether a file's fusions are pooled when they can be
+// (usePooled) and returns what restores it.
+func SetPooled(on bool) (restore func()) {
+	old := usePooled
+	usePooled = on
+	return func() { usePooled = old }
+}

@@ -24,7 +24,30 @@ type FusedRanker struct {
 	// answers looks sentences up for params.DefinitionsFirst (nil: the
 	// rule is not applied, as for a fusion made by NewFusedRanker).
 	answers answersFunc
+	// pooled, when set, answers TopK, ScoreAll and ScoreBatch: the fusion
+	// of every input's best candidates only (a file whose dense inputs
+	// read stored answer vectors; see local.pooledFusion). Breakdown
+	// still scores every candidate.
+	pooled *pooledFusion
+	// lazyCorpus gives a pooled fusion's corpus when Breakdown or Corpus
+	// first needs it (it reads every sentence's text).
+	lazyCorpus func() *fuse.Corpus
+	corpusOnce sync.Once
 }
+
+// fullCorpus returns the corpus, made on first use for a pooled fusion.
+func (f *FusedRanker) fullCorpus() *fuse.Corpus {
+	f.corpusOnce.Do(func() {
+		if f.corpus == nil && f.lazyCorpus != nil {
+			f.corpus = f.lazyCorpus()
+		}
+	})
+	return f.corpus
+}
+
+// Pooled reports whether the fusion ranks its inputs' best candidates
+// only (pooledFusion) rather than every candidate.
+func (f *FusedRanker) Pooled() bool { return f.pooled != nil }
 
 // fusedScratch is one goroutine's per-input accumulators, and the fused
 // scores (every candidate touched once for all: FuseContext overwrites
@@ -104,6 +127,9 @@ func (f *FusedRanker) Prepare(ctx context.Context, questions []string, progress 
 
 // ScoreAll implements Scorer.
 func (f *FusedRanker) ScoreAll(ctx context.Context, question string, out *Scores) error {
+	if f.pooled != nil {
+		return f.pooled.ScoreAll(ctx, question, out)
+	}
 	s := f.pool.Get().(*fusedScratch)
 	defer f.pool.Put(s)
 	_, err := f.scoreInputs(ctx, question, s)
@@ -137,6 +163,7 @@ func (f *FusedRanker) fuse(ctx context.Context, question string, inputs [][]floa
 func (f *FusedRanker) Breakdown(ctx context.Context, question string) (inputs [][]float64, fused []float64, matched bool, err error) {
 	s := f.pool.Get().(*fusedScratch)
 	defer f.pool.Put(s)
+	f.fullCorpus()
 	if _, err := f.scoreInputs(ctx, question, s); err != nil {
 		return nil, nil, false, err
 	}
@@ -168,6 +195,9 @@ func (f *FusedRanker) sparseMatched(s *fusedScratch) bool {
 // (pooled scratch), so a question costs its input rankers and one fusion
 // pass.
 func (f *FusedRanker) TopK(ctx context.Context, question string, k int) ([]Hit, error) {
+	if f.pooled != nil {
+		return f.pooled.TopK(ctx, question, k)
+	}
 	s := f.pool.Get().(*fusedScratch)
 	defer f.pool.Put(s)
 	if _, err := f.scoreInputs(ctx, question, s); err != nil {
@@ -192,6 +222,14 @@ func (f *FusedRanker) TopK(ctx context.Context, question string, k int) ([]Hit, 
 // ScoreBatch implements BatchScorer: inputs that batch do so, the others
 // score question by question; then each question is fused.
 func (f *FusedRanker) ScoreBatch(ctx context.Context, questions []string, out []*Scores) error {
+	if f.pooled != nil {
+		for j, q := range questions {
+			if err := f.pooled.ScoreAll(ctx, q, out[j]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	n := f.Docs()
 	per := make([][]*Scores, len(f.inputs))
 	for i, r := range f.scorers {
@@ -316,9 +354,77 @@ func (l *local) fused(params fuse.Params, s Spec) (*FusedRanker, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.corpus = l.x.corpus()
 	f.answers = l.answers
+	if f.pooled, err = l.pooledFusion(params, inputs); err != nil {
+		return nil, err
+	}
+	if f.pooled == nil {
+		f.corpus = l.x.corpus()
+	} else {
+		f.lazyCorpus = l.x.corpus
+	}
 	return f, nil
+}
+
+// usePooled makes a file's fusions pooled when they can be (a variable for
+// tests: SetPooled).
+var usePooled = true
+
+// pooledFusion returns the pooled form of the fusion p of inputs
+// (pooledFusion), or nil when it cannot be pooled: a method other than
+// zscore, learned and adaptive, an input other than BM25 and dense,
+// no dense input, or a dense input without stored answer vectors and a
+// graph over them. Pooled, a question costs the BM25 inputs' postings, an
+// ANN search, and a few hundred rows: nothing else in proportion to the
+// index.
+func (l *local) pooledFusion(p fuse.Params, inputs []Ranker) (*pooledFusion, error) {
+	switch p.Method {
+	case "zscore", "learned", "adaptive":
+		// Each input's mean and deviation over the index are known
+		// exactly (BM25: its touched candidates, the rest 0; dense: the
+		// answer vectors' moments), and so its best two scores.
+	default:
+		// rrf ranks every candidate of every input, minmax needs the
+		// dense minimum over the index, rerank every candidate's
+		// context scores: scored over every candidate.
+		return nil, nil
+	}
+	if !usePooled {
+		return nil, nil
+	}
+	m := l.r.Meta().Dense
+	var ins []poolInput
+	hasDense := false
+	for _, r := range inputs {
+		switch r := r.(type) {
+		case *BM25Ranker:
+			ins = append(ins, newLocalSparse(r))
+		case *DenseRanker:
+			if r.rows == nil || m == nil || !m.Graph || m.GraphLambda != r.lambda {
+				return nil, nil
+			}
+			g, err := l.loadGraphFrom(r.st, r.rows)
+			if err != nil {
+				return nil, err
+			}
+			mo, err := l.moments()
+			if err != nil {
+				return nil, err
+			}
+			ins = append(ins, &localDense{DenseRanker: r, graph: g, moments: mo})
+			hasDense = true
+		default:
+			return nil, nil
+		}
+	}
+	if !hasDense {
+		return nil, nil
+	}
+	pf := &pooledFusion{params: p, inputs: ins, n: len(l.sentences), answers: l.answers}
+	if p.DemoteQuestions {
+		pf.asks = localAsks(l)
+	}
+	return pf, nil
 }
 
 // FusionCorpus describes every candidate for fusion features (context,
@@ -381,7 +487,7 @@ func EncodeFusions(ps []fuse.Params) ([]byte, error) { return json.Marshal(ps) }
 
 // Corpus returns what the fusion knows of every candidate (nil for a
 // fusion made by NewFusedRanker, until SetCorpus).
-func (f *FusedRanker) Corpus() *fuse.Corpus { return f.corpus }
+func (f *FusedRanker) Corpus() *fuse.Corpus { return f.fullCorpus() }
 
 // SetCorpus gives a fusion made by NewFusedRanker what it needs to know of
 // every candidate (Index.FusionCorpus): context-aware methods and the

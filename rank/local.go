@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reqa/reqa/index/dense"
 	"strings"
 	"sync"
 
@@ -26,6 +27,31 @@ type local struct {
 	// dense state (vectors).
 	vecOnce sync.Once
 	vecErr  error
+	// rowsOnce opens the stored answer vectors (answerRows).
+	rowsOnce sync.Once
+	rows     *answerRows
+	rowsOK   bool
+	rowsErr  error
+	// momOnce loads the answer vectors' moments (moments).
+	momOnce sync.Once
+	mom     dense.Moments
+	momErr  error
+}
+
+// moments returns the stored answer vectors' moments, loaded once.
+func (l *local) moments() (dense.Moments, error) {
+	l.momOnce.Do(func() {
+		raw, err := l.r.LargeBlob(store.BlobDenseMoments)
+		if err == nil {
+			if l.mom, err = dense.DecodeMoments(raw); err != nil {
+				err = fmt.Errorf("blob %s: %w: %w", store.BlobDenseMoments, store.ErrCorrupt, err)
+			} else if l.mom.Dim != l.r.Meta().Dense.Dim {
+				err = fmt.Errorf("blob %s: moments of dimension %d, meta says %d: %w", store.BlobDenseMoments, l.mom.Dim, l.r.Meta().Dense.Dim, store.ErrCorrupt)
+			}
+		}
+		l.momErr = err
+	})
+	return l.mom, l.momErr
 }
 
 func openLocal(x *Index) (*local, error) {

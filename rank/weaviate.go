@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -55,7 +54,7 @@ const RemoteWorkers = 8
 func Parallelism(r Ranker) int {
 	n := runtime.GOMAXPROCS(0)
 	switch r.(type) {
-	case *remoteBM25, *remoteDense, *remoteFused:
+	case *remoteBM25, *remoteDense, *pooledFusion:
 		n = max(n, RemoteWorkers)
 	}
 	return n
@@ -278,31 +277,6 @@ func (g *engine) extID(ext string) (uint32, bool) {
 	return id, ok
 }
 
-// remoteInput is one ranker of an engine index: it returns its best
-// candidates and completes the scores of others.
-type remoteInput interface {
-	Ranker
-	// top returns the k best candidates; q is the question's prepared
-	// form (tokens or vector).
-	top(ctx context.Context, q remoteQuery, k int) ([]weaviate.Hit, error)
-	// scoresOf returns the score of each of ids (0: no match).
-	scoresOf(ctx context.Context, q remoteQuery, ids []int) (map[int]float64, error)
-	// stats describes the input's scores over the collection from its
-	// best hits.
-	stats(q remoteQuery, best []weaviate.Hit) fuse.Stats
-	// prepare turns the question into the input's query.
-	prepare(ctx context.Context, question string) (remoteQuery, error)
-}
-
-// remoteQuery is a question as one input asks it.
-type remoteQuery struct {
-	tokens []string
-	// scale is what the engine's BM25 scores come back multiplied by
-	// (weighted tokens sent as repeats: see repeated); 0 means 1.
-	scale  float64
-	vector []float32
-}
-
 // maxRepeat bounds the repeats a weighted query token is sent as.
 const maxRepeat = 16
 
@@ -344,7 +318,7 @@ func repeated(tokens []string, weights []float64) ([]string, float64, error) {
 }
 
 // unscale divides the engine's scores of hits by q's scale.
-func (q remoteQuery) unscale(hits []weaviate.Hit) []weaviate.Hit {
+func (q poolQuery) unscale(hits []weaviate.Hit) []weaviate.Hit {
 	if q.scale != 0 && q.scale != 1 {
 		for i := range hits {
 			hits[i].Score /= q.scale
@@ -365,18 +339,18 @@ type remoteBM25 struct {
 
 func (b *remoteBM25) Name() string { return b.name }
 func (b *remoteBM25) Docs() int    { return b.n }
-func (b *remoteBM25) prepare(_ context.Context, q string) (remoteQuery, error) {
+func (b *remoteBM25) prepare(_ context.Context, q string) (poolQuery, error) {
 	toks, scale, err := repeated(b.tok.Query(q))
 	if err != nil {
-		return remoteQuery{}, fmt.Errorf("%s: %w", b.name, err)
+		return poolQuery{}, fmt.Errorf("%s: %w", b.name, err)
 	}
-	return remoteQuery{tokens: weaviate.Tokens(toks), scale: scale}, nil
+	return poolQuery{tokens: weaviate.Tokens(toks), scale: scale}, nil
 }
-func (b *remoteBM25) top(ctx context.Context, q remoteQuery, k int) ([]weaviate.Hit, error) {
+func (b *remoteBM25) top(ctx context.Context, q poolQuery, k int) ([]weaviate.Hit, error) {
 	hits, err := b.col.BM25In(ctx, b.tokenizer, q.tokens, k, nil)
 	return q.unscale(hits), err
 }
-func (b *remoteBM25) scoresOf(ctx context.Context, q remoteQuery, ids []int) (map[int]float64, error) {
+func (b *remoteBM25) scoresOf(ctx context.Context, q poolQuery, ids []int) (map[int]float64, error) {
 	hits, err := b.col.BM25In(ctx, b.tokenizer, q.tokens, len(ids), ids)
 	return hitMap(q.unscale(hits)), err
 }
@@ -384,7 +358,7 @@ func (b *remoteBM25) scoresOf(ctx context.Context, q remoteQuery, ids []int) (ma
 // stats estimates BM25's mean and deviation over the collection from the
 // best hits, every other candidate counted as 0 (the lowest scores are
 // the ones left out).
-func (b *remoteBM25) stats(_ remoteQuery, best []weaviate.Hit) fuse.Stats {
+func (b *remoteBM25) stats(_ poolQuery, best []weaviate.Hit) fuse.Stats {
 	s := hitStats(best)
 	var sum, sq float64
 	for _, h := range best {
@@ -419,21 +393,21 @@ func (d *remoteDense) Docs() int    { return d.n }
 func (d *remoteDense) Prepare(ctx context.Context, qs []string, progress func(done, total int)) error {
 	return d.q.Prepare(ctx, qs, progress)
 }
-func (d *remoteDense) prepare(ctx context.Context, q string) (remoteQuery, error) {
+func (d *remoteDense) prepare(ctx context.Context, q string) (poolQuery, error) {
 	v, err := d.q.QuestionVector(ctx, q)
-	return remoteQuery{vector: v}, err
+	return poolQuery{vector: v}, err
 }
-func (d *remoteDense) top(ctx context.Context, q remoteQuery, k int) ([]weaviate.Hit, error) {
+func (d *remoteDense) top(ctx context.Context, q poolQuery, k int) ([]weaviate.Hit, error) {
 	return d.col.NearVector(ctx, q.vector, k)
 }
-func (d *remoteDense) scoresOf(ctx context.Context, q remoteQuery, ids []int) (map[int]float64, error) {
+func (d *remoteDense) scoresOf(ctx context.Context, q poolQuery, ids []int) (map[int]float64, error) {
 	hits, err := d.col.NearVectorIn(ctx, q.vector, len(ids), ids)
 	return hitMap(hits), err
 }
 
 // stats takes the mean and deviation over the collection from the answer
 // vectors' moments (exact), the best scores from the hits.
-func (d *remoteDense) stats(q remoteQuery, best []weaviate.Hit) fuse.Stats {
+func (d *remoteDense) stats(q poolQuery, best []weaviate.Hit) fuse.Stats {
 	s := hitStats(best)
 	s.Mean, s.Std = d.moments.Stats(q.vector)
 	return s
@@ -445,34 +419,9 @@ func (d *remoteDense) TopK(ctx context.Context, question string, k int) ([]Hit, 
 	return topRemote(ctx, d, question, k, d.within)
 }
 
-func hitMap(hits []weaviate.Hit) map[int]float64 {
-	m := make(map[int]float64, len(hits))
-	for _, h := range hits {
-		m[h.ID] = h.Score
-	}
-	return m
-}
-
-// hitStats fills the statistics the best hits give: Top1, Top2, Max and
-// Min over them (mean and deviation are the input's to set).
-func hitStats(best []weaviate.Hit) fuse.Stats {
-	var s fuse.Stats
-	if len(best) == 0 {
-		return s
-	}
-	s.Top1, s.Max, s.Top2, s.Min = best[0].Score, best[0].Score, best[0].Score, best[0].Score
-	if len(best) > 1 {
-		s.Top2 = best[1].Score
-	}
-	for _, h := range best {
-		s.Min = min(s.Min, h.Score)
-	}
-	return s
-}
-
 // topRemote returns one input's k best candidates, within the question
 // deadline d.
-func topRemote(ctx context.Context, in remoteInput, question string, k int, d time.Duration) ([]Hit, error) {
+func topRemote(ctx context.Context, in poolInput, question string, k int, d time.Duration) ([]Hit, error) {
 	ctx, cancel := withQuestionDeadline(ctx, d)
 	defer cancel()
 	q, err := in.prepare(ctx, question)
@@ -500,7 +449,7 @@ func engineHits(hits []weaviate.Hit, n int) ([]Hit, error) {
 
 // scoreRemote ranks one input's RemoteDepth best candidates into s,
 // within the question deadline d.
-func scoreRemote(ctx context.Context, in remoteInput, question string, s *Scores, d time.Duration) error {
+func scoreRemote(ctx context.Context, in poolInput, question string, s *Scores, d time.Duration) error {
 	ctx, cancel := withQuestionDeadline(ctx, d)
 	defer cancel()
 	q, err := in.prepare(ctx, question)
@@ -536,212 +485,6 @@ func fillAcc(acc *Scores, hits []weaviate.Hit) error {
 	return nil
 }
 
-// remoteFused is a fusion of an engine index's rankers.
-type remoteFused struct {
-	params fuse.Params
-	inputs []remoteInput
-	n      int
-	within time.Duration
-	// questions flags the sentences that are questions (nil: unknown),
-	// for a fusion that demotes them.
-	questions []bool
-	// answers looks the pool's sentences up for Params.DefinitionsFirst.
-	answers answersFunc
-}
-
-func (f *remoteFused) Name() string { return f.params.Name }
-func (f *remoteFused) Docs() int    { return f.n }
-
-// Params returns the fusion's parameters.
-func (f *remoteFused) Params() fuse.Params { return f.params }
-
-// Prepare embeds the questions of a batch once for the dense inputs.
-func (f *remoteFused) Prepare(ctx context.Context, qs []string, progress func(done, total int)) error {
-	for _, in := range f.inputs {
-		if p, ok := in.(Preparer); ok {
-			if err := p.Prepare(ctx, qs, progress); err != nil {
-				return err
-			}
-			progress = nil
-		}
-	}
-	return nil
-}
-
-// pool returns the fused candidates: ids, every input's score of each and
-// the fused scores, in pool order.
-func (f *remoteFused) pool(ctx context.Context, question string) (ids []int, inputs [][]float64, fused []float64, err error) {
-	qs := make([]remoteQuery, len(f.inputs))
-	best := make([][]weaviate.Hit, len(f.inputs))
-	var wg sync.WaitGroup
-	errs := make([]error, len(f.inputs))
-	for i, in := range f.inputs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if qs[i], errs[i] = in.prepare(ctx, question); errs[i] == nil {
-				best[i], errs[i] = in.top(ctx, qs[i], RemoteDepth) // also RemoteStatsDepth: one query
-			}
-		}()
-	}
-	wg.Wait()
-	if err := firstError(errs); err != nil {
-		return nil, nil, nil, err
-	}
-	// As embedded: a question no sparse input matches gets no answers.
-	matched, sparse := false, false
-	for i, in := range f.inputs {
-		if _, ok := in.(*remoteBM25); ok {
-			sparse = true
-			matched = matched || len(best[i]) > 0
-		}
-	}
-	if sparse && !matched {
-		return nil, nil, nil, nil
-	}
-	at := map[int]int{}
-	for _, hits := range best {
-		for _, h := range hits[:min(len(hits), RemoteDepth)] {
-			if _, ok := at[h.ID]; !ok {
-				at[h.ID] = len(ids)
-				ids = append(ids, h.ID)
-			}
-		}
-	}
-	if len(ids) == 0 {
-		return nil, nil, nil, nil
-	}
-	inputs = make([][]float64, len(f.inputs))
-	stats := make([]fuse.Stats, len(f.inputs))
-	for i, in := range f.inputs {
-		inputs[i] = make([]float64, len(ids))
-		known := hitMap(best[i])
-		var missing []int
-		for _, id := range ids {
-			if _, ok := known[id]; !ok {
-				missing = append(missing, id)
-			}
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if len(missing) > 0 {
-				more, err := in.scoresOf(ctx, qs[i], missing)
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				for id, s := range more {
-					known[id] = s
-				}
-			}
-			for j, id := range ids {
-				inputs[i][j] = known[id]
-			}
-			stats[i] = in.stats(qs[i], best[i])
-		}()
-	}
-	wg.Wait()
-	if err := firstError(errs); err != nil {
-		return nil, nil, nil, err
-	}
-	fused = make([]float64, len(ids))
-	if err := fuse.FuseStats(f.params, inputs, stats, fused); err != nil {
-		return nil, nil, nil, err
-	}
-	if f.params.DemoteQuestions && len(f.questions) == f.n {
-		asks := make([]bool, len(ids))
-		for j, id := range ids {
-			asks[j] = id >= 0 && id < f.n && f.questions[id]
-		}
-		fuse.Demote(fused, asks)
-	}
-	if f.params.DefinitionsFirst {
-		if err := definitionsFirst(ctx, question, fused, func(j int) uint32 { return uint32(ids[j]) }, f.answers); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	return ids, inputs, fused, nil
-}
-
-// ranked returns the pool's candidates, ranked by the fusion, with every
-// input's score of each.
-func (f *remoteFused) ranked(ctx context.Context, question string) ([]weaviate.Hit, map[int][]float64, error) {
-	ctx, cancel := withQuestionDeadline(ctx, f.within)
-	defer cancel()
-	ids, in, fused, err := f.pool(ctx, question)
-	if err != nil {
-		return nil, nil, err
-	}
-	hits := make([]weaviate.Hit, len(ids))
-	inputs := make(map[int][]float64, len(ids))
-	for j, id := range ids {
-		hits[j] = weaviate.Hit{ID: id, Score: fused[j]}
-		row := make([]float64, len(in))
-		for i := range in {
-			row[i] = in[i][j]
-		}
-		inputs[id] = row
-	}
-	sortHits(hits)
-	return hits, inputs, nil
-}
-
-// ScoreAll implements Scorer: the pool's candidates, ranked by the fusion.
-func (f *remoteFused) ScoreAll(ctx context.Context, question string, s *Scores) error {
-	hits, _, err := f.ranked(ctx, question)
-	if err != nil {
-		return err
-	}
-	s.Reset()
-	return fillAcc(s, hits)
-}
-
-// TopK implements Ranker: the k best of the pool, each with every
-// input's score.
-func (f *remoteFused) TopK(ctx context.Context, question string, k int) ([]Hit, error) {
-	hits, inputs, err := f.ranked(ctx, question)
-	if err != nil {
-		return nil, err
-	}
-	out, err := engineHits(hits[:min(k, len(hits))], f.n)
-	if err != nil {
-		return nil, err
-	}
-	for i := range out {
-		row := inputs[int(out[i].ID)]
-		out[i].Inputs = make(map[string]float64, len(row))
-		for j, name := range f.params.Inputs {
-			out[i].Inputs[name] = row[j]
-		}
-	}
-	return out, nil
-}
-
-// firstError returns the first non-nil error (the inputs of a question
-// usually fail alike).
-func firstError(errs []error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// sortHits orders hits best first, ties by lower id.
-func sortHits(hits []weaviate.Hit) {
-	slices.SortFunc(hits, func(a, b weaviate.Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return a.ID - b.ID
-	})
-}
-
 // ranker builds the ranker s names over the engine.
 func (g *engine) ranker(s Spec) (Ranker, error) {
 	e := g.x
@@ -759,7 +502,7 @@ func (g *engine) ranker(s Spec) (Ranker, error) {
 		if p.Method == "rerank" {
 			return nil, fmt.Errorf("%w %q: the re-ranker reads every candidate's context scores, which is %w", ErrUnknownRanker, p.Name, ErrEngineRanker)
 		}
-		f := &remoteFused{params: p, n: e.r.Meta().Sentences, within: g.within, answers: g.answers}
+		f := &pooledFusion{params: p, n: e.r.Meta().Sentences, within: g.within, answers: g.answers}
 		if p.DemoteQuestions {
 			f.questions = e.corpus().Question
 		}
@@ -783,7 +526,7 @@ func (g *engine) ranker(s Spec) (Ranker, error) {
 }
 
 // input builds one BM25 or dense ranker over the engine.
-func (g *engine) input(s Spec) (remoteInput, error) {
+func (g *engine) input(s Spec) (poolInput, error) {
 	e := g.x
 	if s.SentenceOnly {
 		return nil, fmt.Errorf("%w %q: the sentence-only form is %w", ErrUnknownRanker, s.Name, ErrEngineRanker)
@@ -816,7 +559,7 @@ func (g *engine) input(s Spec) (remoteInput, error) {
 		if err != nil {
 			return nil, err
 		}
-		q := &DenseRanker{name: name, enc: st.enc, st: st, lambda: e.r.Meta().Dense.Lambda}
+		q := &DenseRanker{name: name, enc: st.enc, st: st, lambda: e.r.Meta().Dense.Lambda, n: n}
 		if !s.Dense.NoAdapter {
 			if q.adapter, err = e.loadAdapter(st); err != nil {
 				return nil, fmt.Errorf("dense ranker: %w", err)

@@ -145,6 +145,21 @@ func (r *Reader) Check() CheckReport {
 				}
 			}
 		}
+		if top := tx.Bucket(bucketRows); top != nil {
+			top.ForEach(func(k, _ []byte) error {
+				rs, err := rowsOf(top, string(k))
+				if err == nil {
+					err = rs.Check()
+				}
+				if err != nil {
+					problem(err)
+					return nil
+				}
+				rep.Records += rs.h.Chunks
+				rep.Bytes += int64(rs.h.Rows) * int64(rs.h.RowBytes)
+				return nil
+			})
+		}
 		return nil
 	})
 	if err != nil {

@@ -45,6 +45,12 @@ const (
 	BlobSourceFiles = "source/files"
 )
 
+// RowsDenseAnswers is the row set (Writer.PutRows) of every sentence's
+// answer vector normalize(e_s + λ·e_c) for the index's λ (DenseMeta.Lambda),
+// little-endian float32, read in place by the dense ranker; the blob
+// BlobDenseMoments holds their moments. Present when DenseMeta.Answers is.
+const RowsDenseAnswers = "dense/answers"
+
 // Field-name suffixes of the two document forms of a tokenizer's BM25
 // fields.
 const (

@@ -77,6 +77,13 @@ type DenseMeta struct {
 	Graph bool `json:"graph"`
 	// GraphLambda is the λ the graph's vectors were built with.
 	GraphLambda float64 `json:"graph_lambda"`
+	// Answers is true when the row set RowsDenseAnswers holds every
+	// sentence's answer vector for Lambda and the blob BlobDenseMoments
+	// their moments, kept in step with the vectors by every writer since
+	// they were added. A writer from before them drops this field when it
+	// rewrites the meta (it does not know it), so stale answer vectors are
+	// never taken for current: readers then mix the vectors themselves.
+	Answers bool `json:"answers,omitempty"`
 }
 
 // VectorsID identifies the answer vectors the meta describes: the

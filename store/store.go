@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -453,6 +452,7 @@ type Reader struct {
 	db   *bolt.DB
 	path string
 	meta Meta
+	pin  pin
 }
 
 // Open opens the index at path read-only.
@@ -553,7 +553,12 @@ func (r *Reader) Path() string { return r.path }
 func (r *Reader) Meta() Meta { return r.meta }
 
 // Close releases the file.
-func (r *Reader) Close() error { return r.db.Close() }
+func (r *Reader) Close() error {
+	if r.pin.tx != nil {
+		r.pin.tx.Rollback()
+	}
+	return r.db.Close()
+}
 
 // SizeBytes returns the size of the index file.
 func (r *Reader) SizeBytes() int64 {
@@ -809,12 +814,6 @@ func umask() os.FileMode {
 // bbolt — a Go panic on inconsistent page data, or a memory fault on a page
 // pointer outside the mapping (made recoverable with SetPanicOnFault) — into
 // an ErrCorrupt error instead of a crash.
-func (r *Reader) view(fn func(tx *bolt.Tx) error) (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("index %s: unreadable page (%v): %w", r.path, p, ErrCorrupt)
-		}
-	}()
-	return r.db.View(fn)
+func (r *Reader) view(fn func(tx *bolt.Tx) error) error {
+	return r.guard(func() error { return r.db.View(fn) })
 }

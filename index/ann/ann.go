@@ -27,7 +27,20 @@ var (
 	// ErrMismatch reports a vector store that does not fit a serialized
 	// graph: wrong length for the graph's node count.
 	ErrMismatch = errors.New("ann: vectors do not match graph")
+	// ErrReadOnly reports a change asked of a graph whose vectors are
+	// read where they are kept (LoadFrom).
+	ErrReadOnly = errors.New("ann: graph over vectors kept elsewhere is read-only")
 )
+
+// VectorSource holds a graph's vectors where they are kept (a file's memory
+// map, say), for a graph loaded by LoadFrom. Vector is called from any
+// number of goroutines and must return a slice of Dim floats that stays
+// valid and unchanged while the graph is in use.
+type VectorSource interface {
+	Len() int
+	Dim() int
+	Vector(id uint32) []float32
+}
 
 // Defaults and limits for Config.
 const (
@@ -103,8 +116,11 @@ type Graph struct {
 	m0  int     // neighbour capacity on layer 0
 	ml  float64 // level multiplier 1/ln(M)
 
-	vecs   []float32 // n·dim, node i at [i·dim, (i+1)·dim)
-	levels []uint8   // top layer of each node
+	vecs []float32 // n·dim, node i at [i·dim, (i+1)·dim)
+	// src, when set (LoadFrom), holds the vectors instead of vecs: the
+	// graph is then read-only.
+	src    VectorSource
+	levels []uint8 // top layer of each node
 	// links0 holds layer-0 adjacency in fixed slots of m0+1 words: a count
 	// followed by up to m0 neighbour ids.
 	links0 []uint32
@@ -182,6 +198,9 @@ func growSlice[T any](s []T, n int) []T {
 
 // vec returns node id's vector.
 func (g *Graph) vec(id uint32) []float32 {
+	if g.src != nil {
+		return g.src.Vector(id)
+	}
 	i := int(id) * g.dim
 	return g.vecs[i : i+g.dim : i+g.dim]
 }
@@ -277,6 +296,9 @@ func (g *Graph) Add(vec []float32) (uint32, error) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.src != nil {
+		return 0, fmt.Errorf("ann: add: %w", ErrReadOnly)
+	}
 	n := len(g.levels)
 	if n >= maxNodes {
 		return 0, fmt.Errorf("ann: add: %d nodes: %w", n, ErrFull)

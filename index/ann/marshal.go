@@ -98,6 +98,42 @@ func corrupt(format string, args ...any) error {
 // error wrapping ErrCorrupt, ErrVersion, ErrDimension or ErrMismatch;
 // Load never panics.
 func Load(data []byte, vectors []float32, dim int) (*Graph, error) {
+	g, err := load(data, dim, func(n uint32) error {
+		if uint64(len(vectors)) != uint64(n)*uint64(dim) {
+			return fmt.Errorf("ann: load: %d floats for %d nodes of dimension %d: %w", len(vectors), n, dim, ErrMismatch)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// A full slice expression: a later Add must copy rather than append
+	// into memory the caller owns.
+	g.vecs = vectors[:len(vectors):len(vectors)]
+	return g, nil
+}
+
+// LoadFrom is Load over vectors kept elsewhere (src; node i is src's
+// vector i): nothing is copied, and the graph is read-only (Add and
+// Update fail with ErrReadOnly). Load's checks hold, src's length and
+// dimension against the graph's.
+func LoadFrom(data []byte, src VectorSource) (*Graph, error) {
+	g, err := load(data, src.Dim(), func(n uint32) error {
+		if uint64(src.Len()) != uint64(n) {
+			return fmt.Errorf("ann: load: %d vectors for %d nodes: %w", src.Len(), n, ErrMismatch)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	g.src = src
+	return g, nil
+}
+
+// load decodes and checks a graph over vectors of dimension dim; fits
+// checks the vectors against the graph's node count.
+func load(data []byte, dim int, fits func(n uint32) error) (*Graph, error) {
 	le := binary.LittleEndian
 	if len(data) < headerLen+checksumLen {
 		return nil, corrupt("%d bytes, shorter than a header", len(data))
@@ -134,8 +170,8 @@ func Load(data []byte, vectors []float32, dim int) (*Graph, error) {
 	if n > maxNodes {
 		return nil, corrupt("%d nodes", n)
 	}
-	if uint64(len(vectors)) != uint64(n)*uint64(dim) {
-		return nil, fmt.Errorf("ann: load: %d floats for %d nodes of dimension %d: %w", len(vectors), n, dim, ErrMismatch)
+	if err := fits(n); err != nil {
+		return nil, err
 	}
 	if top > maxLevelCap || (n == 0 && (top != 0 || entry != 0)) || (n > 0 && entry >= n) {
 		return nil, corrupt("top layer %d, entry %d for %d nodes", top, entry, n)
@@ -228,9 +264,6 @@ func Load(data []byte, vectors []float32, dim int) (*Graph, error) {
 	if len(p) != 0 {
 		return nil, corrupt("%d trailing bytes", len(p))
 	}
-	// A full slice expression: a later Add must copy rather than append
-	// into memory the caller owns.
-	g.vecs = vectors[:len(vectors):len(vectors)]
 	if n > 0 {
 		g.entry, g.top = entry, int(top)
 	}

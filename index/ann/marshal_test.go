@@ -2,6 +2,7 @@ package ann
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -269,4 +270,54 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 	})
+}
+
+// chunkedSource keeps vectors in chunks of per rows, as a file's row set
+// does.
+type chunkedSource struct {
+	dim, per int
+	chunks   [][]float32
+	n        int
+}
+
+func newChunkedSource(d dataset, per int) *chunkedSource {
+	s := &chunkedSource{dim: d.dim, per: per, n: d.n()}
+	for lo := 0; lo < d.n(); lo += per {
+		s.chunks = append(s.chunks, append([]float32(nil), d.base[lo*d.dim:min(lo+per, d.n())*d.dim]...))
+	}
+	return s
+}
+func (s *chunkedSource) Len() int { return s.n }
+func (s *chunkedSource) Dim() int { return s.dim }
+func (s *chunkedSource) Vector(id uint32) []float32 {
+	c, i := int(id)/s.per, int(id)%s.per*s.dim
+	return s.chunks[c][i : i+s.dim]
+}
+
+// TestLoadFrom loads a graph over vectors kept in chunks elsewhere: it
+// answers as the graph loaded over a flat copy, and refuses changes.
+func TestLoadFrom(t *testing.T) {
+	d := smallSet()
+	g := buildGraph(t, d, Config{M: 8, EfConstruction: 64, EfSearch: 40, Seed: 9})
+	data := marshal(t, g)
+	h, err := LoadFrom(data, newChunkedSource(d, 97))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range d.nq() {
+		if a, b := g.Search(d.query(i), 10, 50), h.Search(d.query(i), 10, 50); !slices.Equal(a, b) {
+			t.Fatalf("query %d: built %v, loaded from chunks %v", i, a, b)
+		}
+	}
+	if _, err := h.Add(d.vec(0)); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Add: %v", err)
+	}
+	if _, err := h.Update(context.Background(), make([]int32, h.Len()), d.base); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Update: %v", err)
+	}
+	short := newChunkedSource(d, 97)
+	short.n--
+	if _, err := LoadFrom(data, short); !errors.Is(err, ErrMismatch) {
+		t.Fatalf("one vector short: %v", err)
+	}
 }

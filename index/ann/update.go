@@ -35,6 +35,9 @@ var ErrUpdate = errors.New("ann: update")
 func (g *Graph) Update(ctx context.Context, keep []int32, vecs []float32) (*Graph, error) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
+	if g.src != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUpdate, ErrReadOnly)
+	}
 	old := len(g.levels)
 	if len(keep) != old {
 		return nil, fmt.Errorf("%w: %d renumberings for %d nodes", ErrUpdate, len(keep), old)

@@ -1,0 +1,163 @@
+package rank
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/reqa/reqa/index/dense"
+	"github.com/reqa/reqa/store"
+)
+
+// answerRows are the answer vectors normalize(e_s + λ·e_c) an index stores
+// for its λ (store.RowsDenseAnswers), read in place from the file's memory
+// map: opening them reads nothing in proportion to the index, and a
+// question reads only the rows it scores. Each chunk is checked (checksum,
+// finite values) the first time it is read. It is the ann.VectorSource
+// of a graph loaded over them.
+type answerRows struct {
+	rows *store.Rows
+	dim  int
+	per  int
+	zero []float32
+	// bad is the first damaged chunk a graph walk met (a walk cannot
+	// return an error; the search's caller reports it).
+	bad atomic.Pointer[error]
+}
+
+// littleEndian: rows are stored little-endian and read as float32 where
+// they lie only on a little-endian machine.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// openAnswerRows opens the stored answer vectors of an index whose meta m
+// says it has them (m.Answers), for n sentences. ok is false when they
+// cannot be read in place on this machine (big-endian): the caller mixes
+// the vectors instead.
+func openAnswerRows(r *store.Reader, m *store.DenseMeta, n int) (a *answerRows, ok bool, err error) {
+	if !littleEndian {
+		return nil, false, nil
+	}
+	rs, err := r.Rows(store.RowsDenseAnswers)
+	if err != nil {
+		return nil, false, fmt.Errorf("answer vectors: %w: %w", store.ErrCorrupt, err)
+	}
+	if rs.Len() != n || rs.RowBytes() != 4*m.Dim {
+		return nil, false, fmt.Errorf("answer vectors: %d rows of %d bytes, index holds %d sentences of dimension %d: %w",
+			rs.Len(), rs.RowBytes(), n, m.Dim, store.ErrCorrupt)
+	}
+	rs.SetValidate(finiteRows)
+	return &answerRows{rows: rs, dim: m.Dim, per: rs.PerChunk(), zero: make([]float32, m.Dim)}, true, nil
+}
+
+// finiteRows refuses rows holding a NaN or an infinity.
+func finiteRows(b []byte) error {
+	for i, x := range floats(b) {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return fmt.Errorf("value %d is %v", i, x)
+		}
+	}
+	return nil
+}
+
+// floats views b (4-byte aligned, little-endian) as float32s.
+func floats(b []byte) []float32 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
+}
+
+// Len and Dim implement ann.VectorSource.
+func (a *answerRows) Len() int { return a.rows.Len() }
+func (a *answerRows) Dim() int { return a.dim }
+
+// Vector implements ann.VectorSource: row id in place, or zeros when its
+// chunk is damaged (recorded for err).
+func (a *answerRows) Vector(id uint32) []float32 {
+	b, err := a.rows.Chunk(int(id) / a.per)
+	if err != nil {
+		a.bad.CompareAndSwap(nil, &err)
+		return a.zero
+	}
+	i := int(id) % a.per * a.dim
+	return floats(b)[i : i+a.dim : i+a.dim]
+}
+
+// err returns the damage a graph walk met, if any.
+func (a *answerRows) err() error {
+	if p := a.bad.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// scoreAll writes every answer's dot product with q into out.
+func (a *answerRows) scoreAll(q []float32, out []float64) error {
+	for c := range a.rows.NumChunks() {
+		b, err := a.rows.Chunk(c)
+		if err != nil {
+			return err
+		}
+		lo := c * a.per
+		v := dense.Vectors{Dim: a.dim, Data: floats(b)}
+		dense.ScoreAll(v, q, out[lo:lo+v.Len()])
+	}
+	return nil
+}
+
+// scoreBlock is scoreAll for several questions at once.
+func (a *answerRows) scoreBlock(qs [][]float32, outs [][]float64) error {
+	sub := make([][]float64, len(outs))
+	for c := range a.rows.NumChunks() {
+		b, err := a.rows.Chunk(c)
+		if err != nil {
+			return err
+		}
+		lo := c * a.per
+		v := dense.Vectors{Dim: a.dim, Data: floats(b)}
+		for j := range outs {
+			sub[j] = outs[j][lo : lo+v.Len()]
+		}
+		dense.ScoreBlock(v, qs, sub)
+	}
+	return nil
+}
+
+// score returns the dot product of q with answer id.
+func (a *answerRows) score(q []float32, id int) (float64, error) {
+	b, err := a.rows.Chunk(id / a.per)
+	if err != nil {
+		return 0, err
+	}
+	i := id % a.per * a.dim
+	return float64(dense.Dot(q, floats(b)[i:i+a.dim])), nil
+}
+
+// copyAll returns every answer vector, copied out of the file.
+func (a *answerRows) copyAll() (dense.Vectors, error) {
+	v := dense.Vectors{Dim: a.dim, Data: make([]float32, 0, a.Len()*a.dim)}
+	for c := range a.rows.NumChunks() {
+		b, err := a.rows.Chunk(c)
+		if err != nil {
+			return dense.Vectors{}, err
+		}
+		v.Data = append(v.Data, floats(b)...)
+	}
+	return v, nil
+}
+
+// inPlace runs fn, which reads answer rows where they lie in the file's
+// memory map, turning a fault on a mapped page (the file cut short under
+// the map) into store.ErrCorrupt instead of a crash.
+func inPlace(fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("answer vectors: unreadable page (%v): %w", p, store.ErrCorrupt)
+		}
+	}()
+	return fn()
+}

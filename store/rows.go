@@ -1,0 +1,369 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Row sets: fixed-width rows (vectors) a reader uses in place, from the
+// file's memory map, without copying or decoding them.
+//
+//	rows/NAME   a sub-bucket of the "rows" bucket per row set:
+//	            8-byte big-endian chunk number → whole rows, zero bytes up
+//	            to a multiple of 8 less 4, then the CRC-32C of all that;
+//	            rowsHeaderKey → the JSON [RowsHeader], padded and sealed
+//	            alike
+//
+// Every key is 8 bytes and every value a multiple of 8 bytes long, so each
+// value starts 8-byte aligned in its page (a page header and leaf element
+// headers are 16 bytes each): rows of float32 are read as float32 where they
+// lie. A chunk found misaligned anyway (a tiny set stored inline in its
+// parent's page) is copied once, so it is still read correctly.
+//
+// A chunk's checksum is verified the first time the chunk is used, not at
+// open: a question touches a few chunks, and the file's other pages are
+// never read.
+
+// rowsChunkBytes is the target size of one chunk of a row set: small enough
+// that verifying the chunk a scored row lies in costs little (64 KiB,
+// about 5 µs of CRC), large enough to keep the keys few.
+const rowsChunkBytes = 64 << 10
+
+// rowsTxBytes bounds the chunks PutRows writes in one transaction.
+const rowsTxBytes = 16 << 20
+
+var (
+	bucketRows    = []byte("rows")
+	rowsHeaderKey = []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+)
+
+// RowsHeader describes a stored row set.
+type RowsHeader struct {
+	Rows     int `json:"rows"`
+	RowBytes int `json:"row_bytes"`
+	PerChunk int `json:"per_chunk"`
+	Chunks   int `json:"chunks"`
+}
+
+func (h RowsHeader) valid() bool {
+	return h.Rows >= 0 && h.RowBytes > 0 && h.PerChunk > 0 && h.Chunks >= 0 &&
+		int64(h.Chunks) == (int64(h.Rows)+int64(h.PerChunk)-1)/int64(h.PerChunk)
+}
+
+// sealAligned returns payload padded with zero bytes and sealed so that
+// the result is a multiple of 8 bytes long.
+func sealAligned(payload []byte) []byte {
+	n := len(payload) + 4
+	pad := (8 - n%8) % 8
+	out := make([]byte, len(payload)+pad, len(payload)+pad+4)
+	copy(out, payload)
+	return binary.BigEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
+}
+
+func rowsChunkKey(c int) []byte { return binary.BigEndian.AppendUint64(nil, uint64(c)) }
+
+// PutRows stores rows rows of rowBytes bytes each as the row set name,
+// asking fill for rows lo..hi-1 at a time (dst: (hi-lo)·rowBytes bytes), a
+// bounded number of chunks per transaction: the whole set is never held
+// at once. A row set already stored under name is replaced. Nothing is
+// visible until the writer commits.
+func (w *Writer) PutRows(name string, rows, rowBytes int, fill func(lo, hi int, dst []byte)) error {
+	if rows < 0 || rowBytes <= 0 {
+		return fmt.Errorf("rows %s: %d rows of %d bytes", name, rows, rowBytes)
+	}
+	h := RowsHeader{Rows: rows, RowBytes: rowBytes, PerChunk: max(1, rowsChunkBytes/rowBytes)}
+	h.Chunks = (rows + h.PerChunk - 1) / h.PerChunk
+	hj, _ := json.Marshal(h)
+	err := w.Update(func(tx *WriteTx) error {
+		if err := tx.DeleteRows(name); err != nil {
+			return err
+		}
+		b, err := tx.rowsBucket(name, true)
+		if err != nil {
+			return err
+		}
+		return b.Put(rowsHeaderKey, sealAligned(hj))
+	})
+	if err != nil {
+		return fmt.Errorf("rows %s: %w", name, err)
+	}
+	perTx := max(1, rowsTxBytes/(h.PerChunk*rowBytes))
+	buf := make([]byte, h.PerChunk*rowBytes)
+	for c0 := 0; c0 < h.Chunks; c0 += perTx {
+		err := w.Update(func(tx *WriteTx) error {
+			b, err := tx.rowsBucket(name, false)
+			if err != nil {
+				return err
+			}
+			for c := c0; c < min(c0+perTx, h.Chunks); c++ {
+				lo, hi := c*h.PerChunk, min((c+1)*h.PerChunk, rows)
+				dst := buf[:(hi-lo)*rowBytes]
+				fill(lo, hi, dst)
+				if err := b.Put(rowsChunkKey(c), sealAligned(dst)); err != nil {
+					return fmt.Errorf("chunk %d: %w", c, err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("rows %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// rowsBucket returns the sub-bucket of row set name, created when create
+// is set.
+func (t *WriteTx) rowsBucket(name string, create bool) (*bolt.Bucket, error) {
+	if create {
+		top, err := t.tx.CreateBucketIfNotExists(bucketRows)
+		if err != nil {
+			return nil, err
+		}
+		return top.CreateBucketIfNotExists([]byte(name))
+	}
+	top := t.tx.Bucket(bucketRows)
+	if top == nil || top.Bucket([]byte(name)) == nil {
+		return nil, fmt.Errorf("rows %s: %w", name, ErrNotFound)
+	}
+	return top.Bucket([]byte(name)), nil
+}
+
+// DeleteRows removes the row set name; a set that is not there is not an
+// error.
+func (t *WriteTx) DeleteRows(name string) error {
+	top := t.tx.Bucket(bucketRows)
+	if top == nil || top.Bucket([]byte(name)) == nil {
+		return nil
+	}
+	return top.DeleteBucket([]byte(name))
+}
+
+// Rows is a row set read in place: its chunks are slices of the file's
+// memory map, valid until the Reader is closed. Its methods may be called
+// from any number of goroutines.
+type Rows struct {
+	name string
+	h    RowsHeader
+	b    *bolt.Bucket // in the Reader's pinned transaction
+	r    *Reader      // nil while checked inside another transaction
+	mu   sync.Mutex   // held while a chunk is looked up and checked
+	// chunks[c] is chunk c's rows, in place, once state[c] is 1.
+	chunks [][]byte
+	// state[c] is 0 until chunk c is first used, then 1 if it checked out
+	// and 2 if it is damaged.
+	state []atomic.Uint32
+	// copies counts chunks that were not 8-byte aligned where they lie.
+	copies atomic.Int64
+	// validate, when set, checks a chunk's rows after its checksum
+	// (SetValidate); why[c] keeps what it found wrong with chunk c.
+	validate func(rows []byte) error
+	why      map[int]error
+}
+
+// SetValidate makes every chunk's rows pass fn (after their checksum) the
+// first time the chunk is used; a chunk fn refuses is damaged. Call it
+// before the rows are used.
+func (rs *Rows) SetValidate(fn func(rows []byte) error) { rs.validate = fn }
+
+// Rows opens the row set name in place: the header now, each chunk when
+// it is first used (Chunk), so that opening reads nothing in proportion to
+// the set.
+func (r *Reader) Rows(name string) (*Rows, error) {
+	tx, err := r.pinned()
+	if err != nil {
+		return nil, err
+	}
+	var rs *Rows
+	err = r.guard(func() error {
+		top := tx.Bucket(bucketRows)
+		if top == nil {
+			return fmt.Errorf("rows %s: %w", name, ErrNotFound)
+		}
+		var err error
+		rs, err = rowsOf(top, name)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	rs.r = r
+	return rs, nil
+}
+
+// rowsOf opens the row set name of the rows bucket top.
+func rowsOf(top *bolt.Bucket, name string) (*Rows, error) {
+	b := top.Bucket([]byte(name))
+	if b == nil {
+		return nil, fmt.Errorf("rows %s: %w", name, ErrNotFound)
+	}
+	rs := &Rows{name: name, b: b}
+	hv := b.Get(rowsHeaderKey)
+	if hv == nil {
+		return nil, fmt.Errorf("rows %s: header missing: %w", name, ErrCorrupt)
+	}
+	p, err := unseal(hv, "rows "+name+" header")
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(bytes.TrimRight(p, "\x00"), &rs.h); err != nil || !rs.h.valid() {
+		return nil, fmt.Errorf("rows %s: bad header: %w", name, ErrCorrupt)
+	}
+	rs.chunks = make([][]byte, rs.h.Chunks)
+	rs.state = make([]atomic.Uint32, rs.h.Chunks)
+	return rs, nil
+}
+
+// Len returns the number of rows.
+func (rs *Rows) Len() int { return rs.h.Rows }
+
+// RowBytes returns the width of a row in bytes.
+func (rs *Rows) RowBytes() int { return rs.h.RowBytes }
+
+// PerChunk returns how many rows a chunk holds (the last may hold fewer).
+func (rs *Rows) PerChunk() int { return rs.h.PerChunk }
+
+// NumChunks returns the number of chunks.
+func (rs *Rows) NumChunks() int { return rs.h.Chunks }
+
+// Copied returns how many of the chunks used so far had to be copied out
+// of the memory map because they were not aligned where they lie (none in
+// a file written by PutRows, unless a tiny set is stored inline).
+func (rs *Rows) Copied() int { return int(rs.copies.Load()) }
+
+// Chunk returns the rows of chunk c, in place, looking it up and checking
+// its checksum the first time (an error wraps ErrCorrupt and names the
+// chunk).
+func (rs *Rows) Chunk(c int) ([]byte, error) {
+	if c < 0 || c >= len(rs.chunks) {
+		return nil, fmt.Errorf("rows %s: chunk %d of %d", rs.name, c, len(rs.chunks))
+	}
+	switch rs.state[c].Load() {
+	case 1:
+		return rs.chunks[c], nil
+	case 2:
+		return nil, rs.damaged(c)
+	}
+	rs.mu.Lock()
+	var err error
+	if rs.state[c].Load() == 0 {
+		if rs.r != nil {
+			err = rs.r.guard(func() error { return rs.load(c) })
+		} else {
+			err = rs.load(c)
+		}
+	}
+	rs.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if rs.state[c].Load() == 2 {
+		return nil, rs.damaged(c)
+	}
+	return rs.chunks[c], nil
+}
+
+// load looks chunk c up and checks it; rs.mu is held.
+func (rs *Rows) load(c int) error {
+	want := (min((c+1)*rs.h.PerChunk, rs.h.Rows) - c*rs.h.PerChunk) * rs.h.RowBytes
+	v := rs.b.Get(rowsChunkKey(c))
+	ok := len(v) >= want+4 && len(v)%8 == 0 && len(v)-want < 12 &&
+		crc32.Checksum(v[:len(v)-4], castagnoli) == binary.BigEndian.Uint32(v[len(v)-4:])
+	if !ok {
+		rs.state[c].Store(2)
+		return nil
+	}
+	if rs.validate != nil {
+		if err := rs.validate(v[:want]); err != nil {
+			if rs.why == nil {
+				rs.why = map[int]error{}
+			}
+			rs.why[c] = err
+			rs.state[c].Store(2)
+			return nil
+		}
+	}
+	if uintptr(unsafe.Pointer(unsafe.SliceData(v)))%8 != 0 {
+		v = append([]byte(nil), v[:want]...)
+		rs.copies.Add(1)
+	}
+	rs.chunks[c] = v[:want:want]
+	rs.state[c].Store(1)
+	return nil
+}
+
+func (rs *Rows) damaged(c int) error {
+	rs.mu.Lock()
+	why := rs.why[c]
+	rs.mu.Unlock()
+	if why != nil {
+		return fmt.Errorf("rows %s chunk %d: %w: %w", rs.name, c, ErrCorrupt, why)
+	}
+	return fmt.Errorf("rows %s chunk %d: missing, wrong length or checksum mismatch: %w", rs.name, c, ErrCorrupt)
+}
+
+// Check verifies every chunk and that there is no other (verify and
+// tests; a question checks only the chunks it reads).
+func (rs *Rows) Check() error {
+	for c := range rs.chunks {
+		if _, err := rs.Chunk(c); err != nil {
+			return err
+		}
+	}
+	if n := rs.b.Stats().KeyN; n != rs.h.Chunks+1 {
+		return fmt.Errorf("rows %s: %d chunks stored, header says %d: %w", rs.name, n-1, rs.h.Chunks, ErrCorrupt)
+	}
+	return nil
+}
+
+// HasRows reports whether the row set name exists.
+func (r *Reader) HasRows(name string) bool {
+	ok := false
+	r.view(func(tx *bolt.Tx) error {
+		top := tx.Bucket(bucketRows)
+		ok = top != nil && top.Bucket([]byte(name)) != nil
+		return nil
+	})
+	return ok
+}
+
+// pin is the read transaction a Reader keeps open while row sets are read
+// in place (their bytes are the memory map's).
+type pin struct {
+	once sync.Once
+	tx   *bolt.Tx
+	err  error
+}
+
+// pinned returns the Reader's long-lived read transaction, begun on first
+// use and ended by Close.
+func (r *Reader) pinned() (*bolt.Tx, error) {
+	r.pin.once.Do(func() {
+		r.pin.tx, r.pin.err = r.db.Begin(false)
+		if r.pin.err != nil {
+			r.pin.err = fmt.Errorf("index %s: %w", r.path, r.pin.err)
+		}
+	})
+	return r.pin.tx, r.pin.err
+}
+
+// guard runs fn, turning a fault on a mapped page (a file cut short under
+// the map) into ErrCorrupt.
+func (r *Reader) guard(fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("index %s: unreadable page (%v): %w", r.path, p, ErrCorrupt)
+		}
+	}()
+	return fn()
+}
