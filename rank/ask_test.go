@@ -39,50 +39,57 @@ func TestAskFusedTopK(t *testing.T) {
 	questions := []string{"Who kept the Bell Rock light?", "How do arch bridges carry loads?", "What do bees make?",
 		"Where do ants live?", "What guides ships at night?", "zzzz qqqq", "the"}
 	for _, p := range fusions {
-		fr, err := fusedRanker(e, p)
-		if err != nil {
-			t.Fatalf("%s: %v", p.Name, err)
-		}
-		for _, q := range questions {
-			inputs, fused, matched, err := fr.Breakdown(context.Background(), q)
+		for _, ann := range []bool{false, true} {
+			r, err := e.Fused(p, rank.Spec{Dense: rank.DenseOptions{ANN: ann}})
 			if err != nil {
-				t.Fatalf("%s %q: ScoreAll: %v", p.Name, q, err)
+				t.Fatalf("%s: %v", p.Name, err)
 			}
-			order := make([]int, len(fused))
-			for i := range order {
-				order[i] = i
+			fr := r.(*rank.FusedRanker)
+			// Asked as ask asks (ANN), the stat-based methods are pooled.
+			if want := ann && (p.Method == "zscore" || p.Method == "learned" || p.Method == "adaptive"); fr.Pooled() != want {
+				t.Errorf("%s, ANN %v: pooled %v, want %v", p.Name, ann, fr.Pooled(), want)
 			}
-			sort.SliceStable(order, func(a, b int) bool { return fused[order[a]] > fused[order[b]] })
-			for _, k := range []int{1, 3, 10, len(fused) + 5} {
-				got, err := e.Ask(context.Background(), fr, q, k)
+			for _, q := range questions {
+				inputs, fused, matched, err := fr.Breakdown(context.Background(), q)
 				if err != nil {
-					t.Fatalf("%s %q k=%d: %v", p.Name, q, k, err)
+					t.Fatalf("%s %q: ScoreAll: %v", p.Name, q, err)
 				}
-				if !matched {
-					if len(got) != 0 {
-						t.Errorf("%s %q: %d answers to a question nothing matches", p.Name, q, len(got))
+				order := make([]int, len(fused))
+				for i := range order {
+					order[i] = i
+				}
+				sort.SliceStable(order, func(a, b int) bool { return fused[order[a]] > fused[order[b]] })
+				for _, k := range []int{1, 3, 10, len(fused) + 5} {
+					got, err := e.Ask(context.Background(), fr, q, k)
+					if err != nil {
+						t.Fatalf("%s %q k=%d: %v", p.Name, q, k, err)
 					}
-					continue
-				}
-				if want := min(k, len(fused)); len(got) != want {
-					t.Fatalf("%s %q k=%d: %d answers, want %d", p.Name, q, k, len(got), want)
-				}
-				// A pooled fusion computes the dense statistics from the
-				// answer vectors' moments and the scores from float32
-				// rows: equal up to rounding.
-				tol := 0.0
-				if fr.Pooled() {
-					tol = 1e-6
-				}
-				near := func(a, b float64) bool { return math.Abs(a-b) <= tol*max(1, math.Abs(b)) }
-				for i, a := range got {
-					d := order[i]
-					if (int(a.SentenceID) != d && !near(fused[a.SentenceID], fused[d])) || !near(a.Score, fused[a.SentenceID]) || a.Rank != i+1 {
-						t.Errorf("%s %q k=%d rank %d: sentence %d score %v, want %d score %v", p.Name, q, k, i+1, a.SentenceID, a.Score, d, fused[d])
+					if !matched {
+						if len(got) != 0 {
+							t.Errorf("%s %q: %d answers to a question nothing matches", p.Name, q, len(got))
+						}
+						continue
 					}
-					for j, r := range fr.Inputs() {
-						if !near(a.Scores[r.Name()], inputs[j][a.SentenceID]) {
-							t.Errorf("%s %q rank %d: %s score %v, want %v", p.Name, q, i+1, r.Name(), a.Scores[r.Name()], inputs[j][a.SentenceID])
+					if want := min(k, len(fused)); len(got) != want {
+						t.Fatalf("%s %q k=%d: %d answers, want %d", p.Name, q, k, len(got), want)
+					}
+					// A pooled fusion computes the dense statistics from the
+					// answer vectors' moments and the scores from float32
+					// rows: equal up to rounding.
+					tol := 0.0
+					if fr.Pooled() {
+						tol = 1e-6
+					}
+					near := func(a, b float64) bool { return math.Abs(a-b) <= tol*max(1, math.Abs(b)) }
+					for i, a := range got {
+						d := order[i]
+						if (int(a.SentenceID) != d && !near(fused[a.SentenceID], fused[d])) || !near(a.Score, fused[a.SentenceID]) || a.Rank != i+1 {
+							t.Errorf("%s %q k=%d rank %d: sentence %d score %v, want %d score %v", p.Name, q, k, i+1, a.SentenceID, a.Score, d, fused[d])
+						}
+						for j, r := range fr.Inputs() {
+							if !near(a.Scores[r.Name()], inputs[j][a.SentenceID]) {
+								t.Errorf("%s %q rank %d: %s score %v, want %v", p.Name, q, i+1, r.Name(), a.Scores[r.Name()], inputs[j][a.SentenceID])
+							}
 						}
 					}
 				}

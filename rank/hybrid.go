@@ -355,8 +355,12 @@ func (l *local) fused(params fuse.Params, s Spec) (*FusedRanker, error) {
 		return nil, err
 	}
 	f.answers = l.answers
-	if f.pooled, err = l.pooledFusion(params, inputs); err != nil {
-		return nil, err
+	if s.Dense.ANN {
+		// Asked as ask and serve ask (dense over the ANN graph): pooled
+		// when it can be; --exact scores every candidate.
+		if f.pooled, err = l.pooledFusion(params, inputs); err != nil {
+			return nil, err
+		}
 	}
 	if f.pooled == nil {
 		f.corpus = l.x.corpus()

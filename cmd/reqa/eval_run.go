@@ -176,7 +176,7 @@ func buildEvalIndex(c *cli.Context, ds *ingest.Dataset, path string) error {
 // evalSpec holds the options every evaluated ranker shares.
 func evalSpec(c *cli.Context) rank.Spec {
 	return rank.Spec{SentenceOnly: c.Bool("no-context"), Dense: rank.DenseOptions{Lambda: c.Float64("lambda"), LambdaSet: c.IsSet("lambda"),
-		Threads: c.Int("threads"), NoAdapter: c.Bool("no-adapter")}}
+		Threads: c.Int("threads"), NoAdapter: c.Bool("no-adapter"), ANN: c.Bool("ann")}}
 }
 
 // evalRuns lists what eval measures, with the fusion parameters of every

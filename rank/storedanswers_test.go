@@ -1,0 +1,149 @@
+package rank_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/reqa/reqa/index"
+	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/store"
+)
+
+// asPreviousFormat rewrites the index at path as reqa wrote it before the
+// answer vectors were stored (before f4722bb): no row set, no moments
+// blob, no "answers" in the dense meta. Every other byte those versions
+// wrote is written the same way today.
+func asPreviousFormat(t *testing.T, path string) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket([]byte("rows")); err != nil {
+			return err
+		}
+		blobs := tx.Bucket([]byte("blobs"))
+		var del [][]byte
+		blobs.ForEach(func(k, _ []byte) error {
+			if strings.HasPrefix(string(k), store.BlobDenseMoments) {
+				del = append(del, append([]byte(nil), k...))
+			}
+			return nil
+		})
+		for _, k := range del {
+			if err := blobs.Delete(k); err != nil {
+				return err
+			}
+		}
+		mb := tx.Bucket([]byte("meta"))
+		v := mb.Get([]byte("meta"))
+		p := string(v[:len(v)-4])
+		if !strings.Contains(p, `,"answers":true`) {
+			t.Fatalf("meta has no answers flag: %s", p)
+		}
+		return mb.Put([]byte("meta"), sealed([]byte(strings.Replace(p, `,"answers":true`, "", 1))))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPreviousFormatAnswers checks that an index written before the answer
+// vectors were stored opens and answers as an index with them does (dense
+// exact and over the graph, the default fusion exact and as ask asks it),
+// and that appending to it stores them.
+func TestPreviousFormatAnswers(t *testing.T) {
+	requireDense(t)
+	dir := t.TempDir()
+	now := filepath.Join(dir, "now.reqa")
+	buildTestIndexDense(t, now, true)
+	old := filepath.Join(dir, "old.reqa")
+	b, err := os.ReadFile(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(old, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	asPreviousFormat(t, old)
+	questions := []string{"Who kept the Bell Rock light?", "How do arch bridges carry loads?", "What do bees make?", "Where do ants live?"}
+	specs := map[string]rank.Spec{
+		"dense exact":   {Kind: rank.KindDense},
+		"dense ANN":     {Kind: rank.KindDense, Dense: rank.DenseOptions{ANN: true}},
+		"default exact": {},
+		"default ANN":   {Dense: rank.DenseOptions{ANN: true}},
+	}
+	ask := func(path string, s rank.Spec) [][]rank.Answer {
+		e, err := rank.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		r, err := e.Resolve(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out [][]rank.Answer
+		for _, q := range questions {
+			a, err := e.Ask(context.Background(), r, q, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, a)
+		}
+		return out
+	}
+	for name, s := range specs {
+		got, want := ask(old, s), ask(now, s)
+		for q := range want {
+			if len(got[q]) != len(want[q]) {
+				t.Fatalf("%s %q: %d answers from the previous format, %d now", name, questions[q], len(got[q]), len(want[q]))
+			}
+			for i := range want[q] {
+				g, w := got[q][i], want[q][i]
+				// The default as ask asks it is pooled now and scored
+				// over every candidate before: the same answers, scores
+				// to rounding (the engine's shift of pooled scores aside).
+				if g.SentenceID != w.SentenceID {
+					t.Errorf("%s %q rank %d: sentence %d from the previous format, %d now", name, questions[q], i+1, g.SentenceID, w.SentenceID)
+				}
+				if name != "default ANN" && math.Abs(g.Score-w.Score) > 1e-6 {
+					t.Errorf("%s %q rank %d: score %v from the previous format, %v now", name, questions[q], i+1, g.Score, w.Score)
+				}
+			}
+		}
+	}
+	rep, err := index.Verify(old, index.VerifyOptions{Fusions: rank.CheckFusions})
+	if err != nil || !rep.OK() {
+		t.Fatalf("verify of the previous format: %v %v", err, rep.Problems)
+	}
+	// Appending to it stores the answer vectors of every sentence.
+	c, err := ingest.ReadInputs([]string{"../index/testdata/append/part2.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.Append(context.Background(), c, old, index.Options{}); err != nil { // the stored encoder
+		t.Fatal(err)
+	}
+	r, err := store.Open(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Meta().Dense.Answers || !r.HasRows(store.RowsDenseAnswers) {
+		t.Errorf("after an append: answers %v, row set %v", r.Meta().Dense.Answers, r.HasRows(store.RowsDenseAnswers))
+	}
+	r.Close()
+	rep, err = index.Verify(old, index.VerifyOptions{Fusions: rank.CheckFusions})
+	if err != nil || !rep.OK() {
+		t.Fatalf("verify after the append: %v %v", err, rep.Problems)
+	}
+}
