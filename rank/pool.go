@@ -44,7 +44,6 @@ type poolQuery struct {
 	done   func()
 }
 
-
 func hitMap(hits []weaviate.Hit) map[int]float64 {
 	m := make(map[int]float64, len(hits))
 	for _, h := range hits {
@@ -69,7 +68,6 @@ func hitStats(best []weaviate.Hit) fuse.Stats {
 	}
 	return s
 }
-
 
 // pooledFusion fuses its inputs' best candidates only: each input's
 // RemoteDepth best form a pool, every input's score of every pooled
@@ -303,7 +301,6 @@ func sortHits(hits []weaviate.Hit) {
 		return a.ID - b.ID
 	})
 }
-
 
 // isSparse reports whether a pool input is a BM25 ranker (a question none
 // of them matches gets no answers).
