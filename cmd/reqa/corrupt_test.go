@@ -88,9 +88,9 @@ func TestDamagedIndexCommands(t *testing.T) {
 		{"model", true, func(t *testing.T, p string) {
 			damageValue(t, p, []string{"blobs"}, blobChunk(store.BlobDenseModel, 0), 4096)
 		}, "dense", "blob dense/model.onnx chunk 0: checksum mismatch"},
-		{"sentence vectors", true, func(t *testing.T, p string) {
-			damageValue(t, p, []string{"blobs"}, blobChunk(store.BlobDenseSent, 0), 100)
-		}, "fusion-zscore", "blob dense/sentences chunk 0: checksum mismatch"},
+		{"answer vectors", true, func(t *testing.T, p string) {
+			damageValue(t, p, []string{"rows", store.RowsDenseAnswers}, make([]byte, 8), 100)
+		}, "fusion-zscore", "rows dense/answers chunk 0"},
 		{"ANN graph", true, func(t *testing.T, p string) {
 			damageValue(t, p, []string{"blobs"}, blobChunk(store.BlobDenseGraph, 0), 50)
 		}, "dense", "blob dense/graph chunk 0: checksum mismatch"},

@@ -75,7 +75,7 @@ func TestVerifyMore(t *testing.T) {
 	if dense {
 		t.Setenv("REQA_ORT_LIB", filepath.Join(t.TempDir(), "nowhere", "libonnxruntime.so.1"))
 		code, out, errs := reqa(t, "verify", idx)
-		if code != 0 || !strings.Contains(out, "model, vectors, ANN graph") {
+		if code != 0 || !strings.Contains(out, "model, vectors, answer vectors, ANN graph") {
 			t.Fatalf("dense index without ONNX Runtime: exit %d\n%s%s", code, out, errs)
 		}
 		os.Unsetenv("REQA_ORT_LIB")
