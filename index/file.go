@@ -236,55 +236,33 @@ func (j *job) writeDense(ctx context.Context, w *store.Writer, meta *store.Meta)
 		}
 		meta.Dense.Graph, meta.Dense.GraphLambda = true, j.opt.Lambda
 	}
-	if err := writeDenseBlobs(w, graph, j.opt.EncoderModel, j.opt.EncoderVocab, sent, ctxv); err != nil {
+	if err := writeDenseBlobs(w, graph, j.opt.EncoderModel, j.opt.EncoderVocab, sent, ctxv, answers, meta.Dense); err != nil {
 		return fmt.Errorf("write embeddings: %w", err)
 	}
-	return writeAnswers(w, answers, meta.Dense)
+	return nil
 }
 
-// AnswerMomentRows bounds the answer vectors whose moments are stored (an
-// even sample of them on larger corpora): the mean and deviation of a
-// question's dense scores over the whole index come from them.
-const AnswerMomentRows = MomentRows
-
-// writeAnswers stores the answer vectors (for d.Lambda) as the row set the
-// dense ranker reads in place, and their moments, and sets d.Answers.
-func writeAnswers(w *store.Writer, answers dense.Vectors, d *store.DenseMeta) error {
-	rowBytes := 4 * answers.Dim
-	err := w.PutRows(store.RowsDenseAnswers, answers.Len(), rowBytes, func(lo, hi int, dst []byte) {
-		for i, x := range answers.Data[lo*answers.Dim : hi*answers.Dim] {
-			binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(x))
-		}
-	})
-	if err != nil {
-		return fmt.Errorf("write answer vectors: %w", err)
-	}
+// writeDenseBlobs stores the dense part of an index: the graph (when not
+// nil), the model and vocabulary (when not nil), the answer vectors'
+// moments, the vectors, which are written chunk by chunk from their
+// arrays (store.Writer.PutLargeBlobFrom) rather than encoded whole first,
+// and the answer vectors (for d.Lambda) as the row set the dense ranker
+// reads in place; it sets d.Answers. The small blobs go in one
+// transaction before the large ones: a blob put among large chunks later
+// would copy the page run of its neighbour chunk (the moments after the
+// model left a model's size of free pages in the file).
+func writeDenseBlobs(w *store.Writer, graph, model, vocab []byte, sent, ctxv, answers dense.Vectors, d *store.DenseMeta) error {
 	moments := dense.ComputeMoments(answers, AnswerMomentRows).Encode()
-	err = w.Update(func(tx *store.WriteTx) error {
+	err := w.Update(func(tx *store.WriteTx) error {
 		if tx.HasBlob(store.BlobDenseMoments) {
 			if err := tx.DeleteLargeBlob(store.BlobDenseMoments); err != nil {
 				return err
 			}
 		}
-		return tx.PutLargeBlob(store.BlobDenseMoments, moments)
-	})
-	if err != nil {
-		return fmt.Errorf("write answer moments: %w", err)
-	}
-	d.Answers = true
-	return nil
-}
-
-// writeDenseBlobs stores the dense part of an index: the graph (when not
-// nil), the model and vocabulary (when not nil) and the vectors, which are
-// written chunk by chunk from their arrays (store.Writer.PutLargeBlobFrom)
-// rather than encoded whole first.
-func writeDenseBlobs(w *store.Writer, graph, model, vocab []byte, sent, ctxv dense.Vectors) error {
-	err := w.Update(func(tx *store.WriteTx) error {
 		for _, b := range []struct {
 			name string
 			v    []byte
-		}{{store.BlobDenseGraph, graph}, {store.BlobDenseModel, model}, {store.BlobDenseVocab, vocab}} {
+		}{{store.BlobDenseGraph, graph}, {store.BlobDenseModel, model}, {store.BlobDenseVocab, vocab}, {store.BlobDenseMoments, moments}} {
 			if b.v == nil {
 				continue
 			}
@@ -305,8 +283,22 @@ func writeDenseBlobs(w *store.Writer, graph, model, vocab []byte, sent, ctxv den
 			return err
 		}
 	}
+	err = w.PutRows(store.RowsDenseAnswers, answers.Len(), 4*answers.Dim, func(lo, hi int, dst []byte) {
+		for i, x := range answers.Data[lo*answers.Dim : hi*answers.Dim] {
+			binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(x))
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("answer vectors: %w", err)
+	}
+	d.Answers = true
 	return nil
 }
+
+// AnswerMomentRows bounds the answer vectors whose moments are stored (an
+// even sample of them on larger corpora): the mean and deviation of a
+// question's dense scores over the whole index come from them.
+const AnswerMomentRows = MomentRows
 
 // appendDense extends the stored sentence and context vectors with the new
 // ones and inserts the new answer vectors into the stored ANN graph, in the
@@ -341,7 +333,16 @@ func appendDense(ctx context.Context, w *store.Writer, c *Corpus, old store.Meta
 	d := old.Dense
 	var graph []byte
 	var allSent, allCtx dense.Vectors
+	var ctxOf []uint32
 	err := w.Update(func(tx *store.WriteTx) error {
+		ctxOf = make([]uint32, 0, old.Sentences+len(c.Sentences))
+		err := tx.ForEachSentence(func(s store.Sentence) error {
+			ctxOf = append(ctxOf, s.ContextID)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
 		oldSent, oldCtx, err := storedVectors(tx, old)
 		if err != nil {
 			return err
@@ -367,25 +368,11 @@ func appendDense(ctx context.Context, w *store.Writer, c *Corpus, old store.Meta
 	if err != nil {
 		return err
 	}
-	if err := writeDenseBlobs(w, graph, nil, nil, allSent, allCtx); err != nil {
-		return err
-	}
-	var ctxOf []uint32
-	err = w.Update(func(tx *store.WriteTx) error {
-		ctxOf = make([]uint32, 0, allSent.Len())
-		return tx.ForEachSentence(func(s store.Sentence) error {
-			ctxOf = append(ctxOf, s.ContextID)
-			return nil
-		})
-	})
-	if err != nil {
-		return err
-	}
 	answers, err := dense.Combine(allSent, allCtx, ctxOf, d.Lambda)
 	if err != nil {
 		return err
 	}
-	return writeAnswers(w, answers, meta)
+	return writeDenseBlobs(w, graph, nil, nil, allSent, allCtx, answers, meta)
 }
 
 // extendGraph loads the stored graph over the old answer vectors and adds

@@ -499,12 +499,13 @@ func (j *job) syncDense(ctx context.Context, w *store.Writer, sub, all *Corpus, 
 		return 0, "", err
 	}
 	if d.Graph {
+		gans := answers
 		if d.GraphLambda != d.Lambda {
-			if answers, err = answerVectors(all, allSent, allCtx, d.GraphLambda); err != nil {
+			if gans, err = answerVectors(all, allSent, allCtx, d.GraphLambda); err != nil {
 				return 0, "", err
 			}
 		}
-		g, how, err := syncGraph(ctx, oldGraph, sents, answers, cfg, j.opt.Progress)
+		g, how, err := syncGraph(ctx, oldGraph, sents, gans, cfg, j.opt.Progress)
 		if err != nil {
 			return 0, "", err
 		}
@@ -513,16 +514,8 @@ func (j *job) syncDense(ctx context.Context, w *store.Writer, sub, all *Corpus, 
 		}
 		graphHow = how
 	}
-	if err := writeDenseBlobs(w, graph, nil, nil, allSent, allCtx); err != nil {
+	if err := writeDenseBlobs(w, graph, nil, nil, allSent, allCtx, answers, meta); err != nil {
 		return 0, "", fmt.Errorf("write embeddings: %w", err)
-	}
-	if d.GraphLambda != d.Lambda || !d.Graph {
-		if answers, err = answerVectors(all, allSent, allCtx, d.Lambda); err != nil {
-			return 0, "", err
-		}
-	}
-	if err := writeAnswers(w, answers, meta); err != nil {
-		return 0, "", err
 	}
 	return len(sub.Sentences), graphHow, nil
 }

@@ -42,7 +42,7 @@ func BenchmarkWriteDense(b *testing.B) {
 							return tx.PutLargeBlob(store.BlobDenseCtx, ctxv.Encode())
 						})
 					} else {
-						err = writeDenseBlobs(w, nil, nil, nil, sent, ctxv)
+						err = writeDenseBlobs(w, nil, nil, nil, sent, ctxv, dense.Vectors{Dim: 512}, &store.DenseMeta{}) // no answer vectors: the vectors alone
 					}
 				}))
 				if err != nil {
