@@ -29,14 +29,27 @@
 //   - "dense": the dual encoder, the dot product of the question's embedding
 //     (through the question adapter `reqa tune` trained, when the index has
 //     one) with normalize(e_sentence + λ·e_context), exact or, for TopK,
-//     over the HNSW graph ([DenseRanker], [DenseOptions]);
+//     over the HNSW graph ([DenseRanker], [DenseOptions]). At the index's
+//     own λ the answer vectors the index stores are read in place from the
+//     file's memory map (answers.go: a chunk is checked the first time a
+//     question reads it), so opening reads nothing in proportion to the
+//     index; at another λ, or on an index written before they were stored,
+//     the sentence and context vectors are loaded and mixed;
 //   - "fusion-METHOD": the scores of several rankers fused by one of
 //     [FusionMethods] with parameters learned by `reqa fuse` (package
 //     rank/fuse), or built in: the default ([DefaultFusion], embedded from
 //     builtin.json and chosen by leave-one-domain-out results; for a
 //     question asking what X is, the sentences among its best
 //     [DefinitionDepth] that define X come first: [DefinitionSubject],
-//     [Defines]) and fusion-rrf ([DefaultRRF]) ([FusedRanker]);
+//     [Defines]) and fusion-rrf ([DefaultRRF]) ([FusedRanker]). Asked as
+//     ask and serve ask (DenseOptions.ANN), a zscore, learned or adaptive
+//     fusion of BM25 and dense inputs over stored answer vectors is pooled
+//     (pool.go): each input's [RemoteDepth] best, every input's score of
+//     those completed, fused with each input's statistics over the whole
+//     index (BM25: exact, from the candidates its postings touch; dense:
+//     from the answer vectors' moments). Scoring every candidate instead
+//     (`reqa ask --exact`, `reqa eval` without --ann) gave the same P@1 on
+//     SQuAD's and the docs benchmark's test halves (BENCHMARKS.md);
 //   - as fusion inputs only, "NAME/sent" (NAME on the sentence alone) and
 //     "ctxmax:NAME", "ctxrel:NAME" (context evidence, [ContextRanker]).
 //
@@ -63,7 +76,7 @@
 // # Indexes kept in an engine
 //
 // On the Weaviate backend bm25-TOKENIZER and dense return the engine's
-// best candidates, and a fusion pools every input's [RemoteDepth] best,
+// best candidates, and a fusion is pooled as above: it pools every input's [RemoteDepth] best,
 // completes each input's score of every pooled candidate with filtered
 // queries and fuses them with statistics over the whole collection
 // (dense: exact, from the answer vectors' moments in the file; BM25: from

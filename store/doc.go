@@ -15,6 +15,9 @@
 //	            sentence + context field whose FieldMeta.Layout is "context"
 //	            holds postings over contexts (see package index/bm25)
 //	blobs       name → large opaque values (embeddings, graphs, models)
+//	rows/NAME   fixed-width rows read in place from the memory map, in
+//	            checksummed chunks 8-byte aligned in their pages (see
+//	            rows.go; [Writer.PutRows], [Reader.Rows])
 //
 // The names inside are declared once, in names.go, and every package uses
 // those constants: the BM25 fields are "TOKENIZER/ctx" (the sentence and its
@@ -26,11 +29,21 @@
 //	dense/sentences   every sentence's embedding            [BlobDenseSent]
 //	dense/contexts    every context's embedding             [BlobDenseCtx]
 //	dense/graph       the HNSW graph over answer vectors    [BlobDenseGraph]
+//	dense/moments     mean and covariance of the answer vectors
+//	                  (when DenseMeta.Answers)              [BlobDenseMoments]
 //	dense/adapter     the question adapter (reqa tune)      [BlobAdapter]
 //	fusion/params     learned fusion parameters (reqa fuse) [BlobFusion]
 //	source/files      the source files: path, size, mtime, SHA-256 and
 //	                  the context and sentence ids each produced
 //	                  (JSON [SourceFiles]; `reqa index --sync`)  [BlobSourceFiles]
+//
+// and the one row set is
+//
+//	dense/answers     every sentence's answer vector normalize(e_s + λ·e_c)
+//	                  for the index's λ, float32, when DenseMeta.Answers
+//	                  (an index from before them has none; a writer from
+//	                  before them drops the flag, so its stale rows are
+//	                  never used)                           [RowsDenseAnswers]
 //
 // Every record value ends in a CRC-32C of its payload, so a flipped byte in a
 // context, a sentence, a postings list or a blob is reported as [ErrCorrupt]
