@@ -94,36 +94,33 @@ func (a *answerRows) err() error {
 	return nil
 }
 
-// scoreAll writes every answer's dot product with q into out.
-func (a *answerRows) scoreAll(q []float32, out []float64) error {
+// chunks calls fn with each chunk's rows as vectors and the id of its
+// first row, checking each chunk as it goes.
+func (a *answerRows) chunks(fn func(lo int, v dense.Vectors)) error {
 	for c := range a.rows.NumChunks() {
 		b, err := a.rows.Chunk(c)
 		if err != nil {
 			return err
 		}
-		lo := c * a.per
-		v := dense.Vectors{Dim: a.dim, Data: floats(b)}
-		dense.ScoreAll(v, q, out[lo:lo+v.Len()])
+		fn(c*a.per, dense.Vectors{Dim: a.dim, Data: floats(b)})
 	}
 	return nil
+}
+
+// scoreAll writes every answer's dot product with q into out.
+func (a *answerRows) scoreAll(q []float32, out []float64) error {
+	return a.chunks(func(lo int, v dense.Vectors) { dense.ScoreAll(v, q, out[lo:lo+v.Len()]) })
 }
 
 // scoreBlock is scoreAll for several questions at once.
 func (a *answerRows) scoreBlock(qs [][]float32, outs [][]float64) error {
 	sub := make([][]float64, len(outs))
-	for c := range a.rows.NumChunks() {
-		b, err := a.rows.Chunk(c)
-		if err != nil {
-			return err
-		}
-		lo := c * a.per
-		v := dense.Vectors{Dim: a.dim, Data: floats(b)}
+	return a.chunks(func(lo int, v dense.Vectors) {
 		for j := range outs {
 			sub[j] = outs[j][lo : lo+v.Len()]
 		}
 		dense.ScoreBlock(v, qs, sub)
-	}
-	return nil
+	})
 }
 
 // score returns the dot product of q with answer id.
@@ -138,15 +135,9 @@ func (a *answerRows) score(q []float32, id int) (float64, error) {
 
 // copyAll returns every answer vector, copied out of the file.
 func (a *answerRows) copyAll() (dense.Vectors, error) {
-	v := dense.Vectors{Dim: a.dim, Data: make([]float32, 0, a.Len()*a.dim)}
-	for c := range a.rows.NumChunks() {
-		b, err := a.rows.Chunk(c)
-		if err != nil {
-			return dense.Vectors{}, err
-		}
-		v.Data = append(v.Data, floats(b)...)
-	}
-	return v, nil
+	out := dense.Vectors{Dim: a.dim, Data: make([]float32, 0, a.Len()*a.dim)}
+	err := a.chunks(func(_ int, v dense.Vectors) { out.Data = append(out.Data, v.Data...) })
+	return out, err
 }
 
 // inPlace runs fn, which reads answer rows where they lie in the file's

@@ -325,24 +325,16 @@ func (l *local) answerRows() (*answerRows, bool, error) {
 // loadGraphFrom loads the stored ANN graph over the answer vectors read in
 // place.
 func (l *local) loadGraphFrom(st *denseState, rows *answerRows) (*ann.Graph, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.graph != nil || st.graphErr != nil {
-		return st.graph, st.graphErr
-	}
-	raw, err := l.r.LargeBlob(store.BlobDenseGraph)
-	if err == nil {
-		st.graph, err = ann.LoadFrom(raw, rows)
-		if err != nil {
-			err = fmt.Errorf("ANN graph: %w: %w", store.ErrCorrupt, err)
-		}
-	}
-	st.graphErr = err
-	return st.graph, err
+	return l.graphOnce(st, func(raw []byte) (*ann.Graph, error) { return ann.LoadFrom(raw, rows) })
 }
 
 // loadGraph loads the stored ANN graph over the answer vectors v.
 func (l *local) loadGraph(st *denseState, v dense.Vectors) (*ann.Graph, error) {
+	return l.graphOnce(st, func(raw []byte) (*ann.Graph, error) { return ann.Load(raw, v.Data, v.Dim) })
+}
+
+// graphOnce loads the stored ANN graph with load once per engine.
+func (l *local) graphOnce(st *denseState, load func(raw []byte) (*ann.Graph, error)) (*ann.Graph, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.graph != nil || st.graphErr != nil {
@@ -350,7 +342,7 @@ func (l *local) loadGraph(st *denseState, v dense.Vectors) (*ann.Graph, error) {
 	}
 	raw, err := l.r.LargeBlob(store.BlobDenseGraph)
 	if err == nil {
-		st.graph, err = ann.Load(raw, v.Data, v.Dim)
+		st.graph, err = load(raw)
 		if err != nil {
 			err = fmt.Errorf("ANN graph: %w: %w", store.ErrCorrupt, err)
 		}

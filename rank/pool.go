@@ -2,7 +2,6 @@ package rank
 
 import (
 	"context"
-	"math"
 	"slices"
 	"sync"
 	"time"
@@ -355,48 +354,8 @@ func (l *localSparse) scoresOf(_ context.Context, q poolQuery, ids []int) (map[i
 
 // stats are fuse.Describe's of every candidate's score, from the touched
 // ones (the others score 0).
-func (l *localSparse) stats(q poolQuery, best []weaviate.Hit) fuse.Stats {
-	s, n := q.scores, len(q.scores.Scores)
-	if n == 0 {
-		return fuse.Stats{}
-	}
-	st := fuse.Stats{Min: math.Inf(1), Max: math.Inf(-1), Top1: math.Inf(-1), Top2: math.Inf(-1)}
-	var sum float64
-	see := func(x float64) {
-		if x < st.Min {
-			st.Min = x
-		}
-		if x > st.Top1 {
-			st.Top2, st.Top1 = st.Top1, x
-		} else if x > st.Top2 {
-			st.Top2 = x
-		}
-	}
-	touched := s.Touched
-	for _, d := range touched {
-		x := s.Scores[d]
-		sum += x
-		see(x)
-	}
-	zeros := n - len(touched)
-	if zeros > 0 {
-		see(0)
-		if zeros > 1 {
-			see(0)
-		}
-	}
-	st.Max = st.Top1
-	st.Mean = sum / float64(n)
-	ss := float64(zeros) * st.Mean * st.Mean
-	for _, d := range touched {
-		dx := s.Scores[d] - st.Mean
-		ss += dx * dx
-	}
-	st.Std = math.Sqrt(ss / float64(n))
-	if n == 1 {
-		st.Top2 = st.Top1
-	}
-	return st
+func (l *localSparse) stats(q poolQuery, _ []weaviate.Hit) fuse.Stats {
+	return fuse.DescribeSparse(q.scores.Scores, q.scores.Touched, len(q.scores.Scores))
 }
 
 // localDense is a file's dense ranker over its stored answer vectors as

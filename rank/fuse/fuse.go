@@ -128,13 +128,20 @@ type Stats struct {
 
 // Describe computes the statistics of scores.
 func Describe(scores []float64) Stats {
-	if len(scores) == 0 {
+	return DescribeSparse(scores, nil, len(scores))
+}
+
+// DescribeSparse is Describe of n scores of which only those at touched
+// (distinct indices into scores) may be non-zero, every other counting 0,
+// in time proportional to len(touched): a BM25 input's statistics over
+// every candidate from the candidates its postings reach. touched nil
+// means every score of scores (n = len(scores)).
+func DescribeSparse(scores []float64, touched []uint32, n int) Stats {
+	if n == 0 {
 		return Stats{}
 	}
 	s := Stats{Min: math.Inf(1), Max: math.Inf(-1), Top1: math.Inf(-1), Top2: math.Inf(-1)}
-	var sum float64
-	for _, x := range scores {
-		sum += x
+	see := func(x float64) {
 		if x < s.Min {
 			s.Min = x
 		}
@@ -144,15 +151,32 @@ func Describe(scores []float64) Stats {
 			s.Top2 = x
 		}
 	}
-	s.Max = s.Top1
-	s.Mean = sum / float64(len(scores))
-	var ss float64
-	for _, x := range scores {
-		d := x - s.Mean
-		ss += d * d
+	each := func(fn func(x float64)) {
+		if touched == nil {
+			for _, x := range scores {
+				fn(x)
+			}
+			return
+		}
+		for _, d := range touched {
+			fn(scores[d])
+		}
 	}
-	s.Std = math.Sqrt(ss / float64(len(scores)))
-	if len(scores) == 1 {
+	var sum float64
+	each(func(x float64) { sum += x; see(x) })
+	zeros := 0
+	if touched != nil {
+		zeros = n - len(touched)
+		for range min(zeros, 2) {
+			see(0)
+		}
+	}
+	s.Max = s.Top1
+	s.Mean = sum / float64(n)
+	ss := float64(zeros) * s.Mean * s.Mean
+	each(func(x float64) { d := x - s.Mean; ss += d * d })
+	s.Std = math.Sqrt(ss / float64(n))
+	if n == 1 {
 		s.Top2 = s.Top1
 	}
 	return s

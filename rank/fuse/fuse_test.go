@@ -224,3 +224,27 @@ func TestRaise(t *testing.T) {
 		t.Errorf("non-finite scores changed: %v", none)
 	}
 }
+
+// TestDescribeSparse checks DescribeSparse against Describe of the full
+// score vector: touched scores of either sign, none, one, all touched.
+func TestDescribeSparse(t *testing.T) {
+	rng := rand.New(rand.NewSource(59))
+	for _, tc := range []struct{ n, touched int }{{1, 0}, {1, 1}, {2, 1}, {5, 0}, {50, 3}, {50, 49}, {50, 50}, {1000, 17}} {
+		scores := make([]float64, tc.n)
+		var touched []uint32
+		for _, d := range rng.Perm(tc.n)[:tc.touched] {
+			scores[d] = rng.NormFloat64() * 3
+			touched = append(touched, uint32(d))
+		}
+		got, want := DescribeSparse(scores, touched, tc.n), Describe(scores)
+		for _, f := range []struct {
+			name string
+			g, w float64
+		}{{"min", got.Min, want.Min}, {"max", got.Max, want.Max}, {"mean", got.Mean, want.Mean}, {"std", got.Std, want.Std},
+			{"top1", got.Top1, want.Top1}, {"top2", got.Top2, want.Top2}} {
+			if math.Abs(f.g-f.w) > 1e-12 {
+				t.Errorf("n %d, %d touched: %s %v, want %v", tc.n, tc.touched, f.name, f.g, f.w)
+			}
+		}
+	}
+}
