@@ -163,12 +163,7 @@ func chunkKey(name string, i uint32) []byte {
 // edit returns the new value (nil deletes the key).
 func rewrite(t *testing.T, path string, bucket []string, key []byte, edit func(v []byte) []byte) {
 	t.Helper()
-	db, err := bolt.Open(path, 0o644, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	err = db.Update(func(tx *bolt.Tx) error {
+	updateFile(t, path, func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(bucket[0]))
 		for _, name := range bucket[1:] {
 			if b == nil {
@@ -189,7 +184,17 @@ func rewrite(t *testing.T, path string, bucket []string, key []byte, edit func(v
 		}
 		return b.Put(key, nv)
 	})
+}
+
+// updateFile runs fn in one bbolt transaction on the index file at path.
+func updateFile(t *testing.T, path string, fn func(tx *bolt.Tx) error) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o644, nil)
 	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(fn); err != nil {
 		t.Fatal(err)
 	}
 }

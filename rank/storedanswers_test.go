@@ -22,12 +22,7 @@ import (
 // wrote is written the same way today.
 func asPreviousFormat(t *testing.T, path string) {
 	t.Helper()
-	db, err := bolt.Open(path, 0o644, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	err = db.Update(func(tx *bolt.Tx) error {
+	updateFile(t, path, func(tx *bolt.Tx) error {
 		if err := tx.DeleteBucket([]byte("rows")); err != nil {
 			return err
 		}
@@ -52,9 +47,6 @@ func asPreviousFormat(t *testing.T, path string) {
 		}
 		return mb.Put([]byte("meta"), sealed([]byte(strings.Replace(p, `,"answers":true`, "", 1))))
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestPreviousFormatAnswers checks that an index written before the answer
