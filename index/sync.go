@@ -39,6 +39,11 @@ type SyncResult struct {
 	// inserted), GraphBuilt (built afresh: most of it is new), or empty
 	// (no graph, or nothing written).
 	Graph string
+	// StoredAnswers is true when the index, written by a reqa from before
+	// the answer vectors were stored (DenseMeta.Answers), was rewritten to
+	// store them although no file changed: a sync upgrades it, so that
+	// ask reads them in place.
+	StoredAnswers bool
 }
 
 // SyncResult.Graph's values.
@@ -269,7 +274,10 @@ func Sync(ctx context.Context, in Input, path string, opt Options) (SyncResult, 
 	res.Removed = len(oldFiles.Files) - res.Unchanged - res.Changed
 	res.Meta = old
 	if res.Added+res.Changed+res.Removed+res.Touched == 0 {
-		return res, nil
+		if old.Dense == nil || old.Dense.Answers {
+			return res, nil
+		}
+		res.StoredAnswers = true
 	}
 
 	// Records, renumbered; the new files' also numbered in sub, the

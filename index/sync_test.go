@@ -2,8 +2,10 @@ package index_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/store"
+	bolt "go.etcd.io/bbolt"
 )
 
 // syncPool is the text the property test's files are made of: sentences
@@ -299,4 +302,43 @@ func TestSyncUpdatesGraph(t *testing.T) {
 		s.write(t, n)
 	}
 	check(index.GraphBuilt)
+}
+
+// TestSyncStoresAnswers: a sync of an index written before the answer
+// vectors were stored rewrites it with them although no file changed, and
+// the index then answers as a fresh build; the next sync leaves it alone.
+func TestSyncStoresAnswers(t *testing.T) {
+	opt := appendOptions(t, true) // skips (fails under CI) without the encoder
+	s, synced, fresh := newSyncTree(t, 11, 6)
+	s.build(t, synced, opt)
+	db, err := bolt.Open(synced, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error { // as reqa wrote it before f4722bb
+		if err := tx.DeleteBucket([]byte("rows")); err != nil {
+			return err
+		}
+		mb := tx.Bucket([]byte("meta"))
+		v := mb.Get([]byte("meta"))
+		p := strings.Replace(string(v[:len(v)-4]), `,"answers":true`, "", 1)
+		return mb.Put([]byte("meta"), binary.BigEndian.AppendUint32([]byte(p), crc32.Checksum([]byte(p), crc32.MakeTable(crc32.Castagnoli))))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := syncIndex(t, s.dir, synced, index.Options{})
+	if !res.Written || !res.StoredAnswers || !res.Meta.Dense.Answers || res.Embedded != 0 {
+		t.Fatalf("sync of an index without answer vectors: %+v", res)
+	}
+	s.build(t, fresh, opt)
+	compareIndexes(t, fresh, synced)
+	compareAnswers(t, fresh, synced, true)
+	if rep, err := index.Verify(synced, index.VerifyOptions{}); err != nil || len(rep.Problems) > 0 {
+		t.Fatalf("verify: %v %v", err, rep.Problems)
+	}
+	if res := syncIndex(t, s.dir, synced, index.Options{}); res.Written || res.StoredAnswers {
+		t.Errorf("second sync: %+v", res)
+	}
 }
