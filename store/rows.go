@@ -33,19 +33,27 @@ import (
 // open: a question touches a few chunks, and the file's other pages are
 // never read.
 
-// rowsPerChunk is how many rows of rowBytes a chunk holds: as many as fit
-// a run of two 4 KiB pages once bbolt's page and element headers, the key,
-// padding and checksum are counted (56 bytes), and at least one. A
-// question's graph walk touches a few thousand rows scattered over the set
-// and each touched chunk is read whole to check it, so the chunk a row
-// brings into memory should be small: on a 121k-sentence index of 512-d
-// rows the first `ask` with the default ranker peaked at 1.16 GB with no
-// stored rows, 255 MB with two-page chunks (3 rows, the run 75% full), 328
-// MB with four-page ones (7 rows, 87.5% full: a 6% smaller file), and the
-// first question's walk read 116 MB of the set with 64 KiB chunks.
+// rowsPerChunk is how many rows of rowBytes a chunk holds: as many as
+// fill a run of 2 to 4 pages of 4 KiB best once bbolt's page and element
+// headers, the key, padding and checksum are counted (56 bytes), the
+// shorter run on a tie, and at least one. A question's graph walk touches a
+// thousand or so chunks scattered over the set and each touched chunk is
+// read whole to check it, so a chunk is kept small (64 KiB chunks made the
+// first question on a 121k-sentence index read 116 MB of a 250 MB set);
+// between two and four pages the first `ask` there peaked at 328–329 MB
+// either way, and full runs keep the file small (512-d float32 rows: 7 to
+// a four-page run, 87.5% of it, a 753 MB file against 801 MB for 3 to two
+// pages; 384-d: 5 to two pages, 94%).
 func rowsPerChunk(rowBytes int) int {
-	const run, overhead = 2 * 4096, 56
-	return max(1, (run-overhead)/rowBytes)
+	const page, overhead = 4096, 56
+	best, bestFill := 1, 0.0
+	for k := 2; k <= 4; k++ {
+		r := (k*page - overhead) / rowBytes
+		if fill := float64(r*rowBytes) / float64(k*page); r > 0 && fill > bestFill+1e-9 {
+			best, bestFill = r, fill
+		}
+	}
+	return best
 }
 
 // rowsTxBytes bounds the chunks PutRows writes in one transaction.

@@ -184,17 +184,16 @@ func TestRowsReplace(t *testing.T) {
 	}
 }
 
-// TestRowsPerChunk checks the chunk shapes: as many rows as fill two
-// pages, one row at least.
+// TestRowsPerChunk checks the chunk shapes: runs of two to four pages as
+// full as they can be, one row at least.
 func TestRowsPerChunk(t *testing.T) {
 	for _, tc := range []struct{ rowBytes, want int }{
-		{1536, 5},   // 384-d float32: 7,680 of 8,192
-		{2048, 3},   // 512-d float32: 6,144
+		{1536, 5},   // 384-d float32: 7,680 of two pages
+		{2048, 7},   // 512-d float32: 14,336 of four pages
 		{384, 21},   // 384-d int8
-		{8136, 1},   // the most a run holds
-		{8137, 1},   // wider than a run: one a chunk
+		{16384, 1},  // wider than a run: one a chunk
 		{100000, 1}, // far wider
-		{1, 8136},
+		{1, 16328},
 	} {
 		if got := rowsPerChunk(tc.rowBytes); got != tc.want {
 			t.Errorf("rows of %d bytes: %d a chunk, want %d", tc.rowBytes, got, tc.want)
