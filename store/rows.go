@@ -73,8 +73,14 @@ type RowsHeader struct {
 }
 
 func (h RowsHeader) valid() bool {
-	return h.Rows >= 0 && h.RowBytes > 0 && h.PerChunk > 0 && h.Chunks >= 0 &&
-		int64(h.Chunks) == (int64(h.Rows)+int64(h.PerChunk)-1)/int64(h.PerChunk)
+	if h.Rows < 0 || h.RowBytes <= 0 || h.PerChunk <= 0 || h.Chunks < 0 {
+		return false
+	}
+	want := h.Rows / h.PerChunk
+	if h.Rows%h.PerChunk != 0 {
+		want++
+	}
+	return h.Chunks == want
 }
 
 // sealAligned returns payload padded with zero bytes and sealed so that
@@ -235,6 +241,13 @@ func rowsOf(top *bolt.Bucket, name string) (*Rows, error) {
 	}
 	if err := json.Unmarshal(bytes.TrimRight(p, "\x00"), &rs.h); err != nil || !rs.h.valid() {
 		return nil, fmt.Errorf("rows %s: bad header: %w", name, ErrCorrupt)
+	}
+	// Every chunk takes a key and at least a checksum, every row its
+	// bytes: a header promising more than the file holds is damaged (and
+	// must not size the chunk table).
+	if size := top.Tx().Size(); int64(rs.h.Chunks) > size/16 || int64(rs.h.Rows) > size/int64(rs.h.RowBytes) {
+		return nil, fmt.Errorf("rows %s: header promises %d chunks of %d rows of %d bytes, more than the file's %d bytes: %w",
+			name, rs.h.Chunks, rs.h.Rows, rs.h.RowBytes, size, ErrCorrupt)
 	}
 	rs.chunks = make([][]byte, rs.h.Chunks)
 	rs.state = make([]atomic.Uint32, rs.h.Chunks)
