@@ -93,3 +93,35 @@ func ExampleGraph_Update() {
 	// 1 0.707
 	// 4 nodes
 }
+
+// rows keeps vectors where a file keeps them, here in chunks of two.
+type rows struct{ chunks [][]float32 }
+
+func (r rows) Len() int { return 2 * len(r.chunks) }
+func (r rows) Dim() int { return 2 }
+func (r rows) Vector(id uint32) []float32 {
+	c := r.chunks[id/2]
+	return c[2*(id%2) : 2*(id%2)+2]
+}
+
+// Load a graph over vectors kept elsewhere (an index's memory map, say):
+// nothing is copied, and the graph cannot change.
+func ExampleLoadFrom() {
+	g := ann.New(2, ann.Config{M: 4, Seed: 1})
+	vecs := [][]float32{unit(1, 0), unit(0, 1), unit(1, 1), unit(-1, 1)}
+	for _, v := range vecs {
+		g.Add(v)
+	}
+	data, _ := g.MarshalBinary()
+	h, err := ann.LoadFrom(data, rows{chunks: [][]float32{append(vecs[0], vecs[1]...), append(vecs[2], vecs[3]...)}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(h.Search(unit(1, 0.1), 1, 0)[0].ID)
+	_, err = h.Add(unit(1, 0))
+	fmt.Println(err)
+	// Output:
+	// 0
+	// ann: add: ann: graph over vectors kept elsewhere is read-only
+}

@@ -15,3 +15,13 @@ func ExampleFuse() {
 	fmt.Printf("%.2f %.2f %.2f\n", out[0], out[1], out[2])
 	// Output: -0.09 -0.88 0.97
 }
+
+// A BM25 input touches a few of an index's candidates; the others score 0.
+// Its statistics over every candidate come from the touched ones alone.
+func ExampleDescribeSparse() {
+	scores := make([]float64, 1000)
+	scores[3], scores[42] = 9.5, 4.0
+	s := fuse.DescribeSparse(scores, []uint32{3, 42}, len(scores))
+	fmt.Printf("mean %.4f std %.4f top %.1f %.1f min %.0f\n", s.Mean, s.Std, s.Top1, s.Top2, s.Min)
+	// Output: mean 0.0135 std 0.3257 top 9.5 4.0 min 0
+}
