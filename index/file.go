@@ -66,10 +66,41 @@ func (j *job) writeFile(ctx context.Context, w *store.Writer) (store.Meta, error
 	if err := ctx.Err(); err != nil {
 		return store.Meta{}, j.errOp(err)
 	}
+	if err := writeContextOf(w, &meta); err != nil {
+		return store.Meta{}, j.errOp(err)
+	}
 	if err := w.Commit(meta); err != nil {
 		return store.Meta{}, err
 	}
 	return meta, nil
+}
+
+// writeContextOf stores every sentence's context id as the row set
+// store.RowsContextOf, read from the sentences w holds, and sets
+// meta.ContextOf: a reader then opens the index without reading every
+// sentence record.
+func writeContextOf(w *store.Writer, meta *store.Meta) error {
+	var ctxOf []uint32
+	err := w.Update(func(tx *store.WriteTx) error {
+		ctxOf = make([]uint32, 0, meta.Sentences)
+		return tx.ForEachSentence(func(s store.Sentence) error {
+			ctxOf = append(ctxOf, s.ContextID)
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	err = w.PutRows(store.RowsContextOf, len(ctxOf), 4, func(lo, hi int, dst []byte) {
+		for i, c := range ctxOf[lo:hi] {
+			binary.LittleEndian.PutUint32(dst[4*i:], c)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("context ids: %w", err)
+	}
+	meta.ContextOf = true
+	return nil
 }
 
 // writeRecords stores c's contexts and sentences, numbered from baseCtx

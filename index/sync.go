@@ -39,11 +39,11 @@ type SyncResult struct {
 	// inserted), GraphBuilt (built afresh: most of it is new), or empty
 	// (no graph, or nothing written).
 	Graph string
-	// StoredAnswers is true when the index, written by a reqa from before
-	// the answer vectors were stored (DenseMeta.Answers), was rewritten to
-	// store them although no file changed: a sync upgrades it, so that
-	// ask reads them in place.
-	StoredAnswers bool
+	// Upgraded is true when the index, written by a reqa from before the
+	// answer vectors (DenseMeta.Answers) or the context ids
+	// (Meta.ContextOf) were stored, was rewritten to store them although
+	// no file changed: a sync upgrades it, so that ask reads them in place.
+	Upgraded bool
 }
 
 // SyncResult.Graph's values.
@@ -274,10 +274,10 @@ func Sync(ctx context.Context, in Input, path string, opt Options) (SyncResult, 
 	res.Removed = len(oldFiles.Files) - res.Unchanged - res.Changed
 	res.Meta = old
 	if res.Added+res.Changed+res.Removed+res.Touched == 0 {
-		if old.Dense == nil || old.Dense.Answers {
+		if (old.Dense == nil || old.Dense.Answers) && old.ContextOf {
 			return res, nil
 		}
-		res.StoredAnswers = true
+		res.Upgraded = true
 	}
 
 	// Records, renumbered; the new files' also numbered in sub, the
@@ -429,6 +429,9 @@ func Sync(ctx context.Context, in Input, path string, opt Options) (SyncResult, 
 		return res, j.errOp(err)
 	}
 	if err := ctx.Err(); err != nil {
+		return res, j.errOp(err)
+	}
+	if err := writeContextOf(w, &meta); err != nil {
 		return res, j.errOp(err)
 	}
 	if err := w.Commit(meta); err != nil {

@@ -321,7 +321,7 @@ func TestSyncStoresAnswers(t *testing.T) {
 		}
 		mb := tx.Bucket([]byte("meta"))
 		v := mb.Get([]byte("meta"))
-		p := strings.Replace(string(v[:len(v)-4]), `,"answers":true`, "", 1)
+		p := strings.Replace(strings.Replace(string(v[:len(v)-4]), `,"answers":true`, "", 1), `,"context_of":true`, "", 1)
 		return mb.Put([]byte("meta"), binary.BigEndian.AppendUint32([]byte(p), crc32.Checksum([]byte(p), crc32.MakeTable(crc32.Castagnoli))))
 	})
 	db.Close()
@@ -329,7 +329,7 @@ func TestSyncStoresAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := syncIndex(t, s.dir, synced, index.Options{})
-	if !res.Written || !res.StoredAnswers || !res.Meta.Dense.Answers || res.Embedded != 0 {
+	if !res.Written || !res.Upgraded || !res.Meta.Dense.Answers || !res.Meta.ContextOf || res.Embedded != 0 {
 		t.Fatalf("sync of an index without answer vectors: %+v", res)
 	}
 	s.build(t, fresh, opt)
@@ -338,7 +338,7 @@ func TestSyncStoresAnswers(t *testing.T) {
 	if rep, err := index.Verify(synced, index.VerifyOptions{}); err != nil || len(rep.Problems) > 0 {
 		t.Fatalf("verify: %v %v", err, rep.Problems)
 	}
-	if res := syncIndex(t, s.dir, synced, index.Options{}); res.Written || res.StoredAnswers {
+	if res := syncIndex(t, s.dir, synced, index.Options{}); res.Written || res.Upgraded {
 		t.Errorf("second sync: %+v", res)
 	}
 }

@@ -131,6 +131,13 @@ func Verify(path string, opt VerifyOptions) (VerifyReport, error) {
 		}
 		rep.Parts = append(rep.Parts, "sentence offsets")
 	}
+	if m.ContextOf {
+		if err := verifyContextOf(r, ctxOf); err != nil {
+			problem(err)
+		} else {
+			rep.Parts = append(rep.Parts, "context ids")
+		}
+	}
 	for _, f := range m.Fields {
 		maxDoc := uint32(f.Docs)
 		if f.Layout == bm25.ContextLayout {
@@ -252,6 +259,31 @@ func verifyDense(r *store.Reader, sentences []store.Sentence, ctxOf []uint32, d 
 		}
 	}
 	return parts
+}
+
+// verifyContextOf checks the stored context ids (store.RowsContextOf)
+// against the sentence records' (want).
+func verifyContextOf(r *store.Reader, want []uint32) error {
+	rs, err := r.Rows(store.RowsContextOf)
+	if err != nil {
+		return fmt.Errorf("context ids: %w", err)
+	}
+	if rs.Len() != len(want) || rs.RowBytes() != 4 {
+		return fmt.Errorf("context ids: %d rows of %d bytes for %d sentences: %w", rs.Len(), rs.RowBytes(), len(want), store.ErrCorrupt)
+	}
+	for c := range rs.NumChunks() {
+		b, err := rs.Chunk(c)
+		if err != nil {
+			return fmt.Errorf("context ids: %w", err)
+		}
+		lo := c * rs.PerChunk()
+		for k := 0; k+4 <= len(b); k += 4 {
+			if got := binary.LittleEndian.Uint32(b[k:]); got != want[lo+k/4] {
+				return fmt.Errorf("context ids: sentence %d: %d, its record says %d (stale or damaged): %w", lo+k/4, got, want[lo+k/4], store.ErrCorrupt)
+			}
+		}
+	}
+	return nil
 }
 
 // verifyAnswers checks the stored answer vectors (every chunk, and every

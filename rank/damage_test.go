@@ -230,7 +230,7 @@ func TestDamagedParts(t *testing.T) {
 		want[name] = a
 	}
 	// The context of the top answer, whose record every ranker reads.
-	topCtx := uint32(0)
+	topCtx, topSent := uint32(0), want["bm25-word"][0].SentenceID
 	{
 		r, err := store.Open(good)
 		if err != nil {
@@ -277,8 +277,12 @@ func TestDamagedParts(t *testing.T) {
 			[]string{"bm25-word"}, "field word/ctx document lengths: checksum mismatch"},
 		{"context of the top answer", []string{"contexts"}, idKey(topCtx), flipAt(2), false,
 			rankers, fmt.Sprintf("context %d: checksum mismatch", topCtx)},
+		// Sentence records are read for the answers given (and every one
+		// by a fusion scoring every candidate, for its corpus).
 		{"a sentence record", []string{"sentences"}, idKey(0), flipAt(0), false,
-			rankers, "sentence 0: checksum mismatch"},
+			[]string{"fusion-zscore"}, "sentence 0: checksum mismatch"},
+		{"the top answer's sentence record", []string{"sentences"}, idKey(topSent), flipAt(0), false,
+			[]string{"bm25-word"}, fmt.Sprintf("sentence %d: checksum mismatch", topSent)},
 		{"meta", []string{"meta"}, []byte("meta"), flipAt(10), false,
 			rankers, "meta: checksum mismatch"},
 		{"meta, resealed with another sentence count", []string{"meta"}, []byte("meta"), func(v []byte) []byte {

@@ -153,9 +153,9 @@ func (l *local) vectors(threads int) (*denseState, error) {
 					return fmt.Errorf("blob %s: width %d, meta says %d: %w", b.name, b.dst.Dim, m.Dim, store.ErrCorrupt)
 				}
 			}
-			if st.sent.Len() != len(l.sentences) || st.ctx.Len() != l.r.Meta().Contexts {
+			if st.sent.Len() != l.n || st.ctx.Len() != l.r.Meta().Contexts {
 				return fmt.Errorf("embeddings cover %d sentences and %d contexts, index holds %d and %d: %w",
-					st.sent.Len(), st.ctx.Len(), len(l.sentences), l.r.Meta().Contexts, store.ErrCorrupt)
+					st.sent.Len(), st.ctx.Len(), l.n, l.r.Meta().Contexts, store.ErrCorrupt)
 			}
 			st.ctxOf = l.contextOf()
 			return nil
@@ -253,7 +253,7 @@ func (l *local) denseRanker(s Spec) (*DenseRanker, error) {
 		if err != nil {
 			return nil, err
 		}
-		d := &DenseRanker{name: s.Name, enc: st.enc, lambda: lambda, st: st, ef: opt.Ef, n: len(l.sentences), vectors: vectors}
+		d := &DenseRanker{name: s.Name, enc: st.enc, lambda: lambda, st: st, ef: opt.Ef, n: l.n, vectors: vectors}
 		if !opt.NoAdapter {
 			if d.adapter, err = l.x.loadAdapter(st); err != nil {
 				return nil, fmt.Errorf("dense ranker: %w", err)
@@ -317,7 +317,7 @@ var combineMax int64 = 512 << 20 // a variable for tests (SetCombineMax)
 // cannot be read in place here).
 func (l *local) answerRows() (*answerRows, bool, error) {
 	l.rowsOnce.Do(func() {
-		l.rows, l.rowsOK, l.rowsErr = openAnswerRows(l.r, l.r.Meta().Dense, len(l.sentences))
+		l.rows, l.rowsOK, l.rowsErr = openAnswerRows(l.r, l.r.Meta().Dense, l.n)
 	})
 	return l.rows, l.rowsOK, l.rowsErr
 }

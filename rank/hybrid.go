@@ -363,6 +363,9 @@ func (l *local) fused(params fuse.Params, s Spec) (*FusedRanker, error) {
 		}
 	}
 	if f.pooled == nil {
+		if err := l.needSentences(); err != nil {
+			return nil, fmt.Errorf("fusion %s: %w", params.Name, err)
+		}
 		f.corpus = l.x.corpus()
 	} else {
 		f.lazyCorpus = l.x.corpus
@@ -424,7 +427,7 @@ func (l *local) pooledFusion(p fuse.Params, inputs []Ranker) (*pooledFusion, err
 	if !hasDense {
 		return nil, nil
 	}
-	pf := &pooledFusion{params: p, inputs: ins, n: len(l.sentences), answers: l.answers}
+	pf := &pooledFusion{params: p, inputs: ins, n: l.n, answers: l.answers}
 	if p.DemoteQuestions {
 		pf.asks = localAsks(l)
 	}

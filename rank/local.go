@@ -2,11 +2,13 @@ package rank
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"github.com/reqa/reqa/index/dense"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/reqa/reqa/index/bm25"
 	"github.com/reqa/reqa/index/sentence"
@@ -18,9 +20,17 @@ import (
 // local is the backend of an index whose sentences, postings and vectors
 // are in its own file: every ranker scores every candidate here.
 type local struct {
-	x         *Index
-	r         *store.Reader
+	x *Index
+	r *store.Reader
+	// n is the number of sentences; ctxOf every sentence's context id.
+	n     int
+	ctxOf []uint32
+	// sentences are every sentence record, read at open from an index
+	// without stored context ids, else when first needed (sents).
+	sentOnce  sync.Once
 	sentences []store.Sentence
+	sentErr   error
+	sentsRead atomic.Bool // sentences is set (sents has run without error)
 	byExtOnce sync.Once
 	byExt     map[string]uint32
 	// vecOnce loads the sentence and context vectors into the index's
@@ -54,16 +64,73 @@ func (l *local) moments() (dense.Moments, error) {
 	return l.mom, l.momErr
 }
 
+// openLocal opens the file's backend: from the stored context ids
+// (store.RowsContextOf) when the index has them, reading no sentence
+// record; else from every sentence record, as indexes from before them
+// were opened.
 func openLocal(x *Index) (*local, error) {
 	r := x.r
-	ss, err := r.Sentences()
+	l := &local{x: x, r: r, n: r.Meta().Sentences}
+	if r.Meta().ContextOf {
+		ctxOf, err := storedContextOf(r, l.n)
+		if err != nil {
+			return nil, fmt.Errorf("open index %s: %w", r.Path(), err)
+		}
+		l.ctxOf = ctxOf
+		return l, nil
+	}
+	ss, err := l.sents()
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", r.Path(), err)
 	}
-	if len(ss) != r.Meta().Sentences {
-		return nil, fmt.Errorf("open index %s: %d sentences stored, meta says %d: %w", r.Path(), len(ss), r.Meta().Sentences, store.ErrCorrupt)
+	l.ctxOf = make([]uint32, len(ss))
+	for i, s := range ss {
+		l.ctxOf[i] = s.ContextID
 	}
-	return &local{x: x, r: r, sentences: ss}, nil
+	return l, nil
+}
+
+// storedContextOf reads the n sentences' context ids the index stores.
+func storedContextOf(r *store.Reader, n int) ([]uint32, error) {
+	rs, err := r.Rows(store.RowsContextOf)
+	if err != nil {
+		return nil, fmt.Errorf("context ids: %w: %w", store.ErrCorrupt, err)
+	}
+	if rs.Len() != n || rs.RowBytes() != 4 {
+		return nil, fmt.Errorf("context ids: %d stored (rows of %d bytes), meta says %d sentences: %w", rs.Len(), rs.RowBytes(), n, store.ErrCorrupt)
+	}
+	ctxOf := make([]uint32, 0, n)
+	for c := range rs.NumChunks() {
+		b, err := rs.Chunk(c)
+		if err != nil {
+			return nil, fmt.Errorf("context ids: %w", err)
+		}
+		for i := 0; i+4 <= len(b); i += 4 {
+			ctxOf = append(ctxOf, binary.LittleEndian.Uint32(b[i:]))
+		}
+	}
+	return ctxOf, nil
+}
+
+// sents returns every sentence record, read once.
+func (l *local) sents() ([]store.Sentence, error) {
+	l.sentOnce.Do(func() {
+		ss, err := l.r.Sentences()
+		if err == nil && len(ss) != l.n {
+			err = fmt.Errorf("%d sentences stored, meta says %d: %w", len(ss), l.n, store.ErrCorrupt)
+		}
+		if err == nil && l.ctxOf != nil {
+			for i, s := range ss {
+				if s.ContextID != l.ctxOf[i] {
+					err = fmt.Errorf("sentence %d: context %d, the stored context ids say %d: %w", i, s.ContextID, l.ctxOf[i], store.ErrCorrupt)
+					break
+				}
+			}
+		}
+		l.sentences, l.sentErr = ss, err
+		l.sentsRead.Store(err == nil)
+	})
+	return l.sentences, l.sentErr
 }
 
 func (l *local) url() string { return "" }
@@ -71,12 +138,18 @@ func (l *local) url() string { return "" }
 // serves: every fusion runs on the local backend.
 func (l *local) serves(fuse.Params) bool { return true }
 
-func (l *local) allSentences() []store.Sentence { return l.sentences }
+// allSentences returns every sentence record (nil if they cannot be read:
+// the ranker that needs them reports it, see needSentences).
+func (l *local) allSentences() []store.Sentence {
+	ss, _ := l.sents()
+	return ss
+}
 
 func (l *local) extID(ext string) (uint32, bool) {
 	l.byExtOnce.Do(func() {
-		m := make(map[string]uint32, len(l.sentences))
-		for _, s := range l.sentences {
+		ss, _ := l.sents()
+		m := make(map[string]uint32, len(ss))
+		for _, s := range ss {
 			if s.ExtID != "" {
 				m[s.ExtID] = s.ID
 			}
@@ -101,10 +174,21 @@ func (l *local) answers(_ context.Context, ids []uint32, yield func(Answer) bool
 }
 
 func (l *local) answer(id uint32) (Answer, error) {
-	if int(id) >= len(l.sentences) {
+	if int(id) >= l.n {
 		return Answer{}, fmt.Errorf("sentence %d: %w", id, store.ErrNotFound)
 	}
-	s := l.sentences[id]
+	var s store.Sentence
+	if l.sentsRead.Load() {
+		s = l.sentences[id]
+	} else {
+		var err error
+		if s, err = l.r.Sentence(id); err != nil {
+			return Answer{}, err
+		}
+		if s.ContextID != l.ctxOf[id] {
+			return Answer{}, fmt.Errorf("sentence %d: context %d, the stored context ids say %d: %w", id, s.ContextID, l.ctxOf[id], store.ErrCorrupt)
+		}
+	}
 	c, err := l.r.Context(s.ContextID)
 	if err != nil {
 		return Answer{}, err
@@ -118,19 +202,23 @@ func (l *local) answer(id uint32) (Answer, error) {
 
 // questions reads the flags from the sentences' texts.
 func (l *local) questions() ([]bool, error) {
+	ss, err := l.sents()
+	if err != nil {
+		return nil, err
+	}
 	ctxs, err := l.r.Contexts()
 	if err != nil {
 		return nil, err
 	}
-	for i, s := range l.sentences {
+	for i, s := range ss {
 		if int(s.ContextID) >= len(ctxs) || s.Start < 0 || s.Start > s.End || s.End > len(ctxs[s.ContextID].Text) {
 			return nil, fmt.Errorf("sentence %d: offsets outside its context: %w", i, store.ErrCorrupt)
 		}
 	}
 	return sentence.Questions(func(i int) string {
-		s := l.sentences[i]
+		s := ss[i]
 		return ctxs[s.ContextID].Text[s.Start:s.End]
-	}, len(l.sentences)), nil
+	}, len(ss)), nil
 }
 
 func (l *local) ranker(s Spec) (Ranker, error) {
@@ -169,13 +257,15 @@ func (l *local) bm25(s Spec) (Ranker, error) {
 	return &BM25Ranker{name: s.Name, tok: tok, field: f}, nil
 }
 
-// contextOf returns every sentence's context id.
-func (l *local) contextOf() []uint32 {
-	ctxOf := make([]uint32, len(l.sentences))
-	for i, s := range l.sentences {
-		ctxOf[i] = s.ContextID
-	}
-	return ctxOf
+// contextOf returns every sentence's context id (shared: do not modify).
+func (l *local) contextOf() []uint32 { return l.ctxOf }
+
+// needSentences reads every sentence record now, for a ranker that needs
+// them (the corpus of an exact fusion, context evidence): damage is then
+// reported when the ranker is built.
+func (l *local) needSentences() error {
+	_, err := l.sents()
+	return err
 }
 
 // fieldTokenizer returns the tokenizer a BM25 field's tokens were made

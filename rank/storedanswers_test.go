@@ -17,13 +17,13 @@ import (
 )
 
 // asPreviousFormat rewrites the index at path as reqa wrote it before the
-// answer vectors were stored (before f4722bb): no row set, no moments
-// blob, no "answers" in the dense meta. Every other byte those versions
+// answer vectors and context ids were stored (before f4722bb): no row
+// sets, no moments blob, no "answers" or "context_of" in the meta. Every other byte those versions
 // wrote is written the same way today.
 func asPreviousFormat(t *testing.T, path string) {
 	t.Helper()
 	updateFile(t, path, func(tx *bolt.Tx) error {
-		if err := tx.DeleteBucket([]byte("rows")); err != nil {
+		if err := tx.DeleteBucket([]byte("rows")); err != nil { // answer vectors, context ids
 			return err
 		}
 		blobs := tx.Bucket([]byte("blobs"))
@@ -42,10 +42,13 @@ func asPreviousFormat(t *testing.T, path string) {
 		mb := tx.Bucket([]byte("meta"))
 		v := mb.Get([]byte("meta"))
 		p := string(v[:len(v)-4])
-		if !strings.Contains(p, `,"answers":true`) {
-			t.Fatalf("meta has no answers flag: %s", p)
+		for _, flag := range []string{`,"answers":true`, `,"context_of":true`} {
+			if !strings.Contains(p, flag) {
+				t.Fatalf("meta has no %s: %s", flag, p)
+			}
+			p = strings.Replace(p, flag, "", 1)
 		}
-		return mb.Put([]byte("meta"), sealed([]byte(strings.Replace(p, `,"answers":true`, "", 1))))
+		return mb.Put([]byte("meta"), sealed([]byte(p)))
 	})
 }
 

@@ -37,13 +37,18 @@
 //	                  the context and sentence ids each produced
 //	                  (JSON [SourceFiles]; `reqa index --sync`)  [BlobSourceFiles]
 //
-// and the one row set is
+// and the row sets are
 //
-//	dense/answers     every sentence's answer vector normalize(e_s + λ·e_c)
-//	                  for the index's λ, float32, when DenseMeta.Answers
-//	                  (an index from before them has none; a writer from
-//	                  before them drops the flag, so its stale rows are
-//	                  never used)                           [RowsDenseAnswers]
+//	dense/answers       every sentence's answer vector normalize(e_s + λ·e_c)
+//	                    for the index's λ, float32, when DenseMeta.Answers
+//	                                                      [RowsDenseAnswers]
+//	records/context-of  every sentence's context id, uint32, when
+//	                    Meta.ContextOf: an index opens without reading
+//	                    every sentence record              [RowsContextOf]
+//
+// (an index from before them has neither; a writer from before them drops
+// the meta's flags when it rewrites the meta, so its stale rows are never
+// used, and `reqa index --sync` stores them).
 //
 // Every record value ends in a CRC-32C of its payload, so a flipped byte in a
 // context, a sentence, a postings list or a blob is reported as [ErrCorrupt]

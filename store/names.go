@@ -51,6 +51,10 @@ const (
 // BlobDenseMoments holds their moments. Present when DenseMeta.Answers is.
 const RowsDenseAnswers = "dense/answers"
 
+// RowsContextOf is the row set of every sentence's context id (uint32,
+// little-endian, in sentence id order); present when Meta.ContextOf is.
+const RowsContextOf = "records/context-of"
+
 // Field-name suffixes of the two document forms of a tokenizer's BM25
 // fields.
 const (

@@ -36,6 +36,12 @@ type Meta struct {
 	// Dense describes the dense encoder and embeddings, when the index has
 	// them.
 	Dense *DenseMeta `json:"dense,omitempty"`
+	// ContextOf is true when the row set RowsContextOf holds every
+	// sentence's context id, kept in step with the sentences by every
+	// writer since it was added (a writer from before drops the field
+	// when it rewrites the meta, so a stale set is never used): a reader
+	// then opens the index without reading every sentence record.
+	ContextOf bool `json:"context_of,omitempty"`
 	// Engine is set when the index's sentences, contexts, BM25 fields and
 	// vectors live in an external engine: the file then holds this meta
 	// (Fields and Dense describe what the engine holds), the dense model

@@ -409,7 +409,7 @@ func syncIndex(c *cli.Context, opt index.Options) error {
 	if c.Bool("json") {
 		return writeJSON(c.App.Writer, map[string]any{"index": out, "added": res.Added, "changed": res.Changed, "removed": res.Removed,
 			"unchanged": res.Unchanged, "embedded_sentences": res.Embedded, "tokenized_sentences": res.Tokenized, "written": res.Written, "graph": res.Graph,
-			"contexts": res.Meta.Contexts, "sentences": res.Meta.Sentences, "seconds": secs, "stored_answers": res.StoredAnswers})
+			"contexts": res.Meta.Contexts, "sentences": res.Meta.Sentences, "seconds": secs, "upgraded": res.Upgraded})
 	}
 	fmt.Fprintf(c.App.Writer, "added %d, changed %d, removed %d files; %d sentences embedded", res.Added, res.Changed, res.Removed, res.Embedded)
 	if !res.Written {
@@ -419,8 +419,8 @@ func syncIndex(c *cli.Context, opt index.Options) error {
 	if res.Graph != "" {
 		fmt.Fprintf(c.App.Writer, "; ANN graph %s", res.Graph)
 	}
-	if res.StoredAnswers {
-		fmt.Fprint(c.App.Writer, "; answer vectors now stored (an index from an earlier reqa: ask reads them in place)")
+	if res.Upgraded {
+		fmt.Fprint(c.App.Writer, "; upgraded (an index from an earlier reqa: answer vectors and context ids now stored, read in place by ask)")
 	}
 	fmt.Fprintf(c.App.Writer, "; %s now holds %d sentences from %d contexts (%.1fs)\n", out, res.Meta.Sentences, res.Meta.Contexts, secs)
 	return nil
