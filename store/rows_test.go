@@ -111,22 +111,13 @@ func TestRowsDamage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "rows.reqa")
 			putRowsIndex(t, path, map[string][2]int{"v": {5000, 64}})
-			db, err := bolt.Open(path, 0o644, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = db.Update(func(tx *bolt.Tx) error {
-				b := tx.Bucket(bucketRows).Bucket([]byte("v"))
+			editRows(t, path, "v", func(b *bolt.Bucket) error {
 				v := tc.edit(append([]byte(nil), b.Get(rowsChunkKey(2))...))
 				if v == nil {
 					return b.Delete(rowsChunkKey(2))
 				}
 				return b.Put(rowsChunkKey(2), v)
 			})
-			db.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
 			r, err := Open(path)
 			if err != nil {
 				t.Fatal(err)
@@ -231,12 +222,7 @@ func FuzzRows(f *testing.F) {
 		if err := os.WriteFile(path, orig, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		db, err := bolt.Open(path, 0o644, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = db.Update(func(tx *bolt.Tx) error {
-			b := tx.Bucket(bucketRows).Bucket([]byte("v"))
+		editRows(t, path, "v", func(b *bolt.Bucket) error {
 			h, c := header, chunk
 			if sealHeader {
 				h = sealAligned(header)
@@ -249,10 +235,6 @@ func FuzzRows(f *testing.F) {
 			}
 			return b.Put(rowsChunkKey(0), c)
 		})
-		db.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
 		r, err := Open(path)
 		if err != nil {
 			t.Fatal(err)
@@ -304,4 +286,17 @@ func ExampleWriter_PutRows() {
 	chunk, _ := rs.Chunk(0) // in place, checked on this first use
 	fmt.Println(rs.Len(), rs.RowBytes(), chunk[2*7:2*7+2])
 	// Output: 10 2 [7 49]
+}
+
+// editRows runs fn on the bucket of row set name in the file at path.
+func editRows(t *testing.T, path, name string, fn func(b *bolt.Bucket) error) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(func(tx *bolt.Tx) error { return fn(tx.Bucket(bucketRows).Bucket([]byte(name))) }); err != nil {
+		t.Fatal(err)
+	}
 }
