@@ -363,7 +363,7 @@ func storedVectors(tx *store.WriteTx, old store.Meta) (sent, ctxv dense.Vectors,
 func appendDense(ctx context.Context, w *store.Writer, c *Corpus, old store.Meta, sentVec, ctxVec dense.Vectors, opt Options, meta *store.DenseMeta) error {
 	d := old.Dense
 	var graph []byte
-	var allSent, allCtx dense.Vectors
+	var allSent, allCtx, answers dense.Vectors
 	var ctxOf []uint32
 	err := w.Update(func(tx *store.WriteTx) error {
 		ctxOf = make([]uint32, 0, old.Sentences+len(c.Sentences))
@@ -379,8 +379,12 @@ func appendDense(ctx context.Context, w *store.Writer, c *Corpus, old store.Meta
 			return err
 		}
 		if d.Graph {
-			if graph, err = extendGraph(ctx, tx, c, old, oldSent, oldCtx, sentVec, ctxVec, opt); err != nil {
+			var g dense.Vectors
+			if graph, g, err = extendGraph(ctx, tx, c, old, ctxOf[:min(len(ctxOf), old.Sentences)], oldSent, oldCtx, sentVec, ctxVec, opt); err != nil {
 				return err
+			}
+			if d.GraphLambda == d.Lambda {
+				answers = g // the graph's vectors are the answer vectors
 			}
 		}
 		allSent = dense.Vectors{Dim: d.Dim, Data: append(oldSent.Data, sentVec.Data...)}
@@ -399,44 +403,40 @@ func appendDense(ctx context.Context, w *store.Writer, c *Corpus, old store.Meta
 	if err != nil {
 		return err
 	}
-	answers, err := dense.Combine(allSent, allCtx, ctxOf, d.Lambda)
-	if err != nil {
-		return err
+	if answers.Data == nil {
+		if answers, err = dense.Combine(allSent, allCtx, ctxOf, d.Lambda); err != nil {
+			return err
+		}
 	}
 	return writeDenseBlobs(w, graph, nil, nil, allSent, allCtx, answers, meta)
 }
 
-// extendGraph loads the stored graph over the old answer vectors and adds
-// the new ones.
-func extendGraph(ctx context.Context, tx *store.WriteTx, c *Corpus, old store.Meta, oldSent, oldCtx, sentVec, ctxVec dense.Vectors, opt Options) ([]byte, error) {
+// extendGraph loads the stored graph over the old answer vectors (the old
+// sentences' contexts in ctxOf) and adds the new ones; it returns the
+// graph's bytes and its vectors (old and new answer vectors for
+// d.GraphLambda).
+func extendGraph(ctx context.Context, tx *store.WriteTx, c *Corpus, old store.Meta, ctxOf []uint32, oldSent, oldCtx, sentVec, ctxVec dense.Vectors, opt Options) ([]byte, dense.Vectors, error) {
 	d := old.Dense
-	ctxOf := make([]uint32, 0, old.Sentences)
-	err := tx.ForEachSentence(func(s store.Sentence) error {
-		ctxOf = append(ctxOf, s.ContextID)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	ctxOf = ctxOf[:min(len(ctxOf), old.Sentences)]
+	fail := func(err error) ([]byte, dense.Vectors, error) { return nil, dense.Vectors{}, err }
 	oldAns, err := dense.Combine(oldSent, oldCtx, ctxOf, d.GraphLambda)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	raw, err := tx.LargeBlob(store.BlobDenseGraph)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	g, err := ann.Load(raw, oldAns.Data, d.Dim)
 	if err != nil {
-		return nil, fmt.Errorf("blob %s: %w", store.BlobDenseGraph, err)
+		return fail(fmt.Errorf("blob %s: %w", store.BlobDenseGraph, err))
 	}
 	ans, err := answerVectors(c, sentVec, ctxVec, d.GraphLambda)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	if err := addToGraph(ctx, g, ans, opt.Progress); err != nil {
-		return nil, err
+		return fail(err)
 	}
-	return g.MarshalBinary()
+	b, err := g.MarshalBinary()
+	return b, dense.Vectors{Dim: d.Dim, Data: g.Vectors()}, err
 }

@@ -72,7 +72,7 @@ func hitStats(best []weaviate.Hit) fuse.Stats {
 // RemoteDepth best form a pool, every input's score of every pooled
 // candidate is completed, and the pool is fused with each input's
 // statistics over the whole index (FuseStats). An engine index's fusion
-// is one; so is a file's when its inputs can be pooled (localPooled):
+// is one; so is a file's when its inputs can be pooled (local.pooledFusion):
 // then nothing in a question's cost is proportional to the index but
 // the sparse inputs' postings.
 type pooledFusion struct {
