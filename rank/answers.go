@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"runtime/debug"
 	"sync/atomic"
 	"unsafe"
 
@@ -140,15 +139,6 @@ func (a *answerRows) copyAll() (dense.Vectors, error) {
 	return out, err
 }
 
-// inPlace runs fn, which reads answer rows where they lie in the file's
-// memory map, turning a fault on a mapped page (the file cut short under
-// the map) into store.ErrCorrupt instead of a crash.
-func inPlace(fn func() error) (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("answer vectors: unreadable page (%v): %w", p, store.ErrCorrupt)
-		}
-	}()
-	return fn()
-}
+// read runs fn, which reads rows in place, with the store's guard against
+// a fault on a mapped page (store.Rows.Read).
+func (a *answerRows) read(fn func() error) error { return a.rows.Read(fn) }

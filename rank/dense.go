@@ -501,13 +501,14 @@ func (d *DenseRanker) TopK(ctx context.Context, question string, k int) ([]Hit, 
 		return nil, err
 	}
 	var found []ann.Result
-	err = inPlace(func() error {
+	if d.rows == nil {
 		found = d.graph.Search(q, max(k, 1), d.ef)
-		if d.rows != nil {
+	} else {
+		err = d.rows.read(func() error {
+			found = d.graph.Search(q, max(k, 1), d.ef)
 			return d.rows.err()
-		}
-		return nil
-	})
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", d.name, err)
 	}
@@ -525,7 +526,7 @@ func (d *DenseRanker) TopK(ctx context.Context, question string, k int) ([]Hit, 
 // question, unused when λ is 0 or the combined vectors are held).
 func (d *DenseRanker) scoreExact(qs [][]float32, outs, ctx [][]float64) error {
 	if d.rows != nil {
-		return inPlace(func() error {
+		return d.rows.read(func() error {
 			if len(qs) == 1 {
 				return d.rows.scoreAll(qs[0], outs[0])
 			}
@@ -573,7 +574,7 @@ func (d *DenseRanker) EmbedQuestions(ctx context.Context, questions []string) ([
 func (d *DenseRanker) AnswerVectors() (dense.Vectors, error) {
 	if d.rows != nil {
 		var v dense.Vectors
-		err := inPlace(func() (err error) { v, err = d.rows.copyAll(); return err })
+		err := d.rows.read(func() (err error) { v, err = d.rows.copyAll(); return err })
 		return v, err
 	}
 	return d.st.answers(d.lambda)

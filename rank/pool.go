@@ -375,7 +375,7 @@ func (d *localDense) prepare(ctx context.Context, question string) (poolQuery, e
 
 func (d *localDense) top(_ context.Context, q poolQuery, k int) ([]weaviate.Hit, error) {
 	var found []ann.Result
-	err := inPlace(func() error {
+	err := d.rows.read(func() error {
 		found = d.graph.Search(q.vector, k, max(d.ef, k))
 		return d.rows.err()
 	})
@@ -391,7 +391,7 @@ func (d *localDense) top(_ context.Context, q poolQuery, k int) ([]weaviate.Hit,
 
 func (d *localDense) scoresOf(_ context.Context, q poolQuery, ids []int) (map[int]float64, error) {
 	m := make(map[int]float64, len(ids))
-	err := inPlace(func() error {
+	err := d.rows.read(func() error {
 		for _, id := range ids {
 			x, err := d.rows.score(q.vector, id)
 			if err != nil {

@@ -254,6 +254,17 @@ func rowsOf(top *bolt.Bucket, name string) (*Rows, error) {
 	return rs, nil
 }
 
+// Read runs fn, which reads rows where they lie in the file's memory map
+// (slices Chunk returned), turning a fault on a mapped page (the file cut
+// short under the map) into an error wrapping ErrCorrupt instead of a
+// crash, as every read of the Reader does.
+func (rs *Rows) Read(fn func() error) error {
+	if rs.r == nil {
+		return fn()
+	}
+	return rs.r.guard(fn)
+}
+
 // Len returns the number of rows.
 func (rs *Rows) Len() int { return rs.h.Rows }
 
