@@ -32,23 +32,23 @@ type answerRows struct {
 var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // openAnswerRows opens the stored answer vectors of an index whose meta m
-// says it has them (m.Answers), for n sentences. ok is false when they
+// says it has them (m.Answers), for n sentences. It returns nil when they
 // cannot be read in place on this machine (big-endian): the caller mixes
 // the vectors instead.
-func openAnswerRows(r *store.Reader, m *store.DenseMeta, n int) (a *answerRows, ok bool, err error) {
+func openAnswerRows(r *store.Reader, m *store.DenseMeta, n int) (*answerRows, error) {
 	if !littleEndian {
-		return nil, false, nil
+		return nil, nil
 	}
 	rs, err := r.Rows(store.RowsDenseAnswers)
 	if err != nil {
-		return nil, false, fmt.Errorf("answer vectors: %w: %w", store.ErrCorrupt, err)
+		return nil, fmt.Errorf("answer vectors: %w: %w", store.ErrCorrupt, err)
 	}
 	if rs.Len() != n || rs.RowBytes() != 4*m.Dim {
-		return nil, false, fmt.Errorf("answer vectors: %d rows of %d bytes, index holds %d sentences of dimension %d: %w",
+		return nil, fmt.Errorf("answer vectors: %d rows of %d bytes, index holds %d sentences of dimension %d: %w",
 			rs.Len(), rs.RowBytes(), n, m.Dim, store.ErrCorrupt)
 	}
 	rs.SetValidate(finiteRows)
-	return &answerRows{rows: rs, dim: m.Dim, per: rs.PerChunk(), zero: make([]float32, m.Dim)}, true, nil
+	return &answerRows{rows: rs, dim: m.Dim, per: rs.PerChunk(), zero: make([]float32, m.Dim)}, nil
 }
 
 // finiteRows refuses rows holding a NaN or an infinity.

@@ -59,9 +59,6 @@ type DenseRanker struct {
 	rows *answerRows
 	// n is the number of candidates.
 	n int
-	// vectors loads the sentence and context vectors into st (once) for
-	// what needs them (AnswerVectors of a ranker reading rows).
-	vectors func() (*denseState, error)
 
 	st *denseState
 }
@@ -247,41 +244,38 @@ func (l *local) denseRanker(s Spec) (*DenseRanker, error) {
 	if s.SentenceOnly {
 		lambda = 0
 	}
-	vectors := func() (*denseState, error) { return l.vectors(opt.Threads) }
+	// At the index's λ the stored answer vectors are read in place (the
+	// encoder alone is loaded); otherwise the vectors are loaded and mixed.
+	var rows *answerRows
 	if m.Answers && lambda == m.Lambda && useStoredAnswers {
-		st, err := l.x.loadDense(opt.Threads)
-		if err != nil {
-			return nil, err
-		}
-		d := &DenseRanker{name: s.Name, enc: st.enc, lambda: lambda, st: st, ef: opt.Ef, n: l.n, vectors: vectors}
-		if !opt.NoAdapter {
-			if d.adapter, err = l.x.loadAdapter(st); err != nil {
-				return nil, fmt.Errorf("dense ranker: %w", err)
-			}
-		}
-		rows, ok, err := l.answerRows()
-		if err != nil {
+		var err error
+		if rows, err = l.answerRows(); err != nil {
 			return nil, fmt.Errorf("dense ranker: %w", err)
 		}
-		if ok {
-			d.rows = rows
-			if opt.ANN && m.Graph && m.GraphLambda == lambda {
-				if d.graph, err = l.loadGraphFrom(st, rows); err != nil {
-					return nil, err
-				}
-			}
-			return d, nil
-		}
 	}
-	st, err := vectors()
+	var st *denseState
+	var err error
+	if rows != nil {
+		st, err = l.x.loadDense(opt.Threads)
+	} else {
+		st, err = l.vectors(opt.Threads)
+	}
 	if err != nil {
 		return nil, err
 	}
-	d := &DenseRanker{name: s.Name, enc: st.enc, lambda: lambda, st: st, ef: opt.Ef, n: st.sent.Len(), vectors: vectors}
+	d := &DenseRanker{name: s.Name, enc: st.enc, lambda: lambda, st: st, ef: opt.Ef, n: l.n, rows: rows}
 	if !opt.NoAdapter {
 		if d.adapter, err = l.x.loadAdapter(st); err != nil {
 			return nil, fmt.Errorf("dense ranker: %w", err)
 		}
+	}
+	if rows != nil {
+		if opt.ANN && m.Graph && m.GraphLambda == lambda {
+			if d.graph, err = l.loadGraphFrom(st, rows); err != nil {
+				return nil, err
+			}
+		}
+		return d, nil
 	}
 	if opt.ANN && m.Graph && m.GraphLambda == lambda {
 		if d.answers, err = st.answers(lambda); err != nil {
@@ -313,13 +307,13 @@ var useStoredAnswers = true
 // 661,408 sentences): scores are mixed, equal to within 1e-6.
 var combineMax int64 = 512 << 20 // a variable for tests (SetCombineMax)
 
-// answerRows opens the index's stored answer vectors once (ok false: they
+// answerRows opens the index's stored answer vectors once (nil: they
 // cannot be read in place here).
-func (l *local) answerRows() (*answerRows, bool, error) {
+func (l *local) answerRows() (*answerRows, error) {
 	l.rowsOnce.Do(func() {
-		l.rows, l.rowsOK, l.rowsErr = openAnswerRows(l.r, l.r.Meta().Dense, l.n)
+		l.rows, l.rowsErr = openAnswerRows(l.r, l.r.Meta().Dense, l.n)
 	})
-	return l.rows, l.rowsOK, l.rowsErr
+	return l.rows, l.rowsErr
 }
 
 // loadGraphFrom loads the stored ANN graph over the answer vectors read in

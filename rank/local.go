@@ -40,7 +40,6 @@ type local struct {
 	// rowsOnce opens the stored answer vectors (answerRows).
 	rowsOnce sync.Once
 	rows     *answerRows
-	rowsOK   bool
 	rowsErr  error
 	// momOnce loads the answer vectors' moments (moments).
 	momOnce sync.Once
