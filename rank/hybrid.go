@@ -29,13 +29,14 @@ type FusedRanker struct {
 	// read stored answer vectors; see local.pooledFusion). Breakdown
 	// still scores every candidate.
 	pooled *pooledFusion
-	// lazyCorpus gives a pooled fusion's corpus when Breakdown or Corpus
-	// first needs it (it reads every sentence's text).
+	// lazyCorpus gives a file's corpus the first time a fusion over every
+	// candidate needs it (it reads every sentence's text: a pooled fusion
+	// only does for Breakdown or Corpus).
 	lazyCorpus func() *fuse.Corpus
 	corpusOnce sync.Once
 }
 
-// fullCorpus returns the corpus, made on first use for a pooled fusion.
+// fullCorpus returns the corpus, made on first use.
 func (f *FusedRanker) fullCorpus() *fuse.Corpus {
 	f.corpusOnce.Do(func() {
 		if f.corpus == nil && f.lazyCorpus != nil {
@@ -147,7 +148,7 @@ func (f *FusedRanker) ScoreAll(ctx context.Context, question string, out *Scores
 // fuse fuses one question's input scores into out: the method, questions
 // demoted, definitions first (Params).
 func (f *FusedRanker) fuse(ctx context.Context, question string, inputs [][]float64, out []float64) error {
-	if err := fuse.FuseContext(f.params, inputs, f.corpus, out); err != nil {
+	if err := fuse.FuseContext(f.params, inputs, f.fullCorpus(), out); err != nil {
 		return err
 	}
 	if f.params.DefinitionsFirst {
@@ -163,7 +164,6 @@ func (f *FusedRanker) fuse(ctx context.Context, question string, inputs [][]floa
 func (f *FusedRanker) Breakdown(ctx context.Context, question string) (inputs [][]float64, fused []float64, matched bool, err error) {
 	s := f.pool.Get().(*fusedScratch)
 	defer f.pool.Put(s)
-	f.fullCorpus()
 	if _, err := f.scoreInputs(ctx, question, s); err != nil {
 		return nil, nil, false, err
 	}
@@ -363,13 +363,13 @@ func (l *local) fused(params fuse.Params, s Spec) (*FusedRanker, error) {
 		}
 	}
 	if f.pooled == nil {
+		// Scoring every candidate reads every sentence's record for the
+		// corpus: damage is reported now.
 		if err := l.needSentences(); err != nil {
 			return nil, fmt.Errorf("fusion %s: %w", params.Name, err)
 		}
-		f.corpus = l.x.corpus()
-	} else {
-		f.lazyCorpus = l.x.corpus
 	}
+	f.lazyCorpus = l.x.corpus
 	return f, nil
 }
 
