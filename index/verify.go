@@ -271,16 +271,13 @@ func verifyContextOf(r *store.Reader, want []uint32) error {
 	if rs.Len() != len(want) || rs.RowBytes() != 4 {
 		return fmt.Errorf("context ids: %d rows of %d bytes for %d sentences: %w", rs.Len(), rs.RowBytes(), len(want), store.ErrCorrupt)
 	}
-	for c := range rs.NumChunks() {
-		b, err := rs.Chunk(c)
-		if err != nil {
-			return fmt.Errorf("context ids: %w", err)
-		}
-		lo := c * rs.PerChunk()
-		for k := 0; k+4 <= len(b); k += 4 {
-			if got := binary.LittleEndian.Uint32(b[k:]); got != want[lo+k/4] {
-				return fmt.Errorf("context ids: sentence %d: %d, its record says %d (stale or damaged): %w", lo+k/4, got, want[lo+k/4], store.ErrCorrupt)
-			}
+	got, err := rs.Uint32s()
+	if err != nil {
+		return fmt.Errorf("context ids: %w", err)
+	}
+	for i, c := range got {
+		if c != want[i] {
+			return fmt.Errorf("context ids: sentence %d: %d, its record says %d (stale or damaged): %w", i, c, want[i], store.ErrCorrupt)
 		}
 	}
 	return nil

@@ -2,7 +2,6 @@ package rank
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"github.com/reqa/reqa/index/dense"
@@ -98,15 +97,9 @@ func storedContextOf(r *store.Reader, n int) ([]uint32, error) {
 	if rs.Len() != n || rs.RowBytes() != 4 {
 		return nil, fmt.Errorf("context ids: %d stored (rows of %d bytes), meta says %d sentences: %w", rs.Len(), rs.RowBytes(), n, store.ErrCorrupt)
 	}
-	ctxOf := make([]uint32, 0, n)
-	for c := range rs.NumChunks() {
-		b, err := rs.Chunk(c)
-		if err != nil {
-			return nil, fmt.Errorf("context ids: %w", err)
-		}
-		for i := 0; i+4 <= len(b); i += 4 {
-			ctxOf = append(ctxOf, binary.LittleEndian.Uint32(b[i:]))
-		}
+	ctxOf, err := rs.Uint32s()
+	if err != nil {
+		return nil, fmt.Errorf("context ids: %w", err)
 	}
 	return ctxOf, nil
 }

@@ -265,6 +265,25 @@ func (rs *Rows) Read(fn func() error) error {
 	return rs.r.guard(fn)
 }
 
+// Uint32s returns every row of a set of 4-byte rows as a little-endian
+// uint32 (the context ids: RowsContextOf), checking every chunk.
+func (rs *Rows) Uint32s() ([]uint32, error) {
+	if rs.h.RowBytes != 4 {
+		return nil, fmt.Errorf("rows %s: rows of %d bytes, not 4: %w", rs.name, rs.h.RowBytes, ErrCorrupt)
+	}
+	out := make([]uint32, 0, rs.h.Rows)
+	for c := range rs.h.Chunks {
+		b, err := rs.Chunk(c)
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i+4 <= len(b); i += 4 {
+			out = append(out, binary.LittleEndian.Uint32(b[i:]))
+		}
+	}
+	return out, nil
+}
+
 // Len returns the number of rows.
 func (rs *Rows) Len() int { return rs.h.Rows }
 
