@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/reqa/reqa/ingest"
+	"github.com/reqa/reqa/index/encoder"
+	"github.com/reqa/reqa/index/encoder/uselite"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/rank/fuse"
 )
@@ -242,6 +244,61 @@ func TestAskDistinctSentences(t *testing.T) {
 				t.Errorf("k=%d: answer %d ranked %d: %q (repeated: %v)", k, i, a.Rank, a.Sentence, seen[a.Sentence])
 			}
 			seen[a.Sentence] = true
+		}
+	}
+}
+
+// TestFastStart: an index opened for one-shot asking embeds questions in
+// Go, and every ranker answers as with ONNX Runtime (the same top five,
+// scores within int8 rounding).
+func TestFastStart(t *testing.T) {
+	requireDense(t)
+	path := filepath.Join(t.TempDir(), "t.reqa")
+	buildIndexPrecision(t, path, true, uselite.PrecisionInt8, "../ingest/testdata/corpus")
+	rt, err := rank.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	fast, err := rank.OpenWith(path, rank.OpenOptions{FastStart: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fast.Close()
+	questions := []string{"Who kept the Bell Rock light?", "How do arch bridges carry loads?", "What do bees make?", "zzzz qqqq"}
+	for _, name := range []string{"", "dense", "fusion-rrf"} {
+		spec, err := rank.ParseSpec(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.Dense.ANN = true
+		var answers [2][][]rank.Answer
+		for i, e := range []*rank.Index{rt, fast} {
+			r, err := e.Resolve(spec)
+			if err != nil {
+				t.Fatalf("%q: %v", name, err)
+			}
+			for _, q := range questions {
+				a, err := e.Ask(context.Background(), r, q, 5)
+				if err != nil {
+					t.Fatalf("%q %q: %v", name, q, err)
+				}
+				answers[i] = append(answers[i], a)
+			}
+		}
+		if g, r := rank.QuestionEngine(fast), rank.QuestionEngine(rt); g != encoder.EngineGo || r != encoder.EngineRuntime {
+			t.Errorf("%q: questions embedded by %s with fast start, %s without", name, g, r)
+		}
+		for qi, q := range questions {
+			a, b := answers[0][qi], answers[1][qi]
+			if len(a) != len(b) {
+				t.Fatalf("%q %q: %d answers with the runtime, %d with fast start", name, q, len(a), len(b))
+			}
+			for j := range a {
+				if a[j].SentenceID != b[j].SentenceID || math.Abs(a[j].Score-b[j].Score) > 1e-3 {
+					t.Errorf("%q %q #%d: sentence %d (%.5f) with the runtime, %d (%.5f) with fast start", name, q, j, a[j].SentenceID, a[j].Score, b[j].SentenceID, b[j].Score)
+				}
+			}
 		}
 	}
 }

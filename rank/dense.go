@@ -112,7 +112,7 @@ func (x *Index) loadDense(threads int) (*denseState, error) {
 			if err != nil {
 				return err
 			}
-			st.enc, err = encoder.New(encoder.Spec{Name: m.Encoder, Kind: m.Kind, Dim: m.Dim, Hash: m.Hash}, onnx, vocab, encoder.Options{Threads: threads})
+			st.enc, err = encoder.New(encoder.Spec{Name: m.Encoder, Kind: m.Kind, Dim: m.Dim, Hash: m.Hash}, onnx, vocab, encoder.Options{Threads: threads, FastStart: x.fastStart})
 			return err
 		}()
 	})

@@ -36,3 +36,12 @@ func SetPooled(on bool) (restore func()) {
 	usePooled = on
 	return func() { usePooled = old }
 }
+
+// QuestionEngine is what embeds x's questions (encoder.Engine), once a
+// dense ranker has loaded the encoder; "" before.
+func QuestionEngine(x *Index) string {
+	if x.dense == nil || x.dense.enc == nil {
+		return ""
+	}
+	return x.dense.enc.Engine()
+}

@@ -38,17 +38,24 @@ func buildTestIndexDense(t *testing.T, path string, dense bool) bool {
 // embeddings when dense.
 func buildIndexOf(t *testing.T, path string, dense bool, inputs ...string) {
 	t.Helper()
+	buildIndexPrecision(t, path, dense, uselite.PrecisionFP32, inputs...)
+}
+
+// buildIndexPrecision is buildIndexOf with the embedded USE-Lite of the
+// given precision.
+func buildIndexPrecision(t *testing.T, path string, dense bool, precision string, inputs ...string) {
+	t.Helper()
 	c, err := ingest.ReadInputs(inputs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opt := index.Options{} // every tokenizer, as reqa index builds
 	if dense {
-		onnx, vocab, err := uselite.Model()
+		onnx, vocab, err := uselite.ModelPrecision(precision)
 		if err != nil {
 			t.Fatal(err)
 		}
-		enc, err := encoder.New(encoder.Spec{Name: uselite.Name, Kind: encoder.KindUSELite, Dim: uselite.Dim}, onnx, vocab, encoder.Options{})
+		enc, err := encoder.New(encoder.Spec{Name: uselite.Name, Kind: encoder.KindUSELite, Dim: uselite.Dim, Precision: precision}, onnx, vocab, encoder.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

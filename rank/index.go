@@ -28,6 +28,8 @@ type Index struct {
 	corpusV    *fuse.Corpus
 	// tuned replaces the index's own fusions and adapter (see UseTuned).
 	tuned *Tuned
+	// fastStart is OpenOptions.FastStart.
+	fastStart bool
 }
 
 // backend is where an index's sentences, vectors and postings live: this
@@ -66,6 +68,13 @@ type OpenOptions struct {
 	// QuestionTimeout bounds one question asked of the engine (0:
 	// QuestionTimeout).
 	QuestionTimeout time.Duration
+	// FastStart is for a process that asks a question or two and exits
+	// (reqa ask): questions are embedded by the Go int8 USE-Lite instead
+	// of starting ONNX Runtime (encoder.Options.FastStart). Answers are
+	// those of the runtime up to int8 rounding (the same P@1 and MRR on
+	// the SQuAD and docs benchmarks' test halves); many questions are
+	// faster without it (eval, serve).
+	FastStart bool
 }
 
 // OpenWith opens the index at path with o.
@@ -74,7 +83,7 @@ func OpenWith(path string, o OpenOptions) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &Index{r: r}
+	x := &Index{r: r, fastStart: o.FastStart}
 	if r.Meta().Engine != nil {
 		x.b, err = openWeaviate(x, o)
 	} else {

@@ -35,11 +35,12 @@ func engineOpenOptions(c *cli.Context) (rank.OpenOptions, error) {
 }
 
 // openIndex opens the index at path as rank.Open does, reaching an engine
-// with the command's engine flags.
-func openIndex(c *cli.Context, path string) (*rank.Index, error) {
+// with the command's engine flags; fastStart is rank.OpenOptions.FastStart.
+func openIndex(c *cli.Context, path string, fastStart bool) (*rank.Index, error) {
 	o, err := engineOpenOptions(c)
 	if err != nil {
 		return nil, err
 	}
+	o.FastStart = fastStart
 	return rank.OpenWith(path, o)
 }

@@ -230,6 +230,7 @@ func evalCommand() *cli.Command {
 			&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense: context weight λ (default: the index's)"},
 			&cli.BoolFlag{Name: "no-adapter", Usage: "dense: ignore the question adapter stored by reqa tune"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
+			&cli.BoolFlag{Name: "fast-start", Usage: "embed questions as ask does, with the built-in encoder's Go network instead of ONNX Runtime (slower over many questions; to measure what ask answers)"},
 			&cli.BoolFlag{Name: "ann", Usage: "rank as ask and serve do: dense over the ANN graph, fusions over each input's best candidates (pooled) where the index allows; without it every candidate is scored"},
 		}, append(bm25Flags, engineAuthFlags()...)...),
 		OnUsageError: onUsage,

@@ -132,7 +132,7 @@ func evalIndex(c *cli.Context, ds *ingest.Dataset, dir, path string) (_ *rank.In
 			return nil, "", cleanup, err
 		}
 	}
-	e, err := openIndex(c, path)
+	e, err := openIndex(c, path, c.Bool("fast-start"))
 	if err != nil {
 		return nil, "", cleanup, err
 	}

@@ -208,3 +208,63 @@ func equalBits(a, b []float32) bool {
 	}
 	return len(a) == len(b)
 }
+
+// TestFastStart: with Options.FastStart the int8 USE-Lite embeds through
+// the Go network (package usenet), agreeing with the runtime up to int8
+// rounding; a model the network does not run (float32 USE-Lite) falls
+// back to the runtime and is unchanged.
+func TestFastStart(t *testing.T) {
+	gold := readGolden(t, "edge-cases.jsonl")
+	texts := make([]string, len(gold))
+	for i, g := range gold {
+		texts[i] = g.Text
+	}
+	for _, tc := range []struct {
+		precision, engine string
+		minCos            float64
+	}{{uselite.PrecisionInt8, encoder.EngineGo, 0.9995}, {uselite.PrecisionFP32, encoder.EngineRuntime, 1 - 1e-9}} {
+		t.Run(tc.precision, func(t *testing.T) {
+			onnx, vocab, err := uselite.ModelPrecision(tc.precision)
+			if err != nil {
+				testenv.Skip(t, "%v", err)
+			}
+			spec := encoder.Spec{Name: uselite.Name, Kind: encoder.KindUSELite, Dim: uselite.Dim, Precision: tc.precision}
+			rt, err := encoder.New(spec, onnx, vocab, encoder.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rt.Close()
+			fast, err := encoder.New(spec, onnx, vocab, encoder.Options{FastStart: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fast.Close()
+			if fast.Engine() != tc.engine || rt.Engine() != encoder.EngineRuntime {
+				t.Errorf("engines %s with fast start, %s without; want %s, %s", fast.Engine(), rt.Engine(), tc.engine, encoder.EngineRuntime)
+			}
+			want, err := rt.EncodeQueries(context.Background(), texts, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := fast.EncodeQueries(context.Background(), texts, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range texts {
+				if c := cosine(got[i], want[i]); c < tc.minCos {
+					t.Errorf("%q: cosine %.7f between fast start and runtime, want ≥ %g", texts[i], c, tc.minCos)
+				}
+			}
+		})
+	}
+}
+
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	return dot / math.Sqrt(na*nb)
+}

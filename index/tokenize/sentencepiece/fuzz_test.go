@@ -1,6 +1,7 @@
 package sentencepiece
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -177,5 +178,32 @@ func FuzzEncode(f *testing.F) {
 		if utf8.ValidString(s) {
 			checkNFKC(t, s)
 		}
+	})
+}
+
+// FuzzFromJSON: no vocabulary makes the reader panic; one it accepts has
+// the pieces a plain encoding/json decode of it gives, and encodes.
+func FuzzFromJSON(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join("testdata", "toy.vocab.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte(`[["\u00e9\"x", -1.5], ["a", null], ["b", 1e-3, "extra"]]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tok, err := FromJSON(b)
+		if err != nil {
+			return
+		}
+		var ref [][]any
+		if err := json.Unmarshal(b, &ref); err != nil {
+			t.Fatalf("accepted a vocabulary encoding/json rejects: %v", err)
+		}
+		for i, r := range ref {
+			if s, _ := r[0].(string); tok.Piece(int32(i)) != s {
+				t.Fatalf("piece %d: %q, encoding/json reads %q", i, tok.Piece(int32(i)), s)
+			}
+		}
+		tok.Encode("héllo, wörld")
 	})
 }

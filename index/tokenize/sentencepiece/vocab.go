@@ -9,6 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/reqa/reqa/internal/display"
 )
@@ -84,19 +86,31 @@ func Load(r io.Reader) (*Tokenizer, error) {
 // (the reference would loop forever on an empty one). Strings are decoded as
 // encoding/json does, so a lone UTF-16 surrogate escape becomes U+FFFD.
 func FromJSON(data []byte) (*Tokenizer, error) {
-	var raw []json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("sentencepiece: vocabulary is not a JSON array: %w", err)
+	// One pass validates and splits the whole document; an entry that is
+	// not an array fails it, and the entry-by-entry pass below names it.
+	var rows [][]json.RawMessage
+	if err := json.Unmarshal(data, &rows); err != nil {
+		var raw []json.RawMessage
+		if err := json.Unmarshal(data, &raw); err != nil {
+			return nil, fmt.Errorf("sentencepiece: vocabulary is not a JSON array: %w", err)
+		}
+		for i, msg := range raw {
+			var fields []json.RawMessage
+			if err := json.Unmarshal(msg, &fields); err != nil {
+				return nil, fmt.Errorf("sentencepiece: vocabulary entry %d: not an array: %w", i, err)
+			}
+		}
+		return nil, fmt.Errorf("sentencepiece: vocabulary: %w", err)
 	}
-	if len(raw) == 0 {
+	if len(rows) == 0 {
 		return nil, errors.New("sentencepiece: vocabulary is empty")
 	}
-	if len(raw) > math.MaxInt32 {
-		return nil, fmt.Errorf("sentencepiece: vocabulary has %d entries, more than int32 ids allow", len(raw))
+	if len(rows) > math.MaxInt32 {
+		return nil, fmt.Errorf("sentencepiece: vocabulary has %d entries, more than int32 ids allow", len(rows))
 	}
-	entries := make([]entry, len(raw))
-	for i, msg := range raw {
-		e, err := parseEntry(msg)
+	entries := make([]entry, len(rows))
+	for i, fields := range rows {
+		e, err := parseEntry(fields)
 		if err != nil {
 			return nil, fmt.Errorf("sentencepiece: vocabulary entry %d: %w", i, err)
 		}
@@ -108,27 +122,37 @@ func FromJSON(data []byte) (*Tokenizer, error) {
 	return newTokenizer(entries), nil
 }
 
-// parseEntry decodes one [piece, score] element.
-func parseEntry(msg json.RawMessage) (entry, error) {
-	var fields []json.RawMessage
-	if err := json.Unmarshal(msg, &fields); err != nil {
-		return entry{}, fmt.Errorf("not an array: %w", err)
-	}
+// parseEntry decodes one [piece, score] element, already checked to be
+// valid JSON.
+func parseEntry(fields []json.RawMessage) (entry, error) {
 	if len(fields) < 2 {
 		return entry{}, fmt.Errorf("has %d elements, want [piece, score]", len(fields))
 	}
 	var e entry
-	if err := json.Unmarshal(fields[0], &e.text); err != nil || !bytes.HasPrefix(bytes.TrimSpace(fields[0]), []byte(`"`)) {
+	piece := bytes.TrimSpace(fields[0])
+	switch {
+	case !bytes.HasPrefix(piece, []byte(`"`)):
 		return entry{}, fmt.Errorf("piece %s is not a string", truncate(fields[0]))
+	case bytes.IndexByte(piece, '\\') < 0 && utf8.Valid(piece):
+		// No escapes: the literal is the string (most pieces).
+		e.text = string(piece[1 : len(piece)-1])
+	default:
+		if err := json.Unmarshal(piece, &e.text); err != nil {
+			return entry{}, fmt.Errorf("piece %s is not a string", truncate(fields[0]))
+		}
 	}
 	score := bytes.TrimSpace(fields[1])
 	if !bytes.Equal(score, []byte("null")) {
 		if len(score) == 0 || !(score[0] == '-' || (score[0] >= '0' && score[0] <= '9')) {
 			return entry{}, fmt.Errorf("score %s is neither a number nor null", truncate(fields[1]))
 		}
-		if err := json.Unmarshal(score, &e.score); err != nil {
+		// A valid JSON number (the document parsed), read as
+		// encoding/json reads it.
+		v, err := strconv.ParseFloat(string(score), 64)
+		if err != nil {
 			return entry{}, fmt.Errorf("score %s: %w", truncate(fields[1]), err)
 		}
+		e.score = v
 	}
 	for _, r := range e.text {
 		e.runeCount++

@@ -66,6 +66,10 @@ func TestFromJSONErrors(t *testing.T) {
 		{"not JSON", "{", "[", "parsing tokenizer.json"},
 		{"cased", `"lowercase": true`, `"lowercase": false`, "normalizer"},
 		{"added token id", `"id": 28,`, `"id": 27,`, `added token "[MASK2]" has id 27`},
+		{"repeated id", `"un": 5,`, `"un": 4,`, `has id 4`},
+		{"repeated token", `"[MASK]": 4,`, `"[PAD]": 4,`, `token "[PAD]" twice`},
+		{"fractional id", `"un": 5,`, `"un": 5.0,`, `id 5.0 is not an integer`},
+		{"unknown token missing", `"[UNK]": 1,`, `"[UNQ]": 1,`, `unk_token "[UNK]"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,6 +83,47 @@ func TestFromJSONErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFromJSONEscapedKeys: a vocabulary key written with JSON escapes is
+// the token it spells.
+func TestFromJSONEscapedKeys(t *testing.T) {
+	data, err := os.ReadFile("testdata/tiny.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	esc := bytes.Replace(data, []byte(`"un": 5,`), []byte(`"\u0075n": 5,`), 1)
+	a, err := FromJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := FromJSON(esc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"unaffable", "un un"} {
+		if x, y := a.Tokenize(text), b.Tokenize(text); !slices.Equal(x, y) {
+			t.Errorf("%q: %v with the plain key, %v with the escaped one", text, x, y)
+		}
+	}
+}
+
+// FuzzFromJSON: no tokenizer.json makes the reader panic, and one it
+// accepts tokenizes.
+func FuzzFromJSON(f *testing.F) {
+	data, err := os.ReadFile("testdata/tiny.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte(`{"model":{"vocab":{"a":0}}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tok, err := FromJSON(b)
+		if err != nil {
+			return
+		}
+		tok.Tokenize("unaffable [MASK] héllo, world")
+	})
 }
 
 func TestIDNilTokenizer(t *testing.T) {

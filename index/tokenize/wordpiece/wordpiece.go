@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -119,11 +121,11 @@ type fileFormat struct {
 		Type string `json:"type"`
 	} `json:"pre_tokenizer"`
 	Model struct {
-		Type                    string         `json:"type"`
-		UnkToken                string         `json:"unk_token"`
-		ContinuingSubwordPrefix string         `json:"continuing_subword_prefix"`
-		MaxInputCharsPerWord    int            `json:"max_input_chars_per_word"`
-		Vocab                   map[string]int `json:"vocab"`
+		Type                    string          `json:"type"`
+		UnkToken                string          `json:"unk_token"`
+		ContinuingSubwordPrefix string          `json:"continuing_subword_prefix"`
+		MaxInputCharsPerWord    int             `json:"max_input_chars_per_word"`
+		Vocab                   json.RawMessage `json:"vocab"`
 	} `json:"model"`
 }
 
@@ -151,31 +153,48 @@ func parse(data []byte) (*vocabulary, error) {
 	case f.PreTokenizer == nil || f.PreTokenizer.Type != "BertPreTokenizer":
 		return nil, bad("pre_tokenizer is not BertPreTokenizer")
 	}
-	if _, ok := f.Model.Vocab[f.Model.UnkToken]; !ok {
-		return nil, bad(fmt.Sprintf("unk_token %q is not in the vocabulary", f.Model.UnkToken))
+	// The vocabulary, {"token": id, …}, is the bulk of the file: it is
+	// read by scanVocab rather than into a map (twice as fast to start).
+	nVocab, err := countVocab(f.Model.Vocab)
+	if err != nil {
+		return nil, bad(err.Error())
 	}
-
 	v := &vocabulary{
-		tokens:   make([]string, len(f.Model.Vocab)),
-		initial:  make(map[string]int32, len(f.Model.Vocab)),
-		cont:     make(map[string]int32, len(f.Model.Vocab)/4),
+		tokens:   make([]string, nVocab),
+		initial:  make(map[string]int32, nVocab),
+		cont:     make(map[string]int32, nVocab/4),
 		unk:      f.Model.UnkToken,
 		maxChars: f.Model.MaxInputCharsPerWord,
 	}
-	for tok, id := range f.Model.Vocab {
+	hasUnk := false
+	err = scanVocab(f.Model.Vocab, func(tok string, id int) error {
+		hasUnk = hasUnk || tok == f.Model.UnkToken
 		if id < 0 || id >= len(v.tokens) || v.tokens[id] != "" || tok == "" {
-			return nil, bad(fmt.Sprintf("token %q has id %d; ids must be 0..%d, each once", tok, id, len(v.tokens)-1))
+			return fmt.Errorf("token %q has id %d; ids must be 0..%d, each once", tok, id, len(v.tokens)-1)
 		}
 		v.tokens[id] = tok
-		if rest, ok := bytes.CutPrefix([]byte(tok), []byte("##")); ok && len(rest) > 0 {
-			v.cont[string(rest)] = int32(id)
+		if rest, ok := strings.CutPrefix(tok, "##"); ok && len(rest) > 0 {
+			if _, dup := v.cont[rest]; dup {
+				return fmt.Errorf("token %q twice", tok)
+			}
+			v.cont[rest] = int32(id)
 			v.maxCont = max(v.maxCont, len(rest))
 		} else {
 			// "##" alone (or "##" followed by nothing) is an ordinary
 			// word-initial piece, as in the reference implementations.
+			if _, dup := v.initial[tok]; dup {
+				return fmt.Errorf("token %q twice", tok)
+			}
 			v.initial[tok] = int32(id)
 			v.maxInitial = max(v.maxInitial, len(tok))
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, bad(err.Error())
+	}
+	if !hasUnk {
+		return nil, bad(fmt.Sprintf("unk_token %q is not in the vocabulary", f.Model.UnkToken))
 	}
 	for _, a := range f.AddedTokens {
 		if a.Normalized || a.SingleWord || a.Lstrip || a.Rstrip || a.Content == "" {
@@ -375,4 +394,80 @@ func (t *Tokenizer) appendPieces(out []string, w []byte) []string {
 		pieces, maxLen = t.cont, t.maxCont
 	}
 	return out
+}
+
+// countVocab returns the number of members of the vocabulary object raw
+// (valid JSON: json.Unmarshal has checked the whole file).
+func countVocab(raw json.RawMessage) (int, error) {
+	n := 0
+	err := scanVocab(raw, func(string, int) error { n++; return nil })
+	return n, err
+}
+
+// scanVocab calls yield with each member of the JSON object raw, whose
+// values must be integers. raw is valid JSON, so the scan only has to
+// find the members: a key without escapes is its bytes, one with escapes
+// is decoded by encoding/json.
+func scanVocab(raw json.RawMessage, yield func(tok string, id int) error) error {
+	b := bytes.TrimSpace(raw)
+	if len(b) < 2 || b[0] != '{' {
+		return errors.New("vocab is not an object")
+	}
+	p := 1
+	skip := func() {
+		for p < len(b) && (b[p] == ' ' || b[p] == '\n' || b[p] == '\t' || b[p] == '\r') {
+			p++
+		}
+	}
+	for {
+		skip()
+		if p < len(b) && b[p] == '}' {
+			return nil
+		}
+		if p >= len(b) || b[p] != '"' {
+			return errors.New("vocab: bad key")
+		}
+		start, escaped := p, false
+		for p++; p < len(b) && b[p] != '"'; p++ {
+			if b[p] == '\\' {
+				escaped = true
+				p++
+			}
+		}
+		if p >= len(b) {
+			return errors.New("vocab: unterminated key")
+		}
+		p++
+		lit := b[start:p]
+		var tok string
+		if escaped || !utf8.Valid(lit) {
+			if err := json.Unmarshal(lit, &tok); err != nil {
+				return fmt.Errorf("vocab: key %s: %w", lit, err)
+			}
+		} else {
+			tok = string(lit[1 : len(lit)-1])
+		}
+		skip()
+		if p >= len(b) || b[p] != ':' {
+			return errors.New("vocab: missing colon")
+		}
+		p++
+		skip()
+		end := p
+		for end < len(b) && b[end] != ',' && b[end] != '}' && b[end] != ' ' && b[end] != '\n' && b[end] != '\t' && b[end] != '\r' {
+			end++
+		}
+		id, err := strconv.Atoi(string(b[p:end]))
+		if err != nil {
+			return fmt.Errorf("vocab: token %q: id %s is not an integer", tok, b[p:end])
+		}
+		if err := yield(tok, id); err != nil {
+			return err
+		}
+		p = end
+		skip()
+		if p < len(b) && b[p] == ',' {
+			p++
+		}
+	}
 }
