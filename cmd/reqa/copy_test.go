@@ -238,11 +238,17 @@ func readOnlyAsk(t *testing.T, unshare, dir string) {
 cd "$3" || exit 1
 shift 3
 exec "$@"`, noMount)
-	run := func(extraEnv ...string) (string, string, error) {
+	run := func(runtime bool, extraEnv ...string) (string, string, error) {
 		args := []string{"-n", "-m", "/bin/sh", "-c", script, "sh", home, tmp, dir,
 			"env", "-i", "HOME=" + home, "TMPDIR=" + tmp, "PATH=/usr/bin:/bin"}
 		args = append(args, extraEnv...)
-		args = append(args, "./reqa", "ask", "--index", "tiny.reqa", "--json", "-k", "1", "-r", "dense", "Which seeds go into rye bread?")
+		args = append(args, "./reqa", "ask", "--index", "tiny.reqa", "--json", "-k", "1", "-r", "dense")
+		if runtime {
+			// The question through ONNX Runtime, whose library is what
+			// this test is about (ask alone embeds it in Go).
+			args = append(args, "--runtime")
+		}
+		args = append(args, "Which seeds go into rye bread?")
 		cmd := exec.Command(unshare, args...)
 		cmd.Env = []string{"PATH=/usr/bin:/bin"}
 		var out, errb bytes.Buffer
@@ -254,16 +260,18 @@ exec "$@"`, noMount)
 		return out.String(), errb.String(), err
 	}
 
-	out, errs, err := run()
-	if err != nil {
-		t.Fatalf("ask -r dense with a read-only, noexec HOME and TMPDIR: %v\nstdout:\n%s\nstderr:\n%s", err, out, errs)
-	}
-	a := decodeAsk(t, out)
-	if a.Ranker != "dense" || len(a.Answers) != 1 || !strings.Contains(a.Answers[0].Sentence, "caraway") {
-		t.Fatalf("ask -r dense with a read-only, noexec HOME and TMPDIR: want the caraway sentence from the dense ranker:\n%s", out)
+	for _, runtime := range []bool{false, true} {
+		out, errs, err := run(runtime)
+		if err != nil {
+			t.Fatalf("ask -r dense (--runtime %v) with a read-only, noexec HOME and TMPDIR: %v\nstdout:\n%s\nstderr:\n%s", runtime, err, out, errs)
+		}
+		a := decodeAsk(t, out)
+		if a.Ranker != "dense" || len(a.Answers) != 1 || !strings.Contains(a.Answers[0].Sentence, "caraway") {
+			t.Fatalf("ask -r dense (--runtime %v) with a read-only, noexec HOME and TMPDIR: want the caraway sentence from the dense ranker:\n%s", runtime, out)
+		}
 	}
 
-	out, errs, err = run("REQA_ORT_EXTRACT=1")
+	out, errs, err := run(true, "REQA_ORT_EXTRACT=1")
 	if err == nil {
 		t.Fatalf("with REQA_ORT_EXTRACT=1 the library was extracted somewhere although HOME and TMPDIR are read-only:\n%s", out)
 	}
