@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/index/encoder"
 	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/rank/fuse"
 )

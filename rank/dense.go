@@ -73,8 +73,6 @@ type denseState struct {
 	combined map[float64]dense.Vectors
 	// invNorms[λ][i] is 1/‖sent_i + λ·ctx[ctxOf[i]]‖ (see scoreShared).
 	invNorms map[float64][]float64
-	graph    *ann.Graph
-	graphErr error
 	mu       sync.Mutex
 
 	// Question embeddings, shared by every dense ranker of the engine;
@@ -255,6 +253,10 @@ func (l *local) denseRanker(s Spec) (*DenseRanker, error) {
 	}
 	var st *denseState
 	var err error
+	var graph func() (*ann.Graph, error)
+	if rows != nil && opt.ANN && m.Graph && m.GraphLambda == lambda {
+		graph = l.prefetchGraph(rows)
+	}
 	if rows != nil {
 		st, err = l.x.loadDense(opt.Threads)
 	} else {
@@ -270,8 +272,8 @@ func (l *local) denseRanker(s Spec) (*DenseRanker, error) {
 		}
 	}
 	if rows != nil {
-		if opt.ANN && m.Graph && m.GraphLambda == lambda {
-			if d.graph, err = l.loadGraphFrom(st, rows); err != nil {
+		if graph != nil {
+			if d.graph, err = graph(); err != nil {
 				return nil, err
 			}
 		}
@@ -281,7 +283,7 @@ func (l *local) denseRanker(s Spec) (*DenseRanker, error) {
 		if d.answers, err = st.answers(lambda); err != nil {
 			return nil, err
 		}
-		if d.graph, err = l.loadGraph(st, d.answers); err != nil {
+		if d.graph, err = l.loadGraph(d.answers); err != nil {
 			return nil, err
 		}
 	} else if 4*int64(len(st.sent.Data)) <= combineMax {
@@ -318,31 +320,49 @@ func (l *local) answerRows() (*answerRows, error) {
 
 // loadGraphFrom loads the stored ANN graph over the answer vectors read in
 // place.
-func (l *local) loadGraphFrom(st *denseState, rows *answerRows) (*ann.Graph, error) {
-	return l.graphOnce(st, func(raw []byte) (*ann.Graph, error) { return ann.LoadFrom(raw, rows) })
+func (l *local) loadGraphFrom(rows *answerRows) (*ann.Graph, error) {
+	return l.graphOnce(func(raw []byte) (*ann.Graph, error) { return ann.LoadFrom(raw, rows) })
+}
+
+// prefetchGraph starts loading the stored ANN graph over rows while the
+// caller loads the rest (the question encoder, BM25 fields); the returned
+// function waits for it. Nothing the graph reads depends on them.
+func (l *local) prefetchGraph(rows *answerRows) func() (*ann.Graph, error) {
+	done := make(chan struct{})
+	var g *ann.Graph
+	var err error
+	go func() {
+		defer close(done)
+		g, err = l.loadGraphFrom(rows)
+	}()
+	return func() (*ann.Graph, error) {
+		<-done
+		return g, err
+	}
 }
 
 // loadGraph loads the stored ANN graph over the answer vectors v.
-func (l *local) loadGraph(st *denseState, v dense.Vectors) (*ann.Graph, error) {
-	return l.graphOnce(st, func(raw []byte) (*ann.Graph, error) { return ann.Load(raw, v.Data, v.Dim) })
+func (l *local) loadGraph(v dense.Vectors) (*ann.Graph, error) {
+	return l.graphOnce(func(raw []byte) (*ann.Graph, error) { return ann.Load(raw, v.Data, v.Dim) })
 }
 
-// graphOnce loads the stored ANN graph with load once per engine.
-func (l *local) graphOnce(st *denseState, load func(raw []byte) (*ann.Graph, error)) (*ann.Graph, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.graph != nil || st.graphErr != nil {
-		return st.graph, st.graphErr
+// graphOnce loads the stored ANN graph with load once per index (an index
+// has answer rows, and loads its graph over them, or not).
+func (l *local) graphOnce(load func(raw []byte) (*ann.Graph, error)) (*ann.Graph, error) {
+	l.graphMu.Lock()
+	defer l.graphMu.Unlock()
+	if l.graph != nil || l.graphErr != nil {
+		return l.graph, l.graphErr
 	}
 	raw, err := l.r.LargeBlob(store.BlobDenseGraph)
 	if err == nil {
-		st.graph, err = load(raw)
+		l.graph, err = load(raw)
 		if err != nil {
 			err = fmt.Errorf("ANN graph: %w: %w", store.ErrCorrupt, err)
 		}
 	}
-	st.graphErr = err
-	return st.graph, err
+	l.graphErr = err
+	return l.graph, err
 }
 
 // Adapted reports whether question embeddings pass through the index's

@@ -342,13 +342,29 @@ func (x *Index) Fused(params fuse.Params, s Spec) (Ranker, error) {
 
 // fused builds the fused ranker for params from the file's rankers.
 func (l *local) fused(params fuse.Params, s Spec) (*FusedRanker, error) {
-	var inputs []Ranker
-	for _, name := range params.Inputs {
-		r, err := l.x.input(name, s)
+	// The inputs load independent parts of the file (BM25 fields, the
+	// question encoder) and, asked as ask asks, the graph a pooled fusion
+	// searches: all at once, one goroutine each.
+	if s.Dense.ANN && l.poolable(params, s) {
+		if rows, err := l.answerRows(); err == nil && rows != nil {
+			l.prefetchGraph(rows)
+		}
+	}
+	inputs := make([]Ranker, len(params.Inputs))
+	errs := make([]error, len(params.Inputs))
+	var wg sync.WaitGroup
+	for i, name := range params.Inputs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			inputs[i], errs[i] = l.x.input(name, s)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("fusion %s: %w", params.Name, err)
 		}
-		inputs = append(inputs, r)
 	}
 	f, err := NewFusedRanker(params, inputs)
 	if err != nil {
@@ -376,6 +392,20 @@ func (l *local) fused(params fuse.Params, s Spec) (*FusedRanker, error) {
 // usePooled makes a file's fusions pooled when they can be (a variable for
 // tests: SetPooled).
 var usePooled = true
+
+// poolable reports whether the fusion p, asked with s, may be pooled as
+// far as the method and the index's stored graph tell (pooledFusion checks
+// the inputs themselves).
+func (l *local) poolable(p fuse.Params, s Spec) bool {
+	m := l.r.Meta().Dense
+	switch {
+	case !usePooled || m == nil || !m.Graph || !m.Answers || s.SentenceOnly || s.Dense.LambdaSet:
+		return false
+	case p.Method == "zscore", p.Method == "learned", p.Method == "adaptive":
+		return m.GraphLambda == m.Lambda
+	}
+	return false
+}
 
 // pooledFusion returns the pooled form of the fusion p of inputs
 // (pooledFusion), or nil when it cannot be pooled: a method other than
@@ -410,7 +440,7 @@ func (l *local) pooledFusion(p fuse.Params, inputs []Ranker) (*pooledFusion, err
 			if r.rows == nil || m == nil || !m.Graph || m.GraphLambda != r.lambda {
 				return nil, nil
 			}
-			g, err := l.loadGraphFrom(r.st, r.rows)
+			g, err := l.loadGraphFrom(r.rows)
 			if err != nil {
 				return nil, err
 			}

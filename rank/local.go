@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reqa/reqa/index/ann"
 	"github.com/reqa/reqa/index/dense"
 	"strings"
 	"sync"
@@ -44,6 +45,10 @@ type local struct {
 	momOnce sync.Once
 	mom     dense.Moments
 	momErr  error
+	// graphMu guards the stored ANN graph, loaded once (graphOnce).
+	graphMu  sync.Mutex
+	graph    *ann.Graph
+	graphErr error
 }
 
 // moments returns the stored answer vectors' moments, loaded once.
