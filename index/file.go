@@ -252,17 +252,14 @@ func (j *job) writeDense(ctx context.Context, w *store.Writer, meta *store.Meta)
 	}
 	sp := enc.Spec()
 	meta.Dense = &store.DenseMeta{Encoder: sp.Name, Kind: sp.Kind, Dim: sp.Dim, Hash: sp.Hash, Precision: sp.Precision, Lambda: j.opt.Lambda}
-	var graph []byte
+	var graph *ann.Graph
 	answers, err := answerVectors(j.c, sent, ctxv, j.opt.Lambda)
 	if err != nil {
 		return err
 	}
 	if !j.opt.NoGraph {
-		g := ann.New(answers.Dim, j.opt.Graph)
-		if err := addToGraph(ctx, g, answers, j.opt.Progress); err != nil {
-			return err
-		}
-		if graph, err = g.MarshalBinary(); err != nil {
+		graph = ann.New(answers.Dim, j.opt.Graph)
+		if err := addToGraph(ctx, graph, answers, j.opt.Progress); err != nil {
 			return err
 		}
 		meta.Dense.Graph, meta.Dense.GraphLambda = true, j.opt.Lambda
@@ -273,27 +270,41 @@ func (j *job) writeDense(ctx context.Context, w *store.Writer, meta *store.Meta)
 	return nil
 }
 
-// writeDenseBlobs stores the dense part of an index: the graph (when not
-// nil), the model and vocabulary (when not nil), the answer vectors'
-// moments, the vectors, which are written chunk by chunk from their
-// arrays (store.Writer.PutLargeBlobFrom) rather than encoded whole first,
-// and the answer vectors (for d.Lambda) as the row set the dense ranker
-// reads in place; it sets d.Answers. The small blobs go in one
-// transaction before the large ones: a blob put among large chunks later
-// would copy the page run of its neighbour chunk (the moments after the
-// model left a model's size of free pages in the file).
-func writeDenseBlobs(w *store.Writer, graph, model, vocab []byte, sent, ctxv, answers dense.Vectors, d *store.DenseMeta) error {
+// writeDenseBlobs stores the dense part of an index: the graph g (when
+// not nil) whole and split (its layer 0 as the row set the dense ranker
+// searches in place, the rest as a small blob; it sets d.GraphSlots), the
+// model and vocabulary (when not nil), the answer vectors' moments, the
+// vectors, which are written chunk by chunk from their arrays
+// (store.Writer.PutLargeBlobFrom) rather than encoded whole first, and the
+// answer vectors (for d.Lambda) as the row set the dense ranker reads in
+// place; it sets d.Answers. The small blobs go in one transaction before
+// the large ones: a blob put among large chunks later would copy the page
+// run of its neighbour chunk (the moments after the model left a model's
+// size of free pages in the file).
+func writeDenseBlobs(w *store.Writer, g *ann.Graph, model, vocab []byte, sent, ctxv, answers dense.Vectors, d *store.DenseMeta) error {
 	moments := dense.ComputeMoments(answers, AnswerMomentRows).Encode()
+	var graph, upper []byte
+	if g != nil {
+		var err error
+		if graph, err = g.MarshalBinary(); err != nil {
+			return err
+		}
+		if upper, err = g.MarshalUpper(); err != nil {
+			return err
+		}
+	}
 	err := w.Update(func(tx *store.WriteTx) error {
-		if tx.HasBlob(store.BlobDenseMoments) {
-			if err := tx.DeleteLargeBlob(store.BlobDenseMoments); err != nil {
-				return err
+		for _, name := range []string{store.BlobDenseMoments, store.BlobDenseGraphUpper} {
+			if tx.HasBlob(name) {
+				if err := tx.DeleteLargeBlob(name); err != nil {
+					return err
+				}
 			}
 		}
 		for _, b := range []struct {
 			name string
 			v    []byte
-		}{{store.BlobDenseGraph, graph}, {store.BlobDenseModel, model}, {store.BlobDenseVocab, vocab}, {store.BlobDenseMoments, moments}} {
+		}{{store.BlobDenseGraphUpper, upper}, {store.BlobDenseModel, model}, {store.BlobDenseVocab, vocab}, {store.BlobDenseMoments, moments}, {store.BlobDenseGraph, graph}} {
 			if b.v == nil {
 				continue
 			}
@@ -323,6 +334,13 @@ func writeDenseBlobs(w *store.Writer, graph, model, vocab []byte, sent, ctxv, an
 		return fmt.Errorf("answer vectors: %w", err)
 	}
 	d.Answers = true
+	d.GraphSlots = false
+	if g != nil {
+		if err := w.PutRows(store.RowsDenseGraphSlots, g.Len(), 4*g.SlotWords(), g.PutSlots); err != nil {
+			return fmt.Errorf("graph slots: %w", err)
+		}
+		d.GraphSlots = true
+	}
 	return nil
 }
 
@@ -362,7 +380,7 @@ func storedVectors(tx *store.WriteTx, old store.Meta) (sent, ctxv dense.Vectors,
 
 func appendDense(ctx context.Context, w *store.Writer, c *Corpus, old store.Meta, sentVec, ctxVec dense.Vectors, opt Options, meta *store.DenseMeta) error {
 	d := old.Dense
-	var graph []byte
+	var graph *ann.Graph
 	var allSent, allCtx, answers dense.Vectors
 	var ctxOf []uint32
 	err := w.Update(func(tx *store.WriteTx) error {
@@ -413,11 +431,10 @@ func appendDense(ctx context.Context, w *store.Writer, c *Corpus, old store.Meta
 
 // extendGraph loads the stored graph over the old answer vectors (the old
 // sentences' contexts in ctxOf) and adds the new ones; it returns the
-// graph's bytes and its vectors (old and new answer vectors for
-// d.GraphLambda).
-func extendGraph(ctx context.Context, tx *store.WriteTx, c *Corpus, old store.Meta, ctxOf []uint32, oldSent, oldCtx, sentVec, ctxVec dense.Vectors, opt Options) ([]byte, dense.Vectors, error) {
+// graph and its vectors (old and new answer vectors for d.GraphLambda).
+func extendGraph(ctx context.Context, tx *store.WriteTx, c *Corpus, old store.Meta, ctxOf []uint32, oldSent, oldCtx, sentVec, ctxVec dense.Vectors, opt Options) (*ann.Graph, dense.Vectors, error) {
 	d := old.Dense
-	fail := func(err error) ([]byte, dense.Vectors, error) { return nil, dense.Vectors{}, err }
+	fail := func(err error) (*ann.Graph, dense.Vectors, error) { return nil, dense.Vectors{}, err }
 	oldAns, err := dense.Combine(oldSent, oldCtx, ctxOf, d.GraphLambda)
 	if err != nil {
 		return fail(err)
@@ -437,6 +454,5 @@ func extendGraph(ctx context.Context, tx *store.WriteTx, c *Corpus, old store.Me
 	if err := addToGraph(ctx, g, ans, opt.Progress); err != nil {
 		return fail(err)
 	}
-	b, err := g.MarshalBinary()
-	return b, dense.Vectors{Dim: d.Dim, Data: g.Vectors()}, err
+	return g, dense.Vectors{Dim: d.Dim, Data: g.Vectors()}, nil
 }

@@ -40,9 +40,10 @@ type SyncResult struct {
 	// (no graph, or nothing written).
 	Graph string
 	// Upgraded is true when the index, written by a reqa from before the
-	// answer vectors (DenseMeta.Answers) or the context ids
-	// (Meta.ContextOf) were stored, was rewritten to store them although
-	// no file changed: a sync upgrades it, so that ask reads them in place.
+	// answer vectors (DenseMeta.Answers), the split graph
+	// (DenseMeta.GraphSlots) or the context ids (Meta.ContextOf) were
+	// stored, was rewritten to store them although no file changed: a sync
+	// upgrades it, so that ask reads them in place.
 	Upgraded bool
 }
 
@@ -274,7 +275,7 @@ func Sync(ctx context.Context, in Input, path string, opt Options) (SyncResult, 
 	res.Removed = len(oldFiles.Files) - res.Unchanged - res.Changed
 	res.Meta = old
 	if res.Added+res.Changed+res.Removed+res.Touched == 0 {
-		if (old.Dense == nil || old.Dense.Answers) && old.ContextOf {
+		if (old.Dense == nil || old.Dense.Answers && (!old.Dense.Graph || old.Dense.GraphSlots)) && old.ContextOf {
 			return res, nil
 		}
 		res.Upgraded = true
@@ -504,7 +505,7 @@ func (j *job) syncDense(ctx context.Context, w *store.Writer, sub, all *Corpus, 
 	if err != nil {
 		return 0, "", err
 	}
-	var graph []byte
+	var graph *ann.Graph
 	answers, err := answerVectors(all, allSent, allCtx, d.Lambda)
 	if err != nil {
 		return 0, "", err
@@ -520,10 +521,7 @@ func (j *job) syncDense(ctx context.Context, w *store.Writer, sub, all *Corpus, 
 		if err != nil {
 			return 0, "", err
 		}
-		if graph, err = g.MarshalBinary(); err != nil {
-			return 0, "", err
-		}
-		graphHow = how
+		graph, graphHow = g, how
 	}
 	if err := writeDenseBlobs(w, graph, nil, nil, allSent, allCtx, answers, meta); err != nil {
 		return 0, "", fmt.Errorf("write embeddings: %w", err)

@@ -308,6 +308,23 @@ func TestSyncUpdatesGraph(t *testing.T) {
 // vectors were stored rewrites it with them although no file changed, and
 // the index then answers as a fresh build; the next sync leaves it alone.
 func TestSyncStoresAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		flags []string // meta flags the earlier reqa did not write
+		rows  []string // row sets it did not write (nil: none)
+		blobs []string // blobs it did not write
+	}{
+		{"before f4722bb", []string{`,"answers":true`, `,"context_of":true`, `,"graph_slots":true`}, nil, []string{store.BlobDenseGraphUpper}},
+		{"before the split graph (e24ee2e)", []string{`,"graph_slots":true`}, []string{store.RowsDenseGraphSlots}, []string{store.BlobDenseGraphUpper}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testSyncUpgrades(t, tc.flags, tc.rows, tc.blobs) })
+	}
+}
+
+// testSyncUpgrades checks that a sync with no file changed rewrites an
+// index an earlier reqa wrote (without the meta flags, row sets and blobs
+// named) as a build of today would.
+func testSyncUpgrades(t *testing.T, flags, rowSets, blobs []string) {
 	opt := appendOptions(t, true) // skips (fails under CI) without the encoder
 	s, synced, fresh := newSyncTree(t, 11, 6)
 	s.build(t, synced, opt)
@@ -315,13 +332,41 @@ func TestSyncStoresAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = db.Update(func(tx *bolt.Tx) error { // as reqa wrote it before f4722bb
-		if err := tx.DeleteBucket([]byte("rows")); err != nil {
-			return err
+	err = db.Update(func(tx *bolt.Tx) error {
+		if rowSets == nil {
+			if err := tx.DeleteBucket([]byte("rows")); err != nil {
+				return err
+			}
+		}
+		for _, name := range rowSets {
+			if err := tx.Bucket([]byte("rows")).DeleteBucket([]byte(name)); err != nil {
+				return err
+			}
+		}
+		bb := tx.Bucket([]byte("blobs"))
+		var del [][]byte
+		bb.ForEach(func(k, _ []byte) error {
+			for _, name := range blobs {
+				if string(k) == name || strings.HasPrefix(string(k), name+"\x00") {
+					del = append(del, append([]byte(nil), k...))
+				}
+			}
+			return nil
+		})
+		for _, k := range del {
+			if err := bb.Delete(k); err != nil {
+				return err
+			}
 		}
 		mb := tx.Bucket([]byte("meta"))
 		v := mb.Get([]byte("meta"))
-		p := strings.Replace(strings.Replace(string(v[:len(v)-4]), `,"answers":true`, "", 1), `,"context_of":true`, "", 1)
+		p := string(v[:len(v)-4])
+		for _, f := range flags {
+			if !strings.Contains(p, f) {
+				t.Fatalf("meta has no %s: %s", f, p)
+			}
+			p = strings.Replace(p, f, "", 1)
+		}
 		return mb.Put([]byte("meta"), binary.BigEndian.AppendUint32([]byte(p), crc32.Checksum([]byte(p), crc32.MakeTable(crc32.Castagnoli))))
 	})
 	db.Close()
@@ -329,8 +374,8 @@ func TestSyncStoresAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := syncIndex(t, s.dir, synced, index.Options{})
-	if !res.Written || !res.Upgraded || !res.Meta.Dense.Answers || !res.Meta.ContextOf || res.Embedded != 0 {
-		t.Fatalf("sync of an index without answer vectors: %+v", res)
+	if !res.Written || !res.Upgraded || !res.Meta.Dense.Answers || !res.Meta.Dense.GraphSlots || !res.Meta.ContextOf || res.Embedded != 0 {
+		t.Fatalf("sync of an index from an earlier reqa: %+v", res)
 	}
 	s.build(t, fresh, opt)
 	compareIndexes(t, fresh, synced)

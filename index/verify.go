@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -171,6 +172,7 @@ func Verify(path string, opt VerifyOptions) (VerifyReport, error) {
 			known[b] = true
 		}
 		known[store.BlobDenseMoments] = d.Answers
+		known[store.BlobDenseGraphUpper] = d.Graph && d.GraphSlots
 		rep.Parts = append(rep.Parts, verifyDense(r, sentences, ctxOf, d, problem)...)
 	}
 	rep.Parts = append(rep.Parts, verifyFusions(r, problem, opt)...)
@@ -241,10 +243,17 @@ func verifyDense(r *store.Reader, sentences []store.Sentence, ctxOf []uint32, d 
 			problem(fmt.Errorf("vectors: %w: %w", store.ErrCorrupt, err))
 		} else if raw, err := r.LargeBlob(store.BlobDenseGraph); err != nil {
 			problem(err)
-		} else if _, err := ann.Load(raw, answers.Data, answers.Dim); err != nil {
+		} else if g, err := ann.Load(raw, answers.Data, answers.Dim); err != nil {
 			problem(fmt.Errorf("ANN graph: %w: %w", store.ErrCorrupt, err))
 		} else {
 			parts = append(parts, "ANN graph")
+			if d.GraphSlots {
+				if err := verifyGraphSplit(r, g); err != nil {
+					problem(err)
+				} else {
+					parts = append(parts, "ANN graph slots")
+				}
+			}
 		}
 	}
 	if r.HasBlob(store.BlobAdapter) {
@@ -259,6 +268,47 @@ func verifyDense(r *store.Reader, sentences []store.Sentence, ctxOf []uint32, d 
 		}
 	}
 	return parts
+}
+
+// verifyGraphSplit checks the graph as ask searches it in place — its
+// layer 0 (store.RowsDenseGraphSlots) and the rest
+// (store.BlobDenseGraphUpper) — against the whole graph g.
+func verifyGraphSplit(r *store.Reader, g *ann.Graph) error {
+	upper, err := r.LargeBlob(store.BlobDenseGraphUpper)
+	if err != nil {
+		return fmt.Errorf("ANN graph upper layers: %w", err)
+	}
+	want, err := g.MarshalUpper()
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(upper, want) {
+		return fmt.Errorf("blob %s: not the graph's upper layers (stale or damaged): %w", store.BlobDenseGraphUpper, store.ErrCorrupt)
+	}
+	rs, err := r.Rows(store.RowsDenseGraphSlots)
+	if err != nil {
+		return fmt.Errorf("ANN graph slots: %w", err)
+	}
+	w := 4 * g.SlotWords()
+	if rs.Len() != g.Len() || rs.RowBytes() != w {
+		return fmt.Errorf("ANN graph slots: %d rows of %d bytes for %d nodes of %d: %w", rs.Len(), rs.RowBytes(), g.Len(), w, store.ErrCorrupt)
+	}
+	rs.SetValidate(ann.CheckSlots(g.Len(), g.SlotWords()))
+	per := rs.PerChunk()
+	for c := range rs.NumChunks() {
+		b, err := rs.Chunk(c)
+		if err != nil {
+			return fmt.Errorf("ANN graph slots: %w", err)
+		}
+		lo := c * per
+		hi := lo + len(b)/w
+		exp := make([]byte, len(b))
+		g.PutSlots(lo, hi, exp)
+		if !bytes.Equal(b, exp) {
+			return fmt.Errorf("rows %s chunk %d: nodes %d–%d differ from the graph (stale or damaged): %w", store.RowsDenseGraphSlots, c, lo, hi-1, store.ErrCorrupt)
+		}
+	}
+	return nil
 }
 
 // verifyContextOf checks the stored context ids (store.RowsContextOf)

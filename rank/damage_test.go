@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/reqa/reqa/index"
+	"github.com/reqa/reqa/index/ann"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -290,17 +291,38 @@ func TestDamagedParts(t *testing.T) {
 			i := strings.Index(p, `"sentences":`)
 			return sealed([]byte(p[:i] + `"sentences":1` + strings.TrimLeft(p[i+len(`"sentences":`):], "0123456789")))
 		}, false, rankers, "meta says 1"},
+		// The whole graph is read by verify, append and sync; ask searches
+		// it split (its upper layers and its layer-0 slots, below).
 		{"ANN graph chunk", []string{"blobs"}, chunkKey(store.BlobDenseGraph, 0), flipAt(100), true,
-			[]string{"dense-ann"}, "blob dense/graph chunk 0: checksum mismatch"},
+			nil, "blob dense/graph chunk 0: checksum mismatch"},
 		{"ANN graph header", []string{"blobs"}, []byte(store.BlobDenseGraph), flipAt(3), true,
-			[]string{"dense-ann"}, "blob dense/graph: checksum mismatch"},
+			nil, "blob dense/graph: checksum mismatch"},
 		{"ANN graph, resealed garbage", []string{"blobs"}, chunkKey(store.BlobDenseGraph, 0), func(v []byte) []byte {
 			p := v[:len(v)-4]
 			for i := range p {
 				p[i] = byte(i * 7)
 			}
 			return sealed(p)
-		}, true, []string{"dense-ann"}, "ANN graph"},
+		}, true, nil, "ANN graph"},
+		{"ANN graph upper layers", []string{"blobs"}, chunkKey(store.BlobDenseGraphUpper, 0), flipAt(20), true,
+			[]string{"dense-ann"}, "blob dense/graph-upper chunk 0: checksum mismatch"},
+		{"ANN graph upper layers, resealed garbage", []string{"blobs"}, chunkKey(store.BlobDenseGraphUpper, 0), func(v []byte) []byte {
+			p := v[:len(v)-4]
+			for i := 8; i < len(p); i++ {
+				p[i] = byte(i * 7)
+			}
+			return sealed(p)
+		}, true, []string{"dense-ann"}, "graph-upper"},
+		{"ANN graph slots", []string{"rows", store.RowsDenseGraphSlots}, rowsKey(0), flipAt(100), true,
+			[]string{"dense-ann"}, "rows dense/graph-slots chunk 0"},
+		{"ANN graph slots, resealed with a neighbour out of range", []string{"rows", store.RowsDenseGraphSlots}, rowsKey(0), func(v []byte) []byte {
+			for s := 0; s+4 < len(v)-4; s += 4 * (2*ann.DefaultM + 1) { // every slot's first neighbour
+				binary.LittleEndian.PutUint32(v[s+4:], 1<<30)
+			}
+			return resealedRows(v)
+		}, true, []string{"dense-ann"}, "rows dense/graph-slots chunk 0"},
+		{"ANN graph slots, chunk deleted", []string{"rows", store.RowsDenseGraphSlots}, rowsKey(0), func([]byte) []byte { return nil }, true,
+			[]string{"dense-ann"}, "rows dense/graph-slots chunk 0"},
 		{"model chunk 0", []string{"blobs"}, chunkKey(store.BlobDenseModel, 0), flipAt(1 << 20), true,
 			allBut("bm25-word", "bm25-wpm"), "blob dense/model.onnx chunk 0: checksum mismatch"},
 		{"model chunk 1, deleted", []string{"blobs"}, chunkKey(store.BlobDenseModel, 1), func([]byte) []byte { return nil }, true,

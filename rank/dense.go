@@ -319,8 +319,19 @@ func (l *local) answerRows() (*answerRows, error) {
 }
 
 // loadGraphFrom loads the stored ANN graph over the answer vectors read in
-// place.
+// place: where the index stores it split (DenseMeta.GraphSlots), its
+// upper layers decoded and its layer 0 read in place too, else decoded
+// whole.
 func (l *local) loadGraphFrom(rows *answerRows) (*ann.Graph, error) {
+	if m := l.r.Meta().Dense; m != nil && m.GraphSlots {
+		return l.graphOnceFrom(store.BlobDenseGraphUpper, func(raw []byte) (*ann.Graph, error) {
+			slots, err := openGraphSlots(l.r, l.n, rows)
+			if err != nil {
+				return nil, err
+			}
+			return ann.LoadSplit(raw, rows, slots)
+		})
+	}
 	return l.graphOnce(func(raw []byte) (*ann.Graph, error) { return ann.LoadFrom(raw, rows) })
 }
 
@@ -349,16 +360,21 @@ func (l *local) loadGraph(v dense.Vectors) (*ann.Graph, error) {
 // graphOnce loads the stored ANN graph with load once per index (an index
 // has answer rows, and loads its graph over them, or not).
 func (l *local) graphOnce(load func(raw []byte) (*ann.Graph, error)) (*ann.Graph, error) {
+	return l.graphOnceFrom(store.BlobDenseGraph, load)
+}
+
+// graphOnceFrom is graphOnce reading the blob name.
+func (l *local) graphOnceFrom(name string, load func(raw []byte) (*ann.Graph, error)) (*ann.Graph, error) {
 	l.graphMu.Lock()
 	defer l.graphMu.Unlock()
 	if l.graph != nil || l.graphErr != nil {
 		return l.graph, l.graphErr
 	}
-	raw, err := l.r.LargeBlob(store.BlobDenseGraph)
+	raw, err := l.r.LargeBlob(name)
 	if err == nil {
 		l.graph, err = load(raw)
 		if err != nil {
-			err = fmt.Errorf("ANN graph: %w: %w", store.ErrCorrupt, err)
+			err = fmt.Errorf("ANN graph (blob %s): %w: %w", name, store.ErrCorrupt, err)
 		}
 	}
 	l.graphErr = err

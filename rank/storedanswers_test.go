@@ -18,19 +18,45 @@ import (
 
 // asPreviousFormat rewrites the index at path as reqa wrote it before the
 // answer vectors and context ids were stored (before f4722bb): no row
-// sets, no moments blob, no "answers" or "context_of" in the meta. Every other byte those versions
-// wrote is written the same way today.
+// sets, no moments blob, no split graph, no "answers", "context_of" or
+// "graph_slots" in the meta. Every other byte those versions wrote is
+// written the same way today.
 func asPreviousFormat(t *testing.T, path string) {
 	t.Helper()
+	stripFormat(t, path, []string{`,"answers":true`, `,"context_of":true`, `,"graph_slots":true`},
+		[]string{store.BlobDenseMoments, store.BlobDenseGraphUpper}, nil)
+}
+
+// asBeforeGraphSlots rewrites the index at path as reqa wrote it before the
+// graph was stored split (e24ee2e): no graph slots, no upper-layers blob,
+// no "graph_slots" in the meta.
+func asBeforeGraphSlots(t *testing.T, path string) {
+	t.Helper()
+	stripFormat(t, path, []string{`,"graph_slots":true`}, []string{store.BlobDenseGraphUpper}, []string{store.RowsDenseGraphSlots})
+}
+
+// stripFormat deletes the meta flags, blobs and row sets named (every row
+// set when rowSets is nil) from the index at path.
+func stripFormat(t *testing.T, path string, flags, blobNames, rowSets []string) {
+	t.Helper()
 	updateFile(t, path, func(tx *bolt.Tx) error {
-		if err := tx.DeleteBucket([]byte("rows")); err != nil { // answer vectors, context ids
-			return err
+		if rowSets == nil {
+			if err := tx.DeleteBucket([]byte("rows")); err != nil {
+				return err
+			}
+		}
+		for _, name := range rowSets {
+			if err := tx.Bucket([]byte("rows")).DeleteBucket([]byte(name)); err != nil {
+				return err
+			}
 		}
 		blobs := tx.Bucket([]byte("blobs"))
 		var del [][]byte
 		blobs.ForEach(func(k, _ []byte) error {
-			if strings.HasPrefix(string(k), store.BlobDenseMoments) {
-				del = append(del, append([]byte(nil), k...))
+			for _, name := range blobNames {
+				if string(k) == name || strings.HasPrefix(string(k), name+"\x00") {
+					del = append(del, append([]byte(nil), k...))
+				}
 			}
 			return nil
 		})
@@ -42,7 +68,7 @@ func asPreviousFormat(t *testing.T, path string) {
 		mb := tx.Bucket([]byte("meta"))
 		v := mb.Get([]byte("meta"))
 		p := string(v[:len(v)-4])
-		for _, flag := range []string{`,"answers":true`, `,"context_of":true`} {
+		for _, flag := range flags {
 			if !strings.Contains(p, flag) {
 				t.Fatalf("meta has no %s: %s", flag, p)
 			}
@@ -140,5 +166,69 @@ func TestPreviousFormatAnswers(t *testing.T) {
 	rep, err = index.Verify(old, index.VerifyOptions{Fusions: rank.CheckFusions})
 	if err != nil || !rep.OK() {
 		t.Fatalf("verify after the append: %v %v", err, rep.Problems)
+	}
+}
+
+// TestBeforeGraphSlots: an index written before the graph was stored
+// split (e24ee2e) answers as one with it — dense and the default as ask
+// asks them, over the graph decoded whole — verifies, and gains the split
+// graph on a sync.
+func TestBeforeGraphSlots(t *testing.T) {
+	requireDense(t)
+	dir := t.TempDir()
+	now := filepath.Join(dir, "now.reqa")
+	buildTestIndexDense(t, now, true)
+	r, err := store.Open(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Meta().Dense.GraphSlots || !r.HasRows(store.RowsDenseGraphSlots) || !r.HasBlob(store.BlobDenseGraphUpper) {
+		t.Fatalf("a new index: graph slots %v, row set %v, upper blob %v", r.Meta().Dense.GraphSlots, r.HasRows(store.RowsDenseGraphSlots), r.HasBlob(store.BlobDenseGraphUpper))
+	}
+	r.Close()
+	before := filepath.Join(dir, "before.reqa")
+	b, err := os.ReadFile(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(before, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	asBeforeGraphSlots(t, before)
+	questions := []string{"Who kept the Bell Rock light?", "How do arch bridges carry loads?", "What do bees make?", "zzzz"}
+	for _, s := range []rank.Spec{{Kind: rank.KindDense, Dense: rank.DenseOptions{ANN: true}}, {Dense: rank.DenseOptions{ANN: true}}} {
+		var got [2][][]rank.Answer
+		for i, path := range []string{before, now} {
+			e, err := rank.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rr, err := e.Resolve(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range questions {
+				a, err := e.Ask(context.Background(), rr, q, 5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[i] = append(got[i], a)
+			}
+			e.Close()
+		}
+		for q := range questions {
+			if len(got[0][q]) != len(got[1][q]) {
+				t.Fatalf("%v %q: %d answers before, %d now", s.Kind, questions[q], len(got[0][q]), len(got[1][q]))
+			}
+			for i := range got[0][q] {
+				if g, w := got[0][q][i], got[1][q][i]; g.SentenceID != w.SentenceID || g.Score != w.Score {
+					t.Errorf("%v %q rank %d: %d (%v) before, %d (%v) now", s.Kind, questions[q], i+1, g.SentenceID, g.Score, w.SentenceID, w.Score)
+				}
+			}
+		}
+	}
+	rep, err := index.Verify(before, index.VerifyOptions{Fusions: rank.CheckFusions})
+	if err != nil || !rep.OK() {
+		t.Fatalf("verify before graph slots: %v %v", err, rep.Problems)
 	}
 }

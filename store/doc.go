@@ -29,6 +29,9 @@
 //	dense/sentences   every sentence's embedding            [BlobDenseSent]
 //	dense/contexts    every context's embedding             [BlobDenseCtx]
 //	dense/graph       the HNSW graph over answer vectors    [BlobDenseGraph]
+//	dense/graph-upper the same graph without its layer 0 (ann's
+//	                  MarshalUpper; when DenseMeta.GraphSlots)
+//	                                                        [BlobDenseGraphUpper]
 //	dense/moments     mean and covariance of the answer vectors
 //	                  (when DenseMeta.Answers)              [BlobDenseMoments]
 //	dense/adapter     the question adapter (reqa tune)      [BlobAdapter]
@@ -42,6 +45,10 @@
 //	dense/answers       every sentence's answer vector normalize(e_s + λ·e_c)
 //	                    for the index's λ, float32, when DenseMeta.Answers
 //	                                                      [RowsDenseAnswers]
+//	dense/graph-slots   the graph's layer 0: a slot per sentence (neighbour
+//	                    count, then 2·M ids, uint32), when
+//	                    DenseMeta.GraphSlots: the graph is searched in
+//	                    place                              [RowsDenseGraphSlots]
 //	records/context-of  every sentence's context id, uint32, when
 //	                    Meta.ContextOf: an index opens without reading
 //	                    every sentence record              [RowsContextOf]

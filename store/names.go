@@ -16,6 +16,10 @@ const (
 	BlobDenseCtx = "dense/contexts"
 	// BlobDenseGraph is the HNSW graph over the answer vectors (index/ann).
 	BlobDenseGraph = "dense/graph"
+	// BlobDenseGraphUpper is that graph without its layer 0 (ann's
+	// MarshalUpper), the part of it RowsDenseGraphSlots does not hold;
+	// present when DenseMeta.GraphSlots is.
+	BlobDenseGraphUpper = "dense/graph-upper"
 	// BlobAdapter is the question adapter trained by `reqa tune`
 	// (index/adapter's codec).
 	BlobAdapter = "dense/adapter"
@@ -50,6 +54,12 @@ const (
 // little-endian float32, read in place by the dense ranker; the blob
 // BlobDenseMoments holds their moments. Present when DenseMeta.Answers is.
 const RowsDenseAnswers = "dense/answers"
+
+// RowsDenseGraphSlots is the row set of the ANN graph's layer 0, a row
+// per sentence: its neighbour count then room for 2·M neighbour ids,
+// uint32 little-endian (ann's PutSlots), searched in place with
+// BlobDenseGraphUpper. Present when DenseMeta.GraphSlots is.
+const RowsDenseGraphSlots = "dense/graph-slots"
 
 // RowsContextOf is the row set of every sentence's context id (uint32,
 // little-endian, in sentence id order); present when Meta.ContextOf is.

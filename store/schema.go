@@ -90,6 +90,12 @@ type DenseMeta struct {
 	// rewrites the meta (it does not know it), so stale answer vectors are
 	// never taken for current: readers then mix the vectors themselves.
 	Answers bool `json:"answers,omitempty"`
+	// GraphSlots is true when the graph (Graph) is also stored split for
+	// searching in place: its layer 0 as the row set RowsDenseGraphSlots
+	// and the rest as BlobDenseGraphUpper, written with BlobDenseGraph by
+	// every writer since they were added. A writer from before them drops
+	// this field, as it does Answers, so stale slots are never used.
+	GraphSlots bool `json:"graph_slots,omitempty"`
 }
 
 // VectorsID identifies the answer vectors the meta describes: the

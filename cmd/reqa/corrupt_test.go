@@ -91,9 +91,13 @@ func TestDamagedIndexCommands(t *testing.T) {
 		{"answer vectors", true, func(t *testing.T, p string) {
 			damageValue(t, p, []string{"rows", store.RowsDenseAnswers}, make([]byte, 8), 100)
 		}, "fusion-zscore", "rows dense/answers chunk 0"},
-		{"ANN graph", true, func(t *testing.T, p string) {
-			damageValue(t, p, []string{"blobs"}, blobChunk(store.BlobDenseGraph, 0), 50)
-		}, "dense", "blob dense/graph chunk 0: checksum mismatch"},
+		// ask searches the graph split: its upper layers and layer-0 slots.
+		{"ANN graph upper layers", true, func(t *testing.T, p string) {
+			damageValue(t, p, []string{"blobs"}, blobChunk(store.BlobDenseGraphUpper, 0), 50)
+		}, "dense", "blob dense/graph-upper chunk 0: checksum mismatch"},
+		{"ANN graph slots", true, func(t *testing.T, p string) {
+			damageValue(t, p, []string{"rows", store.RowsDenseGraphSlots}, make([]byte, 8), 100)
+		}, "dense", "rows dense/graph-slots chunk 0"},
 	}
 	for _, tc := range cases {
 		if tc.dense && !dense {

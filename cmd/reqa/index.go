@@ -420,7 +420,7 @@ func syncIndex(c *cli.Context, opt index.Options) error {
 		fmt.Fprintf(c.App.Writer, "; ANN graph %s", res.Graph)
 	}
 	if res.Upgraded {
-		fmt.Fprint(c.App.Writer, "; upgraded (an index from an earlier reqa: answer vectors and context ids now stored, read in place by ask)")
+		fmt.Fprint(c.App.Writer, "; upgraded (an index from an earlier reqa: answer vectors, context ids and the graph split for searching in place now stored, read in place by ask)")
 	}
 	fmt.Fprintf(c.App.Writer, "; %s now holds %d sentences from %d contexts (%.1fs)\n", out, res.Meta.Sentences, res.Meta.Contexts, secs)
 	return nil

@@ -1,6 +1,7 @@
 package ann
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -40,6 +41,18 @@ type VectorSource interface {
 	Len() int
 	Dim() int
 	Vector(id uint32) []float32
+}
+
+// LinkSource holds a graph's layer 0 where it is kept, for a graph loaded
+// by LoadSplit: node id's slot is SlotWords words, its neighbour count then
+// the neighbour ids, as PutSlots wrote them. Slot is called from any
+// number of goroutines; it returns nil for a slot that cannot be read
+// (the node then has no neighbours on layer 0), and the slots it returns
+// must have passed CheckSlots.
+type LinkSource interface {
+	Len() int
+	SlotWords() int
+	Slot(id uint32) []uint32
 }
 
 // Defaults and limits for Config.
@@ -120,6 +133,8 @@ type Graph struct {
 	// src, when set (LoadFrom), holds the vectors instead of vecs: the
 	// graph is then read-only.
 	src    VectorSource
+	// src0, when set (LoadSplit), holds layer 0 instead of links0.
+	src0   LinkSource
 	levels []uint8 // top layer of each node
 	// links0 holds layer-0 adjacency in fixed slots of m0+1 words: a count
 	// followed by up to m0 neighbour ids.
@@ -208,6 +223,14 @@ func (g *Graph) vec(id uint32) []float32 {
 // links returns node id's neighbours on layer l, which must not exceed the
 // node's level.
 func (g *Graph) links(id uint32, l int) []uint32 {
+	if l == 0 && g.src0 != nil {
+		s := g.src0.Slot(id)
+		if len(s) == 0 {
+			return nil
+		}
+		c := min(int(s[0]), len(s)-1)
+		return s[1 : 1+c]
+	}
 	if l == 0 {
 		base := int(id) * (g.m0 + 1)
 		c := int(g.links0[base])
@@ -502,4 +525,63 @@ func (g *Graph) Search(q []float32, k, ef int) []Result {
 		out[i] = Result{ID: c.id, Score: -c.d}
 	}
 	return out
+}
+
+// SlotWords is the width in 32-bit words of a node's layer-0 slot (its
+// neighbour count, then room for 2·M ids): the row a LinkSource holds.
+func (g *Graph) SlotWords() int { return g.m0 + 1 }
+
+// PutSlots writes the layer-0 slots of nodes lo..hi-1 into dst,
+// little-endian, SlotWords words each (unused ids 0), as LoadSplit's
+// LinkSource must give them back.
+func (g *Graph) PutSlots(lo, hi int, dst []byte) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	w := g.m0 + 1
+	for i := lo; i < hi; i++ {
+		row := dst[(i-lo)*4*w : (i-lo+1)*4*w]
+		clear(row)
+		ls := g.links(uint32(i), 0)
+		binary.LittleEndian.PutUint32(row, uint32(len(ls)))
+		for j, id := range ls {
+			binary.LittleEndian.PutUint32(row[4*(1+j):], id)
+		}
+	}
+}
+
+// CheckSlots returns a check of layer-0 slots as PutSlots writes them for
+// a graph of n nodes (little-endian, w words each): every count at most
+// w−1, every id below n and none repeated in a slot, unused words zero. A
+// LinkSource runs it on its rows before handing them to the graph.
+func CheckSlots(n, w int) func(b []byte) error {
+	return func(b []byte) error {
+		if w < 1 || len(b)%(4*w) != 0 {
+			return fmt.Errorf("ann: %d bytes of slots of %d words", len(b), w)
+		}
+		for s := 0; s < len(b); s += 4 * w {
+			row := b[s : s+4*w]
+			c := binary.LittleEndian.Uint32(row)
+			if c > uint32(w-1) {
+				return fmt.Errorf("ann: slot %d: %d neighbours, at most %d", s/(4*w), c, w-1)
+			}
+			for j := 1; j < w; j++ {
+				id := binary.LittleEndian.Uint32(row[4*j:])
+				if uint32(j) > c {
+					if id != 0 {
+						return fmt.Errorf("ann: slot %d: unused word %d is %d", s/(4*w), j, id)
+					}
+					continue
+				}
+				if uint64(id) >= uint64(n) {
+					return fmt.Errorf("ann: slot %d: neighbour %d out of range", s/(4*w), id)
+				}
+				for k := 1; k < j; k++ {
+					if binary.LittleEndian.Uint32(row[4*k:]) == id {
+						return fmt.Errorf("ann: slot %d: neighbour %d repeated", s/(4*w), id)
+					}
+				}
+			}
+		}
+		return nil
+	}
 }

@@ -26,8 +26,14 @@ import (
 //
 // Vectors are not part of it: node i is vector i of the store the caller
 // keeps next to it and hands to Load.
+//
+// MarshalUpper writes the same format without layer 0 (magic "REQAHNSU",
+// links for layers 1..level only): the part of a graph LoadSplit reads
+// from a blob, its layer 0 being fixed-width slots read in place
+// (SlotWords, PutSlots).
 const (
 	magic         = "REQAHNSW"
+	magicUpper    = "REQAHNSU"
 	formatVersion = 1
 	headerLen     = 8 + 4*5 + 8 + 4*3
 	checksumLen   = 4
@@ -40,7 +46,14 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // the vectors; persist Vectors() separately and pass them to Load. The
 // output depends only on the graph's contents, so equal graphs encode to
 // equal bytes. It implements encoding.BinaryMarshaler.
-func (g *Graph) MarshalBinary() ([]byte, error) {
+func (g *Graph) MarshalBinary() ([]byte, error) { return g.marshal(magic, 0) }
+
+// MarshalUpper is MarshalBinary without layer 0 (see the format above):
+// with the slots PutSlots writes, it is what LoadSplit reads.
+func (g *Graph) MarshalUpper() ([]byte, error) { return g.marshal(magicUpper, 1) }
+
+// marshal encodes the graph's layers from `from` up under the magic mg.
+func (g *Graph) marshal(mg string, from int) ([]byte, error) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	n := len(g.levels)
@@ -52,7 +65,7 @@ func (g *Graph) MarshalBinary() ([]byte, error) {
 	}
 	b := make([]byte, 0, size)
 	le := binary.LittleEndian
-	b = append(b, magic...)
+	b = append(b, mg...)
 	b = le.AppendUint32(b, formatVersion)
 	b = le.AppendUint32(b, uint32(g.dim))
 	b = le.AppendUint32(b, uint32(g.cfg.M))
@@ -68,7 +81,7 @@ func (g *Graph) MarshalBinary() ([]byte, error) {
 	b = le.AppendUint32(b, entry)
 	b = append(b, g.levels...)
 	for i := range n {
-		for l := 0; l <= int(g.levels[i]); l++ {
+		for l := from; l <= int(g.levels[i]); l++ {
 			ls := g.links(uint32(i), l)
 			b = le.AppendUint16(b, uint16(len(ls)))
 			for _, id := range ls {
@@ -98,7 +111,7 @@ func corrupt(format string, args ...any) error {
 // error wrapping ErrCorrupt, ErrVersion, ErrDimension or ErrMismatch;
 // Load never panics.
 func Load(data []byte, vectors []float32, dim int) (*Graph, error) {
-	g, err := load(data, dim, func(n uint32) error {
+	g, err := load(data, magic, 0, dim, func(n uint32) error {
 		if uint64(len(vectors)) != uint64(n)*uint64(dim) {
 			return fmt.Errorf("ann: load: %d floats for %d nodes of dimension %d: %w", len(vectors), n, dim, ErrMismatch)
 		}
@@ -118,7 +131,7 @@ func Load(data []byte, vectors []float32, dim int) (*Graph, error) {
 // Update fail with ErrReadOnly). Load's checks hold, src's length and
 // dimension against the graph's.
 func LoadFrom(data []byte, src VectorSource) (*Graph, error) {
-	g, err := load(data, src.Dim(), func(n uint32) error {
+	g, err := load(data, magic, 0, src.Dim(), func(n uint32) error {
 		if uint64(src.Len()) != uint64(n) {
 			return fmt.Errorf("ann: load: %d vectors for %d nodes: %w", src.Len(), n, ErrMismatch)
 		}
@@ -131,14 +144,39 @@ func LoadFrom(data []byte, src VectorSource) (*Graph, error) {
 	return g, nil
 }
 
-// load decodes and checks a graph over vectors of dimension dim; fits
-// checks the vectors against the graph's node count.
-func load(data []byte, dim int, fits func(n uint32) error) (*Graph, error) {
+// LoadSplit is LoadFrom for a graph stored in two parts: upper, what
+// MarshalUpper wrote (configuration, levels, layers 1 and up: small), and
+// layer 0 as fixed-width slots kept elsewhere (links: a file's memory map,
+// its rows checked by CheckSlots as they are first read). Nothing in
+// proportion to the graph is decoded or copied but the node levels (a
+// byte each); the graph is read-only. Load's checks hold for upper, and
+// src's and links' lengths against its node count.
+func LoadSplit(upper []byte, src VectorSource, links LinkSource) (*Graph, error) {
+	g, err := load(upper, magicUpper, 1, src.Dim(), func(n uint32) error {
+		if uint64(src.Len()) != uint64(n) || uint64(links.Len()) != uint64(n) {
+			return fmt.Errorf("ann: load: %d vectors and %d link slots for %d nodes: %w", src.Len(), links.Len(), n, ErrMismatch)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if links.SlotWords() != g.m0+1 {
+		return nil, fmt.Errorf("ann: load: link slots of %d words for M = %d (want %d): %w", links.SlotWords(), g.m, g.m0+1, ErrMismatch)
+	}
+	g.src, g.src0 = src, links
+	return g, nil
+}
+
+// load decodes and checks a graph over vectors of dimension dim, written
+// under the magic mg with its layers from `from` up; fits checks the
+// vectors against the graph's node count.
+func load(data []byte, mg string, from int, dim int, fits func(n uint32) error) (*Graph, error) {
 	le := binary.LittleEndian
 	if len(data) < headerLen+checksumLen {
 		return nil, corrupt("%d bytes, shorter than a header", len(data))
 	}
-	if string(data[:8]) != magic {
+	if string(data[:8]) != mg {
 		return nil, corrupt("bad magic %q", data[:8])
 	}
 	if v := le.Uint32(data[8:]); v != formatVersion {
@@ -198,12 +236,18 @@ func load(data []byte, dim int, fits func(n uint32) error) (*Graph, error) {
 	}
 	// Every link list takes at least its 2-byte count, so the remaining
 	// bytes bound the allocations before they are made.
-	if lists := uint64(n) + upperWords/uint64(g.m+1); 2*lists > uint64(len(p)) {
+	lists := upperWords / uint64(g.m+1)
+	if from == 0 {
+		lists += uint64(n)
+	}
+	if 2*lists > uint64(len(p)) {
 		return nil, corrupt("%d bytes left for %d neighbour lists", len(p), lists)
 	}
 
 	g.levels = append([]uint8(nil), levels...)
-	g.links0 = make([]uint32, int(n)*(g.m0+1))
+	if from == 0 {
+		g.links0 = make([]uint32, int(n)*(g.m0+1))
+	}
 	g.upper = make([][]uint32, n)
 	arena := make([]uint32, upperWords)
 	seen := make([]uint32, n) // seen[id] == stamp: id already in the current list
@@ -214,7 +258,7 @@ func load(data []byte, dim int, fits func(n uint32) error) (*Graph, error) {
 			w := lv * (g.m + 1)
 			g.upper[i], arena = arena[:w:w], arena[w:]
 		}
-		for l := 0; l <= lv; l++ {
+		for l := from; l <= lv; l++ {
 			if len(p) < 2 {
 				return nil, corrupt("node %d layer %d: truncated count", i, l)
 			}

@@ -321,3 +321,161 @@ func TestLoadFrom(t *testing.T) {
 		t.Fatalf("one vector short: %v", err)
 	}
 }
+
+// slotSource keeps layer-0 slots as a file's row set does: little-endian
+// rows of SlotWords words, checked by CheckSlots before use (a slot that
+// fails it reads as nil).
+type slotSource struct {
+	n, words int
+	raw      []byte
+	bad      error
+}
+
+func newSlotSource(t testing.TB, g *Graph) *slotSource {
+	w := g.SlotWords()
+	s := &slotSource{n: g.Len(), words: w, raw: make([]byte, g.Len()*4*w)}
+	g.PutSlots(0, g.Len(), s.raw)
+	return s
+}
+
+func (s *slotSource) Len() int       { return s.n }
+func (s *slotSource) SlotWords() int { return s.words }
+func (s *slotSource) Slot(id uint32) []uint32 {
+	row := s.raw[int(id)*4*s.words : (int(id)+1)*4*s.words]
+	if err := CheckSlots(s.n, s.words)(row); err != nil {
+		s.bad = err
+		return nil
+	}
+	out := make([]uint32, s.words)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(row[4*i:])
+	}
+	return out
+}
+
+// TestLoadSplit: a graph stored as MarshalUpper plus PutSlots and loaded
+// by LoadSplit searches exactly as the graph it was written from, is
+// read-only, and refuses slots or vectors of the wrong number or width.
+func TestLoadSplit(t *testing.T) {
+	d := smallSet()
+	g := buildGraph(t, d, Config{M: 8, EfConstruction: 64, EfSearch: 40, Seed: 9})
+	upper, err := g.MarshalUpper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := marshal(t, g)
+	if len(upper) >= len(full)/4 {
+		t.Errorf("upper layers take %d bytes of the graph's %d", len(upper), len(full))
+	}
+	slots := newSlotSource(t, g)
+	h, err := LoadSplit(upper, newChunkedSource(d, 97), slots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range d.nq() {
+		if a, b := g.Search(d.query(i), 10, 50), h.Search(d.query(i), 10, 50); !slices.Equal(a, b) {
+			t.Fatalf("query %d: built %v, loaded split %v", i, a, b)
+		}
+	}
+	if again := marshal(t, h); !bytes.Equal(again, full) {
+		t.Error("the split graph does not marshal to the graph it was written from")
+	}
+	if _, err := h.Add(d.vec(0)); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Add: %v", err)
+	}
+	short := newSlotSource(t, g)
+	short.n--
+	if _, err := LoadSplit(upper, newChunkedSource(d, 97), short); !errors.Is(err, ErrMismatch) {
+		t.Errorf("one slot short: %v", err)
+	}
+	narrow := newSlotSource(t, g)
+	narrow.words--
+	if _, err := LoadSplit(upper, newChunkedSource(d, 97), narrow); !errors.Is(err, ErrMismatch) {
+		t.Errorf("narrow slots: %v", err)
+	}
+	if _, err := LoadSplit(full, newChunkedSource(d, 97), slots); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("a whole graph given as its upper part: %v", err)
+	}
+	if _, err := Load(upper, d.base, d.dim); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("an upper part given as a whole graph: %v", err)
+	}
+}
+
+// TestCheckSlots: damage a slot in every way CheckSlots refuses.
+func TestCheckSlots(t *testing.T) {
+	d := clusteredSet(200, 5, 8, 3)
+	g := buildGraph(t, d, Config{M: 4, EfConstruction: 16, Seed: 1})
+	w := g.SlotWords()
+	put := func(row []byte, word int, v uint32) { binary.LittleEndian.PutUint32(row[4*word:], v) }
+	for _, tc := range []struct {
+		name   string
+		damage func(row []byte)
+	}{
+		{"count over capacity", func(row []byte) { put(row, 0, uint32(w)) }},
+		{"id out of range", func(row []byte) { put(row, 1, 200) }},
+		{"repeated id", func(row []byte) { put(row, 2, binary.LittleEndian.Uint32(row[4:])) }},
+		{"unused word set", func(row []byte) { put(row, 0, 1); put(row, w-1, 7) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSlotSource(t, g)
+			node := -1
+			for i := range g.Len() {
+				if c := binary.LittleEndian.Uint32(s.raw[i*4*w:]); c >= 2 && c < uint32(w-1) {
+					node = i
+					break
+				}
+			}
+			if node < 0 {
+				t.Fatal("no node with 2 or more neighbours and room for more")
+			}
+			row := s.raw[node*4*w : (node+1)*4*w]
+			tc.damage(row)
+			if err := CheckSlots(g.Len(), w)(s.raw); err == nil {
+				t.Fatal("damage passed the check")
+			}
+			// Searching over the damaged slots does not panic; the
+			// damage is seen.
+			h, err := LoadSplit(mustUpper(t, g), newChunkedSource(d, 13), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range d.nq() {
+				h.Search(d.query(i), 5, 20)
+			}
+			h.Search(d.vec(node), 5, 50)
+		})
+	}
+	if err := CheckSlots(g.Len(), w)(make([]byte, 4*w+4)); err == nil {
+		t.Error("a partial slot passed the check")
+	}
+}
+
+func mustUpper(t testing.TB, g *Graph) []byte {
+	b, err := g.MarshalUpper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// FuzzLoadSplit: no upper part makes LoadSplit panic, and a graph it
+// accepts searches.
+func FuzzLoadSplit(f *testing.F) {
+	d := clusteredSet(60, 4, 4, 8)
+	g := buildGraph(f, d, Config{M: 4, EfConstruction: 16, Seed: 2})
+	good := mustUpper(f, g)
+	f.Add(good[:len(good)-checksumLen])
+	f.Add(good[:len(good)/2])
+	f.Fuzz(func(t *testing.T, body []byte) {
+		data := binary.LittleEndian.AppendUint32(slices.Clone(body), crc32.Checksum(body, castagnoli))
+		h, err := LoadSplit(data, newChunkedSource(d, 7), newSlotSource(t, g))
+		if err != nil {
+			return
+		}
+		for i := range d.nq() {
+			if res := h.Search(d.query(i), 5, 8); !isOrdered(res) {
+				t.Fatalf("bad results %v", res)
+			}
+		}
+	})
+}
