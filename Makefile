@@ -43,7 +43,7 @@ ORT_EMBED  := index/encoder/ortlib/lib/linux-amd64/libonnxruntime.so.1
 
 ASSETS := $(WPM_JSON) $(SP_VOCAB) $(USE_MODEL_DIR)/.ok $(USE_JS_DIR)/.ok $(ORT_DIR)/.ok $(USE_ONNX) $(USE_ONNX8) $(USE_VOCAB) $(ORT_EMBED)
 
-.PHONY: all build test test-crash demo bench bench-hnswlib bench-serve bench-peers assets fuzz clean
+.PHONY: all build test test-crash demo bench bench-hnswlib bench-serve bench-peers bench-scale assets fuzz clean
 all: build
 
 assets: $(ASSETS)
@@ -184,6 +184,20 @@ bench-serve: build
 	for r in $(RANKERS); do echo "== $$r"; \
 	  wrk -t2 -c8 -d30s --latency -s cmd/reqa/testdata/wrk-questions.lua http://127.0.0.1:18080 -- $$r; done; \
 	kill $$pid
+
+# Indexes of about 10k, 100k and 1M sentences of this machine's manual pages
+# and package documentation: build time, file size, ask wall time and RSS
+# per ranker (warm and cold page cache), serve p50/p99 and resident memory
+# under load (BENCHMARKS.md "A million sentences"; about 90 minutes on two
+# cores, root for the cold runs). SCALE_DIR holds the corpora, indexes and
+# logs.
+SCALE_DIR ?= /tmp/reqa-scale
+bench-scale: build
+	dpkg-query -W wrk 2>/dev/null | grep -q "$(WRK_VERSION)" || (apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk=$(WRK_VERSION))
+	cmd/reqa/testdata/scale_bench.sh $(SCALE_DIR) corpus
+	cmd/reqa/testdata/scale_bench.sh $(SCALE_DIR) build
+	cmd/reqa/testdata/scale_bench.sh $(SCALE_DIR) measure
 
 # Each fuzz target briefly (FUZZTIME=5m for a real run).
 FUZZTIME ?= 20s
