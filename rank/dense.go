@@ -10,6 +10,8 @@ import (
 	"github.com/reqa/reqa/index/ann"
 	"github.com/reqa/reqa/index/dense"
 	"github.com/reqa/reqa/index/encoder"
+	"github.com/reqa/reqa/index/encoder/uselite"
+	"github.com/reqa/reqa/index/encoder/usenet"
 	"github.com/reqa/reqa/store"
 )
 
@@ -102,7 +104,15 @@ func (x *Index) loadDense(threads int) (*denseState, error) {
 			recent: map[string][]float32{}, inflight: map[string]*questionCall{}}
 		x.dense = st
 		st.err = func() error {
-			onnx, err := x.r.LargeBlob(store.BlobDenseModel)
+			// Run in Go (fast start), the int8 USE-Lite reads its model
+			// in place: its weights are packed once, its embedding table
+			// read row by row (a fault there is an error, not a crash).
+			// ONNX Runtime gets a copy.
+			blob := x.r.LargeBlob
+			if x.fastStart && m.Kind == encoder.KindUSELite && m.Precision == uselite.PrecisionInt8 {
+				blob = x.r.LargeBlobInPlace
+			}
+			onnx, err := blob(store.BlobDenseModel)
 			if err != nil {
 				return err
 			}
@@ -110,8 +120,10 @@ func (x *Index) loadDense(threads int) (*denseState, error) {
 			if err != nil {
 				return err
 			}
-			st.enc, err = encoder.New(encoder.Spec{Name: m.Encoder, Kind: m.Kind, Dim: m.Dim, Hash: m.Hash}, onnx, vocab, encoder.Options{Threads: threads, FastStart: x.fastStart})
-			return err
+			return x.r.Guard(func() error {
+				st.enc, err = encoder.New(encoder.Spec{Name: m.Encoder, Kind: m.Kind, Dim: m.Dim, Hash: m.Hash}, onnx, vocab, encoder.Options{Threads: threads, FastStart: x.fastStart})
+				return err
+			})
 		}()
 	})
 	if x.dense.err != nil {
@@ -409,7 +421,7 @@ func (d *DenseRanker) Prepare(ctx context.Context, questions []string, progress 
 		}
 	}
 	d.st.qmu.RUnlock()
-	vecs, err := d.enc.EncodeQueries(ctx, todo, progress)
+	vecs, err := encodeQueries(ctx, d.enc, todo, progress)
 	if err != nil {
 		return err
 	}
@@ -484,7 +496,7 @@ func (st *denseState) embedOnce(ctx context.Context, enc *encoder.Encoder, quest
 	c := &questionCall{done: make(chan struct{})}
 	st.inflight[question] = c
 	st.qmu.Unlock()
-	vecs, err := enc.EncodeQueries(ctx, []string{question}, nil)
+	vecs, err := encodeQueries(ctx, enc, []string{question}, nil)
 	if err == nil {
 		c.v = vecs[0]
 	}
@@ -595,7 +607,17 @@ func (d *DenseRanker) scoreExact(qs [][]float32, outs, ctx [][]float64) error {
 // EmbedQuestions embeds questions with the index's encoder, raw (no
 // question adapter, no cache).
 func (d *DenseRanker) EmbedQuestions(ctx context.Context, questions []string) ([][]float32, error) {
-	return d.enc.EncodeQueries(ctx, questions, nil)
+	return encodeQueries(ctx, d.enc, questions, nil)
+}
+
+// encodeQueries is enc.EncodeQueries, with a fault reading the model in
+// place (the index file cut short while open) reported as damage.
+func encodeQueries(ctx context.Context, enc *encoder.Encoder, qs []string, progress func(done, total int)) ([][]float32, error) {
+	v, err := enc.EncodeQueries(ctx, qs, progress)
+	if errors.Is(err, usenet.ErrFault) {
+		err = fmt.Errorf("question encoder: %w: %w", store.ErrCorrupt, err)
+	}
+	return v, err
 }
 
 // AnswerVectors returns the answer-tower vectors the ranker scores against,

@@ -83,6 +83,52 @@ func (r *Reader) LargeBlob(name string) ([]byte, error) {
 	return out, err
 }
 
+// LargeBlobInPlace is LargeBlob without the copy for a blob stored in one
+// chunk (up to 16 MiB: the dense model, say): its checksummed bytes where
+// they lie in the file's memory map, valid until the Reader is closed and
+// never to be modified. A reader of them must expect a fault should the
+// file be cut short under the map (Reader.Guard turns one into
+// ErrCorrupt). A blob of several chunks is copied, as LargeBlob does.
+func (r *Reader) LargeBlobInPlace(name string) ([]byte, error) {
+	tx, err := r.pinned()
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	err = r.guard(func() error {
+		b := tx.Bucket(bucketBlobs)
+		hv := b.Get([]byte(name))
+		if hv == nil {
+			return fmt.Errorf("blob %s: %w", name, ErrNotFound)
+		}
+		p, err := unseal(hv, "blob "+name)
+		if err != nil {
+			return err
+		}
+		var h blobHeader
+		if err := json.Unmarshal(p, &h); err != nil || h.Chunks != 1 {
+			out, err = largeBlob(tx, name) // damage is reported there
+			return err
+		}
+		v := b.Get(chunkKey(name, 0))
+		if v == nil {
+			return fmt.Errorf("blob %s chunk 0: missing: %w", name, ErrCorrupt)
+		}
+		if out, err = unseal(v, fmt.Sprintf("blob %s chunk 0", name)); err != nil {
+			return err
+		}
+		if int64(len(out)) != h.Size {
+			return fmt.Errorf("blob %s: %d bytes, header says %d: %w", name, len(out), h.Size, ErrCorrupt)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Guard runs fn, turning a fault on a mapped page (a file cut short under
+// the memory map, read in place) into ErrCorrupt.
+func (r *Reader) Guard(fn func() error) error { return r.guard(fn) }
+
 func largeBlob(tx *bolt.Tx, name string) ([]byte, error) {
 	b := tx.Bucket(bucketBlobs)
 	hv := b.Get([]byte(name))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -18,6 +19,33 @@ var ErrUnsupported = errors.New("usenet: not the int8 USE-Lite graph")
 
 // ErrTokenID reports a token id outside the model's vocabulary.
 var ErrTokenID = errors.New("usenet: token id out of range")
+
+// ErrFault reports a fault reading the model's bytes where they lie (a
+// file's memory map cut short under the reader).
+var ErrFault = errors.New("usenet: fault reading the model")
+
+// guarded runs fn, turning a fault on a mapped page into ErrFault: Load
+// and Embed read the model's bytes in place, which may be a file's memory
+// map. Any other panic goes on.
+func guarded(fn func()) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			// A fault under SetPanicOnFault is a runtime.Error with the
+			// faulting address.
+			if re, ok := p.(interface {
+				runtime.Error
+				Addr() uintptr
+			}); ok {
+				err = fmt.Errorf("%w at %#x: %v", ErrFault, re.Addr(), re)
+				return
+			}
+			panic(p)
+		}
+	}()
+	fn()
+	return nil
+}
 
 // Dim is the width of the vectors Embed returns.
 const Dim = 512
@@ -79,8 +107,16 @@ type norm struct {
 
 // Load reads the int8 USE-Lite from its ONNX bytes, which must outlive
 // the Net (the embedding table is read from them in place). A model that
-// is not that graph gives ErrUnsupported.
-func Load(onnx []byte) (*Net, error) {
+// is not that graph gives ErrUnsupported; a fault reading the bytes (a
+// memory map cut short) ErrFault.
+func Load(onnx []byte) (n *Net, err error) {
+	if ferr := guarded(func() { n, err = load(onnx) }); ferr != nil {
+		return nil, ferr
+	}
+	return n, err
+}
+
+func load(onnx []byte) (*Net, error) {
 	g, err := onnxmodel.ReadGraph(onnx)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnsupported, err)
@@ -173,16 +209,23 @@ func Load(onnx []byte) (*Net, error) {
 		next <- d
 	}
 	close(next)
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(mats)); w++ {
+	workers := min(runtime.GOMAXPROCS(0), len(mats))
+	errs := make([]error, workers)
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for d := range next {
-				d.pack()
-			}
+			errs[w] = guarded(func() {
+				for d := range next {
+					d.pack()
+				}
+			})
 		}()
 	}
 	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
 	n.resid = mats[0]
 	n.layers[0] = layer{ln1: norms[0], qkv: mats[1], heads: heads[0], qscale: qscales[0], out: mats[2], ln2: norms[1], ff1: mats[3], ff2: mats[4]}
 	n.layers[1] = layer{ln1: norms[2], qkv: mats[5], heads: heads[1], qscale: qscales[1], out: mats[6], ln2: norms[3], ff1: mats[7], ff2: mats[8]}
@@ -305,12 +348,26 @@ func (n *Net) Embed(ids []int32) ([]float32, error) {
 		ids = ids[:n.maxLen]
 	}
 	T, W := len(ids), n.width
-	x := make([]float32, T*W)
-	half := W / 2
-	for t, id := range ids {
+	for _, id := range ids {
 		if id < 0 || int(id) >= n.vocab {
 			return nil, fmt.Errorf("%w: %d (vocabulary of %d)", ErrTokenID, id, n.vocab)
 		}
+	}
+	// The embedding table is read in place (guarded: it may be a memory
+	// map's).
+	x := make([]float32, T*W)
+	if err := guarded(func() { n.embed(ids, x) }); err != nil {
+		return nil, err
+	}
+	return n.encode(x, T), nil
+}
+
+// embed writes each token's input row, 2·embedding + position signal,
+// into x.
+func (n *Net) embed(ids []int32, x []float32) {
+	W := n.width
+	half := W / 2
+	for t, id := range ids {
 		row := n.emb[int(id)*W*4:]
 		xt := x[t*W : (t+1)*W]
 		for i := range xt {
@@ -324,6 +381,11 @@ func (n *Net) Embed(ids []int32) ([]float32, error) {
 			xt[i] = e + (e + s)
 		}
 	}
+}
+
+// encode runs the network on the T input rows x and returns the unit
+// vector.
+func (n *Net) encode(x []float32, T int) []float32 {
 	// Layer 0: the residual is projected to the layer's output width.
 	y := n.resid.apply(x, T)
 	x = n.layers[0].attend(x, y, T)
@@ -343,7 +405,7 @@ func (n *Net) Embed(ids []int32) ([]float32, error) {
 	for j, v := range z {
 		z[j] = float32(math.Tanh(float64(v)))
 	}
-	return n.normalize(z), nil
+	return n.normalize(z)
 }
 
 // normalize scales z to unit length as the graph does: z · 1/√max(Σz², ε).
