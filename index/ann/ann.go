@@ -132,7 +132,7 @@ type Graph struct {
 	vecs []float32 // n·dim, node i at [i·dim, (i+1)·dim)
 	// src, when set (LoadFrom), holds the vectors instead of vecs: the
 	// graph is then read-only.
-	src    VectorSource
+	src VectorSource
 	// src0, when set (LoadSplit), holds layer 0 instead of links0.
 	src0   LinkSource
 	levels []uint8 // top layer of each node
