@@ -34,7 +34,14 @@
 //     file's memory map (answers.go: a chunk is checked the first time a
 //     question reads it), so opening reads nothing in proportion to the
 //     index; at another λ, or on an index written before they were stored,
-//     the sentence and context vectors are loaded and mixed;
+//     the sentence and context vectors are loaded and mixed. The graph is
+//     searched in place too where the index stores it split
+//     (graphslots.go: its layer-0 slots read from the map, only its upper
+//     layers decoded; ann.LoadSplit). An index opened with
+//     [OpenOptions.FastStart] (reqa ask) embeds questions with the Go
+//     int8 USE-Lite (package index/encoder/usenet, its model read in
+//     place) instead of starting ONNX Runtime; a fusion loads its inputs
+//     and the graph it searches at once, one goroutine each;
 //   - "fusion-METHOD": the scores of several rankers fused by one of
 //     [FusionMethods] with parameters learned by `reqa fuse` (package
 //     rank/fuse), or built in: the default ([DefaultFusion], embedded from

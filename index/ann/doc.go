@@ -111,6 +111,17 @@
 // ErrVersion, ErrDimension or ErrMismatch, never a panic. Loading the
 // 20,000-node graph (M=16, 1.9 MB) takes about 3.5 ms.
 //
+// Loading decodes and copies every neighbour list, which grows with the
+// graph (132 bytes a node at M=16). A graph meant to be searched where it
+// is stored, from a file's memory map, is also written split: its layer 0
+// as fixed-width slots, one per node (SlotWords words: the count, then
+// room for M0 ids; PutSlots writes them, CheckSlots checks them), and the
+// rest — configuration, levels, layers 1 and up, a node in M of them — by
+// MarshalUpper. LoadSplit decodes only the second and reads the slots
+// through a LinkSource, in place; such a graph, like one from LoadFrom, is
+// read-only. It searches exactly as the graph it was written from
+// (TestLoadSplit).
+//
 // # Measurements
 //
 // The benchmark data (synth_test.go) are unit vectors drawn from 100

@@ -30,7 +30,9 @@
 // every vector depends on its text alone.
 //
 // The ONNX Runtime library comes from package ortlib (embedded in the
-// binary) and is loaded once per process.
+// binary) and is loaded once per process. With [Options.FastStart] (one
+// question, reqa ask) the int8 USE-Lite runs in Go instead (package
+// usenet), and the runtime is never loaded: [Encoder.Engine] says which.
 package encoder
 
 import (
