@@ -10,7 +10,7 @@
 #
 # The corpora: every file of /usr/share/man/man1..man8 in name order, then
 # the .html, .md, .txt and .rst files of /usr/share/doc in name order
-# (symbolic links followed); 10k is the first 250 manual pages, 100k the
+# (symbolic links followed); 10k is the first 110 manual pages, 100k the
 # first 2,600, 1m every manual page and the first 300 documents. Their
 # sentence counts are whatever this machine's pages hold (build.log).
 # Needs root for the cold runs (drop_caches) and wrk (make bench-serve
@@ -33,7 +33,7 @@ corpus)
 	for s in $sizes; do
 		rm -rf "${dir:?}/$s" && mkdir -p "$dir/$s"
 		case $s in
-		10k) head -250 "$dir/man.list" >"$dir/$s.man" && : >"$dir/$s.doc" ;;
+		10k) head -110 "$dir/man.list" >"$dir/$s.man" && : >"$dir/$s.doc" ;;
 		100k) head -2600 "$dir/man.list" >"$dir/$s.man" && : >"$dir/$s.doc" ;;
 		1m) cp "$dir/man.list" "$dir/$s.man" && head -300 "$dir/doc.list" >"$dir/$s.doc" ;;
 		esac
