@@ -135,6 +135,23 @@ func fields(b []byte) ([]pbField, error) {
 	return out, nil
 }
 
+// appendVarints appends to dst the value of a varint field (wire type 0)
+// or the values of a packed repeated one (wire type 2).
+func appendVarints(dst []int64, f pbField) ([]int64, error) {
+	if f.wire == 0 {
+		return append(dst, int64(f.u)), nil
+	}
+	for p := 0; p < len(f.val); {
+		v, k := binary.Uvarint(f.val[p:])
+		if k <= 0 {
+			return dst, errors.New("bad packed varint")
+		}
+		dst = append(dst, int64(v))
+		p += k
+	}
+	return dst, nil
+}
+
 // nodeInfo is what the rewriter reads of a NodeProto.
 type nodeInfo struct {
 	Node
@@ -191,16 +208,9 @@ func parseTensor(b []byte) (tensorInfo, error) {
 	external := false
 	for _, f := range fs {
 		switch {
-		case f.num == 1 && f.wire == 0:
-			t.dims = append(t.dims, int64(f.u))
-		case f.num == 1 && f.wire == 2:
-			for p := 0; p < len(f.val); {
-				v, k := binary.Uvarint(f.val[p:])
-				if k <= 0 {
-					return t, errors.New("bad dims")
-				}
-				t.dims = append(t.dims, int64(v))
-				p += k
+		case f.num == 1 && (f.wire == 0 || f.wire == 2):
+			if t.dims, err = appendVarints(t.dims, f); err != nil {
+				return t, errors.New("bad dims")
 			}
 		case f.num == 2 && f.wire == 0:
 			t.dataType = DataType(f.u)

@@ -130,16 +130,9 @@ func readAttr(b []byte) (Attribute, error) {
 			for p := 0; p < len(f.val); p += 4 {
 				a.Floats = append(a.Floats, math.Float32frombits(binary.LittleEndian.Uint32(f.val[p:])))
 			}
-		case f.num == 8 && f.wire == 0:
-			a.Ints = append(a.Ints, int64(f.u))
-		case f.num == 8 && f.wire == 2:
-			for p := 0; p < len(f.val); {
-				v, k := binary.Uvarint(f.val[p:])
-				if k <= 0 {
-					return a, errors.New("bad packed ints")
-				}
-				a.Ints = append(a.Ints, int64(v))
-				p += k
+		case f.num == 8 && (f.wire == 0 || f.wire == 2):
+			if a.Ints, err = appendVarints(a.Ints, f); err != nil {
+				return a, err
 			}
 		}
 	}
@@ -155,16 +148,9 @@ func readRawTensor(b []byte) (RawTensor, error) {
 	var t RawTensor
 	for _, f := range fs {
 		switch {
-		case f.num == 1 && f.wire == 0:
-			t.Dims = append(t.Dims, int64(f.u))
-		case f.num == 1 && f.wire == 2:
-			for p := 0; p < len(f.val); {
-				v, k := binary.Uvarint(f.val[p:])
-				if k <= 0 {
-					return t, errors.New("bad dims")
-				}
-				t.Dims = append(t.Dims, int64(v))
-				p += k
+		case f.num == 1 && (f.wire == 0 || f.wire == 2):
+			if t.Dims, err = appendVarints(t.Dims, f); err != nil {
+				return t, errors.New("bad dims")
 			}
 		case f.num == 2 && f.wire == 0:
 			t.DataType = DataType(f.u)
