@@ -85,7 +85,7 @@ func TestReadGraphMalformed(t *testing.T) {
 		b    []byte
 	}{
 		{"empty", nil},
-		{"no graph", []byte{1<<3 | 0, 8}},
+		{"no graph", []byte{1 << 3, 8}}, // field 1 (ir_version), a varint
 		{"truncated", good[:len(good)-7]},
 		{"bad tag", []byte{0xff}},
 	} {
