@@ -222,9 +222,11 @@ const memfdORT = "/memfd:libonnxruntime.so.1 (deleted)"
 // readOnlyAsk runs `./reqa ask -r dense` in dir, with no network, HOME and
 // TMPDIR on fresh read-only, noexec tmpfs mounts in a private mount
 // namespace (unshare -m; the mounts vanish with it), so that no file can
-// be written there and none could be mapped executable: it must answer.
-// Forced to extract the library to a file (REQA_ORT_EXTRACT=1), as reqa
-// did before it used a memory file, it must fail there.
+// be written there and none could be mapped executable: it must answer,
+// with the question embedded in Go and with --runtime. Forced to extract
+// the library to a file (REQA_ORT_EXTRACT=1), as reqa did before it used
+// a memory file, it must fail there with --runtime and still answer
+// without (the runtime is not loaded).
 func readOnlyAsk(t *testing.T, unshare, dir string) {
 	root := t.TempDir()
 	home, tmp := filepath.Join(root, "home"), filepath.Join(root, "tmp")
@@ -269,6 +271,12 @@ exec "$@"`, noMount)
 		if a.Ranker != "dense" || len(a.Answers) != 1 || !strings.Contains(a.Answers[0].Sentence, "caraway") {
 			t.Fatalf("ask -r dense (--runtime %v) with a read-only, noexec HOME and TMPDIR: want the caraway sentence from the dense ranker:\n%s", runtime, out)
 		}
+	}
+
+	// ask alone never loads the runtime, so forcing its extraction to a
+	// read-only place changes nothing.
+	if out, errs, err := run(false, "REQA_ORT_EXTRACT=1"); err != nil || !strings.Contains(out, "caraway") {
+		t.Fatalf("ask -r dense without --runtime, REQA_ORT_EXTRACT=1: %v (ONNX Runtime loaded?)\nstdout:\n%s\nstderr:\n%s", err, out, errs)
 	}
 
 	out, errs, err := run(true, "REQA_ORT_EXTRACT=1")
