@@ -57,21 +57,21 @@ measure)
 		for s in $sizes; do
 			idx="$dir/$s.reqa"
 			echo "== $s: $(stat -c %s "$idx") bytes"
+			# Cold: the page cache dropped before each run. Warm: the
+			# pages the asks read, cached by the asks themselves (not by
+			# reading the file through: on kernels with large page-cache
+			# folios a sequential read makes every fault map a whole
+			# folio, several times the resident memory; BENCHMARKS.md).
 			for r in bm25-wpm dense default; do
-				for mode in warm cold; do
+				for mode in cold warm; do
 					runs=5
 					[ $mode = cold ] && runs=3
 					for i in $(seq $runs); do
-						if [ $mode = cold ]; then
-							sync && echo 3 >/proc/sys/vm/drop_caches
-						else
-							cat "$idx" >/dev/null
-						fi
+						[ $mode = cold ] && sync && echo 3 >/proc/sys/vm/drop_caches
 						/usr/bin/time -f "ask $s $r $mode %e s %M KB" $reqa ask -k 1 -i "$idx" -r $r "$q" 2>&1 >/dev/null | grep '^ask '
 					done
 				done
 			done
-			cat "$idx" >/dev/null
 			$reqa serve --index "$idx" --addr 127.0.0.1:18081 2>/dev/null &
 			pid=$!
 			for _ in $(seq 60); do curl -s -o /dev/null "http://127.0.0.1:18081/v1/ask?q=x&k=1" && break; sleep 0.5; done
