@@ -260,26 +260,24 @@ func inOrder(ctx context.Context, n, workers int, work func(i int) []string, con
 	return ctx.Err()
 }
 
-// embed encodes every sentence and context of c with enc (stage 3).
+// embed encodes every sentence and context of c with enc (stage 3), in one
+// pass so a context that repeats a sentence word for word (a paragraph of
+// one sentence under no heading) is embedded once.
 func embed(ctx context.Context, c *Corpus, enc *encoder.Encoder, progress func(stage string) func(done, total int)) (sent, ctxv dense.Vectors, err error) {
-	texts := make([]string, len(c.Sentences))
-	for i, s := range c.Sentences {
-		texts[i] = s.Text(c.Contexts[s.ContextID])
+	texts := make([]string, 0, len(c.Sentences)+len(c.Contexts))
+	for _, s := range c.Sentences {
+		texts = append(texts, s.Text(c.Contexts[s.ContextID]))
 	}
-	dim := enc.Spec().Dim
-	flat, err := enc.EncodeFlat(ctx, texts, progress("embed sentences"))
-	if err != nil {
-		return sent, ctxv, fmt.Errorf("embed sentences: %w", err)
-	}
-	sent = dense.Vectors{Dim: dim, Data: flat}
-	texts = texts[:0]
 	for _, x := range c.Contexts {
 		texts = append(texts, x.Text)
 	}
-	if flat, err = enc.EncodeFlat(ctx, texts, progress("embed contexts")); err != nil {
-		return sent, ctxv, fmt.Errorf("embed contexts: %w", err)
+	dim := enc.Spec().Dim
+	flat, err := enc.EncodeFlat(ctx, texts, progress("embed sentences and contexts"))
+	if err != nil {
+		return sent, ctxv, fmt.Errorf("embed: %w", err)
 	}
-	return sent, dense.Vectors{Dim: dim, Data: flat}, nil
+	n := len(c.Sentences) * dim
+	return dense.Vectors{Dim: dim, Data: flat[:n:n]}, dense.Vectors{Dim: dim, Data: flat[n:]}, nil
 }
 
 // answerVectors combines c's sentence and context vectors into its

@@ -43,9 +43,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/reqa/reqa/index/encoder/ort"
 	"github.com/reqa/reqa/index/encoder/ortlib"
@@ -110,6 +112,7 @@ type Encoder struct {
 	be      backend
 	batch   int
 	workers int
+	runs    atomic.Int64 // texts handed to the backend (tests)
 }
 
 // backend is one kind of model ([Spec.Kind]): how a text becomes the token
@@ -349,15 +352,36 @@ func (e *Encoder) EncodeFlat(ctx context.Context, texts []string, progress func(
 
 // encode embeds texts in length-sorted batches on e.workers goroutines and
 // hands each text's vector to put (concurrently, for distinct i).
+//
+// Texts whose token ids are the same are embedded once: the model sees
+// nothing but the ids, so their vectors are the same (exactly, for a
+// model run one text at a time; to float32 rounding otherwise, as for any
+// regrouping). Real documents repeat themselves — an option described the
+// same way in many manual pages, a one-sentence paragraph that is its own
+// context — and a repeat costs a copy instead of a model run.
 func (e *Encoder) encode(ctx context.Context, r Role, texts []string, progress func(done, total int), put func(i int, v []float32)) error {
 	ids := make([][]int32, len(texts))
 	for i, t := range texts {
 		ids[i] = e.be.tokens(t, r)
 	}
-	order := make([]int, len(texts))
-	for i := range order {
-		order[i] = i
+	// order lists the first text of each distinct id sequence; same[k]
+	// lists the later texts that repeat order[k]'s ids.
+	order := make([]int, 0, len(texts))
+	first := make(map[string]int, len(texts))
+	var same map[int][]int
+	for i, seq := range ids {
+		key := idsKey(seq)
+		if j, ok := first[key]; ok {
+			if same == nil {
+				same = make(map[int][]int)
+			}
+			same[j] = append(same[j], i)
+			continue
+		}
+		first[key] = i
+		order = append(order, i)
 	}
+	first = nil
 	sort.SliceStable(order, func(a, b int) bool { return len(ids[order[a]]) < len(ids[order[b]]) })
 	chunk := e.batch
 	nChunks := (len(order) + chunk - 1) / chunk
@@ -379,19 +403,25 @@ func (e *Encoder) encode(ctx context.Context, r Role, texts []string, progress f
 				for i, o := range order[lo:hi] {
 					seqs[i] = ids[o]
 				}
+				e.runs.Add(int64(len(seqs)))
 				vecs, err := e.be.embed(seqs, r)
 				if err != nil {
 					errs[w] = fmt.Errorf("encode: %w", err)
 					return
 				}
+				n := 0
 				for i, o := range order[lo:hi] {
 					if len(vecs[i]) != e.spec.Dim {
 						errs[w] = fmt.Errorf("encode: model returned %d dimensions, spec says %d", len(vecs[i]), e.spec.Dim)
 						return
 					}
 					put(o, vecs[i])
+					for _, d := range same[o] {
+						put(d, slices.Clone(vecs[i]))
+					}
+					n += 1 + len(same[o])
 				}
-				d := done.Add(int64(hi - lo))
+				d := done.Add(int64(n))
 				if progress != nil {
 					progMu.Lock()
 					progress(int(d), len(texts))
@@ -405,4 +435,13 @@ func (e *Encoder) encode(ctx context.Context, r Role, texts []string, progress f
 		return err
 	}
 	return ctx.Err()
+}
+
+// idsKey is a token id sequence as a map key: its bytes, not copied (the
+// key lives no longer than ids).
+func idsKey(ids []int32) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return unsafe.String((*byte)(unsafe.Pointer(&ids[0])), 4*len(ids))
 }

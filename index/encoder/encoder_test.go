@@ -268,3 +268,52 @@ func cosine(a, b []float32) float64 {
 	}
 	return dot / math.Sqrt(na*nb)
 }
+
+// TestRepeatedTexts: texts with the same token ids are embedded once and
+// every repeat gets its own copy of the same vector, in order, with
+// progress counting every text.
+func TestRepeatedTexts(t *testing.T) {
+	e := encoderOf(t, uselite.PrecisionInt8) // one text per run: bit for bit
+	defer e.Close()
+	for _, tc := range []struct {
+		name   string
+		texts  []string
+		unique int
+	}{
+		{"none repeated", []string{"The ferry leaves at nine.", "It returns at noon."}, 2},
+		{"one repeat", []string{"Gulls.", "The ferry leaves at nine.", "Gulls."}, 2},
+		{"all the same", []string{"Tickets.", "Tickets.", "Tickets.", "Tickets."}, 1},
+		{"empty texts", []string{"", "Gulls.", ""}, 2},
+		{"case differs", []string{"Gulls.", "gulls."}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := encoder.Embedded(e)
+			var last, total int
+			rows, err := e.Encode(context.Background(), tc.texts, func(done, n int) { last, total = done, n })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := encoder.Embedded(e) - before; got != int64(tc.unique) {
+				t.Errorf("model ran on %d texts, want %d", got, tc.unique)
+			}
+			if last != len(tc.texts) || total != len(tc.texts) {
+				t.Errorf("progress ended at %d of %d, want %d of %d", last, total, len(tc.texts), len(tc.texts))
+			}
+			for i, text := range tc.texts {
+				alone, err := e.Encode(context.Background(), []string{text}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !equalBits(alone[0], rows[i]) {
+					t.Errorf("text %d (%q): vector differs from the text embedded alone", i, text)
+				}
+			}
+			// Each row is its own: changing one leaves its repeats alone.
+			keep := rows[len(rows)-1][0]
+			rows[0][0] = 42
+			if len(rows) > 1 && tc.texts[0] == tc.texts[len(rows)-1] && rows[len(rows)-1][0] != keep {
+				t.Error("repeated texts share one vector")
+			}
+		})
+	}
+}
