@@ -53,9 +53,23 @@ func openAnswerRows(r *store.Reader, m *store.DenseMeta, n int) (*answerRows, er
 
 // finiteRows refuses rows holding a NaN or an infinity.
 func finiteRows(b []byte) error {
-	for i, x := range floats(b) {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return fmt.Errorf("value %d is %v", i, x)
+	// A float32 is NaN or infinite when its exponent bits are all ones:
+	// tested on the bits, eight values an iteration with no branch taken
+	// for finite ones (a question's walk checks a thousand chunks).
+	const exp = 0x7f800000
+	u := uint32s(b)
+	i := 0
+	for ; i+8 <= len(u); i += 8 {
+		v := u[i : i+8 : i+8]
+		bad := (v[0]&exp)^exp == 0 || (v[1]&exp)^exp == 0 || (v[2]&exp)^exp == 0 || (v[3]&exp)^exp == 0 ||
+			(v[4]&exp)^exp == 0 || (v[5]&exp)^exp == 0 || (v[6]&exp)^exp == 0 || (v[7]&exp)^exp == 0
+		if bad {
+			break
+		}
+	}
+	for ; i < len(u); i++ {
+		if u[i]&exp == exp {
+			return fmt.Errorf("value %d is %v", i, math.Float32frombits(u[i]))
 		}
 	}
 	return nil

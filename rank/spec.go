@@ -277,12 +277,15 @@ func (e *Index) Resolve(s Spec) (Ranker, error) {
 }
 
 // specFusion returns the parameters the fusion s names runs with: s.Fusion
-// when set, else the index's (FusionParams).
+// when set, else the index's (FusionParams). An input the fusion's weights ignore is left out (fuse.Params.Weighted):
+// the built-in default weighs bm25-wpm 0, and a question should not pay
+// for its vocabulary and postings.
 func (e *Index) specFusion(s Spec) (fuse.Params, error) {
 	if s.Fusion != nil {
-		return *s.Fusion, nil
+		return s.Fusion.Weighted(), nil
 	}
-	return e.FusionParams(s.Name)
+	p, err := e.FusionParams(s.Name)
+	return p.Weighted(), err
 }
 
 // Ranker resolves the ranker called name with default options (sentence

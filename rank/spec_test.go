@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/reqa/reqa/index"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/reqa/reqa/index"
 	"github.com/reqa/reqa/index/adapter"
 	"github.com/reqa/reqa/rank"
 	"github.com/reqa/reqa/rank/eval"
@@ -262,5 +263,89 @@ func TestLoadTuned(t *testing.T) {
 	buildTestIndexDense(t, idx, false)
 	if _, err := rank.LoadTuned(idx); !errors.Is(err, rank.ErrNoTunedParams) {
 		t.Errorf("untuned index: %v, want ErrNoTunedParams", err)
+	}
+}
+
+// TestUnweightedInputs: a fusion's inputs of weight 0 (the built-in
+// default's bm25-wpm) are not resolved, in every way a fusion is asked,
+// and every candidate's fused score is the one the whole fusion gives.
+func TestUnweightedInputs(t *testing.T) {
+	requireDense(t)
+	path := filepath.Join(t.TempDir(), "t.reqa")
+	buildTestIndexDense(t, path, true)
+	e, err := rank.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	full := rank.DefaultFusion()
+	zero := slices.Index(full.Weights, 0)
+	if zero < 0 {
+		t.Fatalf("the built-in default %v %v has no input of weight 0 to leave out", full.Inputs, full.Weights)
+	}
+	questions := []string{"Who kept the Bell Rock light?", "How do arch bridges carry loads?", "What do bees make?", "zzzz qqqq"}
+	for _, ann := range []bool{false, true} {
+		for _, how := range []string{"default", "by name", "by params"} {
+			s := rank.Spec{Dense: rank.DenseOptions{ANN: ann}}
+			var r rank.Ranker
+			switch how {
+			case "default":
+				r, err = e.Resolve(s)
+			case "by name":
+				s, _ = rank.ParseSpec(full.Name)
+				s.Dense.ANN = ann
+				r, err = e.Resolve(s)
+			case "by params":
+				r, err = e.Fused(full, s)
+			}
+			if err != nil {
+				t.Fatalf("%s, ANN %v: %v", how, ann, err)
+			}
+			fr := r.(*rank.FusedRanker)
+			for _, in := range fr.Inputs() {
+				if in.Name() == full.Inputs[zero] {
+					t.Errorf("%s, ANN %v: input %s of weight 0 resolved", how, ann, in.Name())
+				}
+			}
+			if len(fr.Inputs()) != len(full.Inputs)-1 {
+				t.Errorf("%s, ANN %v: %d inputs, want %d", how, ann, len(fr.Inputs()), len(full.Inputs)-1)
+			}
+		}
+	}
+	// Every candidate's fused score is the whole fusion's (without the
+	// steps that reorder by text, which do not depend on the inputs).
+	plain := full
+	plain.DemoteQuestions, plain.DefinitionsFirst = false, false
+	r, err := e.Fused(plain, rank.Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := r.(*rank.FusedRanker)
+	for _, q := range questions {
+		_, fused, _, err := fr.Breakdown(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := make([][]float64, len(plain.Inputs))
+		for i, name := range plain.Inputs {
+			in, err := e.Ranker(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc := rank.NewScores(in.Docs())
+			if err := in.(rank.Scorer).ScoreAll(context.Background(), q, sc); err != nil {
+				t.Fatal(err)
+			}
+			all[i] = sc.Scores
+		}
+		want := make([]float64, len(fused))
+		if err := fuse.Fuse(plain, all, want); err != nil {
+			t.Fatal(err)
+		}
+		for d := range want {
+			if math.Abs(want[d]-fused[d]) > 1e-9*max(1, math.Abs(want[d])) {
+				t.Fatalf("%q: candidate %d fused %v, the whole fusion %v", q, d, fused[d], want[d])
+			}
+		}
 	}
 }

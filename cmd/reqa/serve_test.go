@@ -165,7 +165,7 @@ func TestServeDense(t *testing.T) {
 		answers      int
 		scores       []string
 	}{
-		{"/v1/ask?q=When+does+the+ferry+return&k=3", "fusion-zscore", 3, []string{"bm25-stem", "bm25-word", "bm25-wpm", "dense"}},
+		{"/v1/ask?q=When+does+the+ferry+return&k=3", "fusion-zscore", 3, []string{"bm25-stem", "bm25-word", "dense"}}, // bm25-wpm weighs 0: not computed
 		{"/v1/ask?q=When+does+the+ferry+return&k=2&ranker=dense", "dense", 2, []string{"dense"}},
 		{"/v1/ask?q=When+does+the+ferry+return&k=7&ranker=dense", "dense", 7, []string{"dense"}},
 	}

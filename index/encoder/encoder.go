@@ -167,10 +167,18 @@ func New(spec Spec, onnx, vocab []byte, opt Options) (*Encoder, error) {
 	if spec.Kind != KindUSELite && spec.Kind != KindHF {
 		return nil, fmt.Errorf("encoder %s: unsupported kind %q (want %q or %q)", spec.Name, spec.Kind, KindUSELite, KindHF)
 	}
-	if h := Hash(onnx, vocab); spec.Hash != "" && spec.Hash != h {
-		return nil, fmt.Errorf("encoder %s: stored hash %.12s…, content hash %.12s…: %w", spec.Name, spec.Hash, h, ErrModelMismatch)
-	} else {
+	// The content hash (a pass over the whole model) is taken while the
+	// backend is built: a question's start-up waits for the longer of the
+	// two, not both. A mismatch is reported before any backend error.
+	hashed := make(chan string, 1)
+	go func() { hashed <- Hash(onnx, vocab) }()
+	checkHash := func() error {
+		h := <-hashed
+		if spec.Hash != "" && spec.Hash != h {
+			return fmt.Errorf("encoder %s: stored hash %.12s…, content hash %.12s…: %w", spec.Name, spec.Hash, h, ErrModelMismatch)
+		}
 		spec.Hash = h
+		return nil
 	}
 	if opt.Batch <= 0 {
 		opt.Batch = 32
@@ -190,6 +198,12 @@ func New(spec Spec, onnx, vocab []byte, opt Options) (*Encoder, error) {
 		be, err = newUSELite(onnx, vocab, opt)
 	case KindHF:
 		be, err = newHF(onnx, vocab, opt)
+	}
+	if herr := checkHash(); herr != nil {
+		if err == nil {
+			be.close()
+		}
+		return nil, herr
 	}
 	if err != nil {
 		return nil, fmt.Errorf("encoder %s: %w", spec.Name, err)
@@ -249,18 +263,33 @@ func (u *useLiteGo) embed(seqs [][]int32, _ Role) ([][]float32, error) {
 // newUSELite builds the USE-Lite backend: with opt.FastStart and the
 // int8 model, the Go network; otherwise an ONNX Runtime session.
 func newUSELite(onnx, vocab []byte, opt Options) (backend, error) {
-	tok, err := sentencepiece.FromJSON(vocab)
-	if err != nil {
-		return nil, err
+	// The vocabulary is parsed while the model loads.
+	type parsed struct {
+		tok *sentencepiece.Tokenizer
+		err error
 	}
+	vc := make(chan parsed, 1)
+	go func() {
+		tok, err := sentencepiece.FromJSON(vocab)
+		vc <- parsed{tok, err}
+	}()
 	if opt.FastStart {
 		net, err := usenet.Load(onnx)
 		if err == nil {
-			return &useLiteGo{tok: tok, net: net}, nil
+			v := <-vc
+			if v.err != nil {
+				return nil, v.err
+			}
+			return &useLiteGo{tok: v.tok, net: net}, nil
 		}
 		if !errors.Is(err, usenet.ErrUnsupported) {
+			<-vc
 			return nil, err
 		}
+	}
+	v := <-vc
+	if v.err != nil {
+		return nil, v.err
 	}
 	if err := initRuntime(); err != nil {
 		return nil, err
@@ -269,7 +298,7 @@ func newUSELite(onnx, vocab []byte, opt Options) (backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &useLite{tok: tok, sess: sess}, nil
+	return &useLite{tok: v.tok, sess: sess}, nil
 }
 
 // runBatch is the number of texts one model run may take: batch, or 1 for a

@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -112,6 +113,38 @@ func (p Params) Validate() error {
 		return fmt.Errorf("fusion %s: unknown method %q (want rrf, minmax, zscore, adaptive, learned or rerank)", p.Name, p.Method)
 	}
 	return nil
+}
+
+// Weighted returns p without the inputs its weights ignore. For the
+// linear methods (minmax, zscore) an input of weight 0 adds nothing to any
+// candidate's fused score, so a ranker resolving p need not compute it —
+// its tokenizer, its postings, its share of a pool. Every other method,
+// and a p whose weights are all 0, is returned as it is. The result
+// shares nothing with p.
+func (p Params) Weighted() Params {
+	q := p
+	q.Inputs = slices.Clone(p.Inputs)
+	q.Weights = slices.Clone(p.Weights)
+	if (p.Method != "minmax" && p.Method != "zscore") || len(p.Weights) != len(p.Inputs) {
+		return q
+	}
+	keep := 0
+	for _, w := range p.Weights {
+		if w != 0 {
+			keep++
+		}
+	}
+	if keep == 0 || keep == len(p.Inputs) {
+		return q
+	}
+	q.Inputs, q.Weights = q.Inputs[:0], q.Weights[:0]
+	for i, w := range p.Weights {
+		if w != 0 {
+			q.Inputs = append(q.Inputs, p.Inputs[i])
+			q.Weights = append(q.Weights, w)
+		}
+	}
+	return q
 }
 
 // ErrNeedsCorpus reports a fusion that needs every candidate's scores and

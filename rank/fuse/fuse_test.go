@@ -248,3 +248,57 @@ func TestDescribeSparse(t *testing.T) {
 		}
 	}
 }
+
+// TestWeighted: the linear methods drop their inputs of weight 0 (and
+// fuse every candidate as before); other methods, all-zero weights and
+// weights that do not match the inputs are kept as they are.
+func TestWeighted(t *testing.T) {
+	in := []string{"a", "b", "c"}
+	for _, tc := range []struct {
+		name       string
+		p          Params
+		wantInputs []string
+		wantW      []float64
+	}{
+		{"zscore, one zero", Params{Method: "zscore", Inputs: in, Weights: []float64{0, 0.6, 0.4}}, []string{"b", "c"}, []float64{0.6, 0.4}},
+		{"minmax, two zeros", Params{Method: "minmax", Inputs: in, Weights: []float64{0.5, 0, 0}}, []string{"a"}, []float64{0.5}},
+		{"zscore, none zero", Params{Method: "zscore", Inputs: in, Weights: []float64{0.2, 0.3, 0.5}}, in, []float64{0.2, 0.3, 0.5}},
+		{"zscore, all zero", Params{Method: "zscore", Inputs: in, Weights: []float64{0, 0, 0}}, in, []float64{0, 0, 0}},
+		{"learned keeps its coefficients", Params{Method: "learned", Inputs: in, Weights: []float64{0, 1, 0, 1, 0, 1}}, in, []float64{0, 1, 0, 1, 0, 1}},
+		{"rrf has no weights", Params{Method: "rrf", Inputs: in, K: 60}, in, nil},
+		{"weights not matching", Params{Method: "zscore", Inputs: in, Weights: []float64{0, 1}}, in, []float64{0, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := tc.p.Weighted()
+			if !slices.Equal(q.Inputs, tc.wantInputs) || !slices.Equal(q.Weights, tc.wantW) {
+				t.Fatalf("Weighted: inputs %v weights %v, want %v %v", q.Inputs, q.Weights, tc.wantInputs, tc.wantW)
+			}
+			if len(q.Inputs) > 0 && &q.Inputs[0] == &tc.p.Inputs[0] {
+				t.Error("Weighted shares its inputs with p")
+			}
+			if tc.p.Validate() != nil || (tc.p.Method != "zscore" && tc.p.Method != "minmax") {
+				return
+			}
+			// The same fused score for every candidate.
+			scores := [][]float64{{3, 0, 1, 2}, {0.5, 0.4, 0.9, 0.1}, {10, 12, 11, 0}}
+			var kept [][]float64
+			for i, name := range tc.p.Inputs {
+				if slices.Contains(q.Inputs, name) {
+					kept = append(kept, scores[i])
+				}
+			}
+			full, part := make([]float64, 4), make([]float64, 4)
+			if err := Fuse(tc.p, scores, full); err != nil {
+				t.Fatal(err)
+			}
+			if err := Fuse(q, kept, part); err != nil {
+				t.Fatal(err)
+			}
+			for d := range full {
+				if math.Abs(full[d]-part[d]) > 1e-12 {
+					t.Errorf("candidate %d: fused %v, %v without the unweighted inputs", d, full[d], part[d])
+				}
+			}
+		})
+	}
+}
