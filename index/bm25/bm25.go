@@ -563,22 +563,8 @@ func (f *Field) ScoreWeighted(query []string, weights []float64, a *Accumulator)
 	}
 	k1 := f.params.K1
 	lucene := f.params.Variant == "lucene"
-	for i, t := range query {
-		ps, found, err := f.src.Postings(t)
-		if err != nil {
-			return err
-		}
-		if !found || len(ps) == 0 {
-			continue
-		}
-		idf := f.IDF(len(ps))
-		if weights != nil {
-			w := weights[i]
-			if !(w > 0) || math.IsInf(w, 0) {
-				return fmt.Errorf("bm25: query token %q has weight %v, want a finite weight > 0", t, w)
-			}
-			idf *= w
-		}
+	var idf float64
+	score := func(ps []Posting) {
 		for _, p := range ps {
 			tf := float64(p.TF)
 			var s float64
@@ -593,6 +579,38 @@ func (f *Field) ScoreWeighted(query []string, weights []float64, a *Accumulator)
 				a.Touched = append(a.Touched, p.Doc)
 			}
 		}
+	}
+	for i, t := range query {
+		setIDF := func(df int) error {
+			idf = f.IDF(df)
+			if weights != nil {
+				w := weights[i]
+				if !(w > 0) || math.IsInf(w, 0) {
+					return fmt.Errorf("bm25: query token %q has weight %v, want a finite weight > 0", t, w)
+				}
+				idf *= w
+			}
+			return nil
+		}
+		// A context field's postings are streamed (a common term's are
+		// nearly every sentence); others are read whole.
+		if bs, ok := f.src.(blockSource); ok {
+			if _, err := bs.blocks(t, setIDF, score); err != nil {
+				return err
+			}
+			continue
+		}
+		ps, found, err := f.src.Postings(t)
+		if err != nil {
+			return err
+		}
+		if !found || len(ps) == 0 {
+			continue
+		}
+		if err := setIDF(len(ps)); err != nil {
+			return err
+		}
+		score(ps)
 	}
 	return nil
 }

@@ -151,6 +151,123 @@ func (p *ContextPostings) expand(term string) ([]Posting, bool, error) {
 	return out, true, nil
 }
 
+// blockSize is how many postings each call of a blockSource's fn gets.
+const blockSize = 1024
+
+// blockSource is a Source that can also hand a term's postings out a
+// block at a time, in the order Postings returns them, without holding
+// them all (ContextPostings: a common term's sentence + context postings
+// are nearly every sentence of the index).
+type blockSource interface {
+	Source
+	// blocks calls df with the number of postings of term, then fn with
+	// them in order, at most blockSize at a time (fn must not keep the
+	// slice). found is false when the term has no postings; then neither
+	// is called.
+	blocks(term string, df func(n int) error, fn func([]Posting)) (found bool, err error)
+}
+
+// blocks implements blockSource: the merge expand does, streamed. Indexes
+// whose sentence ids do not grow with their context ids take expand's
+// path (a sort needs the whole list).
+func (p *ContextPostings) blocks(term string, df func(n int) error, fn func([]Posting)) (bool, error) {
+	if ps, found, ok := p.cache.get(term); ok || !p.inOrder {
+		if !ok {
+			var err error
+			if ps, found, err = p.Postings(term); err != nil {
+				return false, err
+			}
+		}
+		if !found || len(ps) == 0 {
+			return false, nil
+		}
+		if err := df(len(ps)); err != nil {
+			return false, err
+		}
+		for len(ps) > 0 {
+			n := min(len(ps), blockSize)
+			fn(ps[:n])
+			ps = ps[n:]
+		}
+		return true, nil
+	}
+	cp, okc, err := p.ctx.Postings(term)
+	if err != nil {
+		return false, err
+	}
+	sp, oks, err := p.sent.Postings(term)
+	if err != nil {
+		return false, err
+	}
+	if !okc && !oks {
+		return false, nil
+	}
+	// The count: every sentence of every context holding the term, and
+	// every sentence holding it whose context does not (both lists run in
+	// context order, the sentences' because their ids grow with their
+	// contexts').
+	n := 0
+	for _, x := range cp {
+		if int(x.Doc) >= p.sentsOf.contexts() {
+			return false, fmt.Errorf("bm25: postings of %q name context %d of %d: %w: %w", term, x.Doc, p.sentsOf.contexts(), ErrCorrupt, store.ErrCorrupt)
+		}
+		n += len(p.sentsOf.of(x.Doc))
+	}
+	j := 0
+	for _, x := range sp {
+		if int(x.Doc) >= len(p.ctxOf) {
+			return false, fmt.Errorf("bm25: postings of %q name sentence %d of %d: %w: %w", term, x.Doc, len(p.ctxOf), ErrCorrupt, store.ErrCorrupt)
+		}
+		c := p.ctxOf[x.Doc]
+		for j < len(cp) && cp[j].Doc < c {
+			j++
+		}
+		if j == len(cp) || cp[j].Doc != c {
+			n++
+		}
+	}
+	if n == 0 {
+		return false, nil
+	}
+	if err := df(n); err != nil {
+		return false, err
+	}
+	var buf [blockSize]Posting
+	b := buf[:0]
+	emit := func(x Posting) {
+		b = append(b, x)
+		if len(b) == blockSize {
+			fn(b)
+			b = buf[:0]
+		}
+	}
+	k := 0
+	for _, x := range cp {
+		for _, s := range p.sentsOf.of(x.Doc) {
+			for k < len(sp) && sp[k].Doc < s {
+				emit(sp[k])
+				k++
+			}
+			tf := x.TF
+			if k < len(sp) && sp[k].Doc == s {
+				if uint64(tf)+uint64(sp[k].TF) > math.MaxUint32 {
+					return false, fmt.Errorf("bm25: term frequency of %q overflows: %w", term, ErrCorrupt)
+				}
+				tf += sp[k].TF
+				k++
+			}
+			emit(Posting{Doc: s, TF: tf})
+		}
+	}
+	for ; k < len(sp); k++ {
+		emit(sp[k])
+	}
+	if len(b) > 0 {
+		fn(b)
+	}
+	return true, nil
+}
+
 // ContextField is one tokenizer's sentence + context field held as a
 // builder over contexts, ready to be written in the context layout: with
 // the same tokenizer's sentence-only builder it gives the field's document

@@ -56,8 +56,12 @@ func contextCorpus(rng *rand.Rand, contexts int, shuffle bool) (ctxToks, sentTok
 // document lengths, statistics (MeanIDF to the last bit) and scores.
 func TestContextLayoutMatchesExpanded(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
-	for round := 0; round < 20; round++ {
-		ctxToks, sentToks, ctxOf := contextCorpus(rng, 1+rng.Intn(40), round%2 == 1)
+	for round := 0; round < 24; round++ {
+		contexts := 1 + rng.Intn(40)
+		if round >= 20 {
+			contexts = 500 + rng.Intn(500) // common terms past one streamed block
+		}
+		ctxToks, sentToks, ctxOf := contextCorpus(rng, contexts, round%2 == 1)
 		expanded := NewBuilder()
 		f := &ContextField{Contexts: NewBuilder(), Sentences: NewBuilder(), CtxOf: ctxOf}
 		seen := map[string]bool{}
@@ -120,6 +124,21 @@ func TestContextLayoutMatchesExpanded(t *testing.T) {
 		if !slices.Equal(back.order, expanded.order) || back.tokens != expanded.tokens {
 			t.Fatalf("%s: Expand's terms or tokens differ", where)
 		}
+		// Streamed (before anything is cached) as Postings returns them.
+		streamSrc, err := f.Source()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, term := range append(slices.Clone(f.Order), "absent") {
+			w, okw, _ := expanded.Postings(term)
+			st, df, oks, err := streamed(streamSrc, term)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if oks != okw || df != len(w) || !slices.Equal(st, w) {
+				t.Fatalf("%s: streamed postings of %q: %v (%v, df %d), expanded %v (%v)", where, term, st, oks, df, w, okw)
+			}
+		}
 		for _, term := range append(slices.Clone(f.Order), "absent") {
 			w, okw, _ := expanded.Postings(term)
 			g, okg, err := src.Postings(term)
@@ -131,9 +150,14 @@ func TestContextLayoutMatchesExpanded(t *testing.T) {
 				t.Fatalf("%s: postings of %q: %v (%v), expanded %v (%v), Expand %v", where, term, g, okg, w, okw, e)
 			}
 		}
-		// Scores, through Field, bit for bit.
+		// Scores, through Field, bit for bit, touched in the same order
+		// (a fresh source: streamed, nothing cached).
+		fresh, err := f.Source()
+		if err != nil {
+			t.Fatal(err)
+		}
 		fe := FromBuilder(expanded, store.FieldName("x", true), "word", true, Gensim())
-		fc, err := NewField(got, Gensim(), f.DocLens(), src)
+		fc, err := NewField(got, Gensim(), f.DocLens(), fresh)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,6 +174,9 @@ func TestContextLayoutMatchesExpanded(t *testing.T) {
 				if math64bits(ae.Scores[d]) != math64bits(ac.Scores[d]) {
 					t.Fatalf("%s: query %q doc %d: %v, expanded %v", where, query, d, ac.Scores[d], ae.Scores[d])
 				}
+			}
+			if !slices.Equal(ae.Touched, ac.Touched) {
+				t.Fatalf("%s: query %q: documents touched in another order", where, query)
 			}
 		}
 	}
@@ -175,6 +202,23 @@ func TestContextPostingsRejectsDamage(t *testing.T) {
 }
 
 func math64bits(f float64) uint64 { return math.Float64bits(f) }
+
+// streamed collects a term's postings as ScoreWeighted reads them: in
+// blocks when src streams them, else whole.
+func streamed(src Source, term string) (ps []Posting, df int, found bool, err error) {
+	bs, ok := src.(blockSource)
+	if !ok {
+		ps, found, err = src.Postings(term)
+		return ps, len(ps), found, err
+	}
+	found, err = bs.blocks(term, func(n int) error { df = n; return nil }, func(b []Posting) {
+		if len(b) > blockSize {
+			panic("block too long")
+		}
+		ps = append(ps, b...)
+	})
+	return ps, df, found, err
+}
 
 // FuzzContextPostings builds a context-layout field from fuzzed
 // documents and checks that expanding never panics and always equals the
@@ -232,6 +276,20 @@ func FuzzContextPostings(f *testing.F) {
 		src, err := field.Source()
 		if err != nil {
 			t.Fatal(err)
+		}
+		fresh, err := field.Source()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, term := range field.Order {
+			st, df, _, err := streamed(fresh, term)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _, _ := expanded.Postings(term)
+			if df != len(want) || !slices.Equal(st, want) {
+				t.Fatalf("streamed postings of %q: %v (df %d), expanded %v", term, st, df, want)
+			}
 		}
 		for _, term := range field.Order {
 			got, _, err := src.Postings(term)
