@@ -140,8 +140,10 @@ type Graph struct {
 	// followed by up to m0 neighbour ids.
 	links0 []uint32
 	// upper[i] holds node i's adjacency on layers 1..levels[i] in slots of
-	// m+1 words each (count, then ids); nil for nodes on layer 0 only.
-	upper [][]uint32
+	// m+1 words each (count, then ids), for the nodes above layer 0 only
+	// (about one in M): a graph loaded for one question allocates and
+	// fills nothing per node of layer 0.
+	upper map[uint32][]uint32
 
 	entry uint32 // entry point: a node on the top layer
 	top   int    // top layer; -1 while the graph is empty
@@ -199,7 +201,14 @@ func (g *Graph) Grow(n int) {
 	g.vecs = growSlice(g.vecs, n*g.dim)
 	g.levels = growSlice(g.levels, n)
 	g.links0 = growSlice(g.links0, n*(g.m0+1))
-	g.upper = growSlice(g.upper, n)
+}
+
+// setUpper gives node id empty neighbour lists on layers 1..level.
+func (g *Graph) setUpper(id uint32, level int) {
+	if g.upper == nil {
+		g.upper = map[uint32][]uint32{}
+	}
+	g.upper[id] = make([]uint32, level*(g.m+1))
 }
 
 func growSlice[T any](s []T, n int) []T {
@@ -334,11 +343,9 @@ func (g *Graph) Add(vec []float32) (uint32, error) {
 	l0 := len(g.links0)
 	g.links0 = slices.Grow(g.links0, g.m0+1)[:l0+g.m0+1]
 	clear(g.links0[l0:])
-	var up []uint32
 	if level > 0 {
-		up = make([]uint32, level*(g.m+1))
+		g.setUpper(id, level)
 	}
-	g.upper = append(g.upper, up)
 
 	if g.top < 0 {
 		g.entry, g.top = id, level

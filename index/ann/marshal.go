@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"slices"
 )
 
 // Serialized graph format, version 1. All integers little-endian.
@@ -224,12 +225,15 @@ func load(data []byte, mg string, from int, dim int, fits func(n uint32) error) 
 	}
 	levels := p[:n:n]
 	p = p[n:]
-	var upperWords uint64
+	var upperWords, upperNodes uint64
 	for i, l := range levels {
 		if uint32(l) > top {
 			return nil, corrupt("node %d on layer %d above top layer %d", i, l, top)
 		}
 		upperWords += uint64(l) * uint64(g.m+1)
+		if l > 0 {
+			upperNodes++
+		}
 	}
 	if n > 0 && uint32(levels[entry]) != top {
 		return nil, corrupt("entry %d on layer %d, not top layer %d", entry, levels[entry], top)
@@ -248,15 +252,24 @@ func load(data []byte, mg string, from int, dim int, fits func(n uint32) error) 
 	if from == 0 {
 		g.links0 = make([]uint32, int(n)*(g.m0+1))
 	}
-	g.upper = make([][]uint32, n)
 	arena := make([]uint32, upperWords)
-	seen := make([]uint32, n) // seen[id] == stamp: id already in the current list
+	if upperWords > 0 {
+		g.upper = make(map[uint32][]uint32, upperNodes)
+	}
+	// A repeated neighbour is found with seen (seen[id] == stamp: id is
+	// already in the current list) when layer 0 is read too, and by
+	// comparing within the list (at most M ids) when only the upper
+	// layers are: nothing then is allocated per node.
+	var seen []uint32
+	if from == 0 {
+		seen = make([]uint32, n)
+	}
 	stamp := uint32(0)
 	for i := range int(n) {
 		lv := int(levels[i])
 		if lv > 0 {
 			w := lv * (g.m + 1)
-			g.upper[i], arena = arena[:w:w], arena[w:]
+			g.upper[uint32(i)], arena = arena[:w:w], arena[w:]
 		}
 		for l := from; l <= lv; l++ {
 			if len(p) < 2 {
@@ -280,12 +293,14 @@ func load(data []byte, mg string, from int, dim int, fits func(n uint32) error) 
 				slot = g.links0[base : base+g.m0+1]
 			} else {
 				base := (l - 1) * (g.m + 1)
-				slot = g.upper[i][base : base+g.m+1]
+				slot = g.upper[uint32(i)][base : base+g.m+1]
 			}
 			slot[0] = uint32(c)
-			if stamp++; stamp == 0 {
-				clear(seen)
-				stamp = 1
+			if seen != nil {
+				if stamp++; stamp == 0 {
+					clear(seen)
+					stamp = 1
+				}
 			}
 			for j := range c {
 				id := le.Uint32(p[4*j:])
@@ -296,10 +311,12 @@ func load(data []byte, mg string, from int, dim int, fits func(n uint32) error) 
 					return nil, corrupt("node %d layer %d: links to itself", i, l)
 				case int(levels[id]) < l:
 					return nil, corrupt("node %d layer %d: neighbour %d only reaches layer %d", i, l, id, levels[id])
-				case seen[id] == stamp:
+				case seen != nil && seen[id] == stamp, seen == nil && slices.Contains(slot[1:1+j], id):
 					return nil, corrupt("node %d layer %d: neighbour %d repeated", i, l, id)
 				}
-				seen[id] = stamp
+				if seen != nil {
+					seen[id] = stamp
+				}
 				slot[1+j] = id
 			}
 			p = p[4*c:]

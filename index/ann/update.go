@@ -74,8 +74,11 @@ func (g *Graph) Update(ctx context.Context, keep []int32, vecs []float32) (*Grap
 
 	// Repair, on a copy of g's links in g's own ids.
 	h := &Graph{dim: g.dim, cfg: g.cfg, m: g.m, m0: g.m0, ml: g.ml, vecs: g.vecs, levels: g.levels,
-		links0: slices.Clone(g.links0), upper: make([][]uint32, old), entry: g.entry, top: g.top}
+		links0: slices.Clone(g.links0), entry: g.entry, top: g.top}
 	for i, u := range g.upper {
+		if h.upper == nil {
+			h.upper = make(map[uint32][]uint32, len(g.upper))
+		}
 		h.upper[i] = slices.Clone(u)
 	}
 	if g.top >= 0 && removed[g.entry] {
@@ -150,7 +153,6 @@ func (g *Graph) Update(ctx context.Context, keep []int32, vecs []float32) (*Grap
 	out.vecs = vecs
 	out.levels = make([]uint8, n)
 	out.links0 = make([]uint32, n*(g.m0+1))
-	out.upper = make([][]uint32, n)
 	for i := range n {
 		if !taken[i] {
 			out.levels[i] = uint8(out.levelFor(uint32(i)))
@@ -163,7 +165,7 @@ func (g *Graph) Update(ctx context.Context, keep []int32, vecs []float32) (*Grap
 		lv := int(g.levels[i])
 		out.levels[k] = uint8(lv)
 		if lv > 0 {
-			out.upper[k] = make([]uint32, lv*(g.m+1))
+			out.setUpper(uint32(k), lv)
 		}
 		for l := 0; l <= lv; l++ {
 			ls := h.links(uint32(i), l)
@@ -186,7 +188,7 @@ func (g *Graph) Update(ctx context.Context, keep []int32, vecs []float32) (*Grap
 		}
 		id, lv := uint32(i), int(out.levels[i])
 		if lv > 0 {
-			out.upper[i] = make([]uint32, lv*(g.m+1))
+			out.setUpper(id, lv)
 		}
 		if out.top < 0 {
 			out.entry, out.top = id, lv
