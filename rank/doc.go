@@ -56,7 +56,9 @@
 //     index (BM25: exact, from the candidates its postings touch; dense:
 //     from the answer vectors' moments). Scoring every candidate instead
 //     (`reqa ask --exact`, `reqa eval` without --ann) gave the same P@1 on
-//     SQuAD's and the docs benchmark's test halves (BENCHMARKS.md);
+//     SQuAD's and the docs benchmark's test halves (BENCHMARKS.md). A
+//     minmax or zscore fusion's inputs of weight 0 are left out
+//     (fuse.Params.Weighted: the built-in default's bm25-wpm);
 //   - as fusion inputs only, "NAME/sent" (NAME on the sentence alone) and
 //     "ctxmax:NAME", "ctxrel:NAME" (context evidence, [ContextRanker]).
 //
