@@ -26,6 +26,12 @@ copy() { # copy LIST ROOT DEST: the files named in LIST (relative to ROOT) into 
 	while read -r f; do cp -L "$2/$f" "$3/$(echo "${f#./}" | tr / _)" 2>/dev/null || true; done <"$1"
 }
 
+# resident PID: the process's resident set, and how much of it is its own
+# (anonymous) and how much the index file's pages mapped from the page cache.
+resident() {
+	awk '/^Rss:/{r=$2} /^Anonymous:/{a=$2} END{printf "%d KB (anonymous %d KB, file pages %d KB)", r, a, r-a}' /proc/$1/smaps_rollup
+}
+
 case $stage in
 corpus)
 	(cd /usr/share/man && for s in 1 2 3 4 5 6 7 8; do ls "man$s" | sort | sed "s#^#man$s/#"; done) >"$dir/man.list"
@@ -64,18 +70,20 @@ measure)
 			# folio, several times the resident memory; BENCHMARKS.md).
 			for r in bm25-wpm dense default; do
 				for mode in cold warm; do
-					runs=5
+					runs=9
 					[ $mode = cold ] && runs=3
 					for i in $(seq $runs); do
 						[ $mode = cold ] && sync && echo 3 >/proc/sys/vm/drop_caches
-						/usr/bin/time -f "ask $s $r $mode %e s %M KB" $reqa ask -k 1 -i "$idx" -r $r "$q" 2>&1 >/dev/null | grep '^ask '
+						t0=$(date +%s%N)
+						kb=$(/usr/bin/time -f "%M" $reqa ask -k 1 -i "$idx" -r $r "$q" 2>&1 >/dev/null | tail -1)
+						echo "ask $s $r $mode $((($(date +%s%N) - t0) / 1000000)) ms $kb KB"
 					done
 				done
 			done
 			$reqa serve --index "$idx" --addr 127.0.0.1:18081 2>/dev/null &
 			pid=$!
 			for _ in $(seq 60); do curl -s -o /dev/null "http://127.0.0.1:18081/v1/ask?q=x&k=1" && break; sleep 0.5; done
-			echo "serve $s resident after start: $(ps -o rss= -p $pid) KB"
+			echo "serve $s resident after start: $(resident $pid)"
 			for r in bm25-wpm dense default; do
 				echo "serve $s $r:"
 				wrk -t1 -c1 -d10s --latency -s cmd/reqa/testdata/wrk-questions.lua http://127.0.0.1:18081 -- $r |
@@ -83,7 +91,7 @@ measure)
 				wrk -t2 -c4 -d10s --latency -s cmd/reqa/testdata/wrk-questions.lua http://127.0.0.1:18081 -- $r |
 					grep -E 'Requests/sec|^ +(50|99)%|Non-2xx' | sed 's/^/  4 clients /'
 			done
-			echo "serve $s resident after load: $(ps -o rss= -p $pid) KB"
+			echo "serve $s resident after load: $(resident $pid)"
 			kill $pid
 			wait $pid 2>/dev/null || true
 		done
