@@ -513,7 +513,10 @@ type Accumulator struct {
 
 // NewAccumulator returns an accumulator for n documents.
 func NewAccumulator(n int) *Accumulator {
-	return &Accumulator{Scores: make([]float64, n), mark: make([]bool, n)}
+	// Touched has room for every document from the start: a common term
+	// touches nearly all, and growing the list as it goes copied it
+	// again and again (pages never touched cost no memory).
+	return &Accumulator{Scores: make([]float64, n), mark: make([]bool, n), Touched: make([]uint32, 0, n)}
 }
 
 // Reset zeroes the scores of the touched documents.
@@ -561,41 +564,16 @@ func (f *Field) ScoreWeighted(query []string, weights []float64, a *Accumulator)
 	if weights != nil && len(weights) != len(query) {
 		return fmt.Errorf("bm25: %d weights for %d query tokens", len(weights), len(query))
 	}
-	k1 := f.params.K1
-	lucene := f.params.Variant == "lucene"
-	var idf float64
-	score := func(ps []Posting) {
-		for _, p := range ps {
-			tf := float64(p.TF)
-			var s float64
-			if lucene {
-				s = idf * tf / (tf + f.denom[p.Doc])
-			} else {
-				s = (idf * tf * (k1 + 1)) / (tf + f.denom[p.Doc])
-			}
-			a.Scores[p.Doc] += s
-			if !a.mark[p.Doc] {
-				a.mark[p.Doc] = true
-				a.Touched = append(a.Touched, p.Doc)
-			}
-		}
-	}
+	sc := &termScorer{f: f, a: a, k1: f.params.K1, lucene: f.params.Variant == "lucene"}
 	for i, t := range query {
-		setIDF := func(df int) error {
-			idf = f.IDF(df)
-			if weights != nil {
-				w := weights[i]
-				if !(w > 0) || math.IsInf(w, 0) {
-					return fmt.Errorf("bm25: query token %q has weight %v, want a finite weight > 0", t, w)
-				}
-				idf *= w
-			}
-			return nil
+		sc.token, sc.weighted = t, weights != nil
+		if sc.weighted {
+			sc.weight = weights[i]
 		}
 		// A context field's postings are streamed (a common term's are
 		// nearly every sentence); others are read whole.
-		if bs, ok := f.src.(blockSource); ok {
-			if _, err := bs.blocks(t, setIDF, score); err != nil {
+		if cp, ok := f.src.(*ContextPostings); ok {
+			if _, err := streamPostings(cp, t, scoreSink{sc}); err != nil {
 				return err
 			}
 			continue
@@ -607,13 +585,64 @@ func (f *Field) ScoreWeighted(query []string, weights []float64, a *Accumulator)
 		if !found || len(ps) == 0 {
 			continue
 		}
-		if err := setIDF(len(ps)); err != nil {
+		if err := sc.start(len(ps)); err != nil {
 			return err
 		}
-		score(ps)
+		for _, p := range ps {
+			sc.add(p.Doc, p.TF)
+		}
 	}
 	return nil
 }
+
+// termScorer adds one query token's BM25 term to every document its
+// postings name (Field.ScoreWeighted).
+type termScorer struct {
+	f        *Field
+	a        *Accumulator
+	k1       float64
+	lucene   bool
+	token    string
+	weighted bool    // weight applies (ScoreWeighted's weights given)
+	weight   float64 // the token's weight
+	idf      float64 // the token's idf times its weight, set by start
+}
+
+// start sets the token's idf from its document frequency n.
+func (t *termScorer) start(n int) error {
+	t.idf = t.f.IDF(n)
+	if t.weighted {
+		w := t.weight
+		if !(w > 0) || math.IsInf(w, 0) {
+			return fmt.Errorf("bm25: query token %q has weight %v, want a finite weight > 0", t.token, w)
+		}
+		t.idf *= w
+	}
+	return nil
+}
+
+func (t *termScorer) add(doc, tf uint32) {
+	x := float64(tf)
+	var s float64
+	if t.lucene {
+		s = t.idf * x / (x + t.f.denom[doc])
+	} else {
+		s = (t.idf * x * (t.k1 + 1)) / (x + t.f.denom[doc])
+	}
+	a := t.a
+	a.Scores[doc] += s
+	if !a.mark[doc] {
+		a.mark[doc] = true
+		a.Touched = append(a.Touched, doc)
+	}
+}
+
+// scoreSink is the postingSink of a termScorer: a struct, so that
+// streamPostings is compiled for it with direct calls.
+type scoreSink struct{ t *termScorer }
+
+func (s scoreSink) start(n int) error  { return s.t.start(n) }
+func (s scoreSink) add(doc, tf uint32) { s.t.add(doc, tf) }
 
 // Hit is one scored document.
 type Hit struct {

@@ -151,26 +151,24 @@ func (p *ContextPostings) expand(term string) ([]Posting, bool, error) {
 	return out, true, nil
 }
 
-// blockSize is how many postings each call of a blockSource's fn gets.
-const blockSize = 1024
-
-// blockSource is a Source that can also hand a term's postings out a
-// block at a time, in the order Postings returns them, without holding
-// them all (ContextPostings: a common term's sentence + context postings
-// are nearly every sentence of the index).
-type blockSource interface {
-	Source
-	// blocks calls df with the number of postings of term, then fn with
-	// them in order, at most blockSize at a time (fn must not keep the
-	// slice). found is false when the term has no postings; then neither
-	// is called.
-	blocks(term string, df func(n int) error, fn func([]Posting)) (found bool, err error)
+// postingSink takes a term's postings one at a time, after being told
+// how many there are (streamPostings). Instantiated with a struct type, as
+// the scorer's is, its calls compile to direct, inlinable ones.
+type postingSink interface {
+	// start is called once with the number of postings, before any add;
+	// an error stops the stream.
+	start(n int) error
+	add(doc, tf uint32)
 }
 
-// blocks implements blockSource: the merge expand does, streamed. Indexes
-// whose sentence ids do not grow with their context ids take expand's
-// path (a sort needs the whole list).
-func (p *ContextPostings) blocks(term string, df func(n int) error, fn func([]Posting)) (bool, error) {
+// streamPostings hands term's sentence + context postings to s in the
+// order Postings returns them, without holding them all (a common term's
+// are nearly every sentence of the index): the merge expand does,
+// streamed. A term already cached, or an index whose sentence ids do not
+// grow with their context ids (a sort needs the whole list), takes
+// expand's path. found is false when the term has no postings; then s is
+// not called.
+func streamPostings[S postingSink](p *ContextPostings, term string, s S) (found bool, err error) {
 	if ps, found, ok := p.cache.get(term); ok || !p.inOrder {
 		if !ok {
 			var err error
@@ -181,13 +179,11 @@ func (p *ContextPostings) blocks(term string, df func(n int) error, fn func([]Po
 		if !found || len(ps) == 0 {
 			return false, nil
 		}
-		if err := df(len(ps)); err != nil {
+		if err := s.start(len(ps)); err != nil {
 			return false, err
 		}
-		for len(ps) > 0 {
-			n := min(len(ps), blockSize)
-			fn(ps[:n])
-			ps = ps[n:]
+		for _, x := range ps {
+			s.add(x.Doc, x.TF)
 		}
 		return true, nil
 	}
@@ -229,41 +225,29 @@ func (p *ContextPostings) blocks(term string, df func(n int) error, fn func([]Po
 	if n == 0 {
 		return false, nil
 	}
-	if err := df(n); err != nil {
+	if err := s.start(n); err != nil {
 		return false, err
-	}
-	var buf [blockSize]Posting
-	b := buf[:0]
-	emit := func(x Posting) {
-		b = append(b, x)
-		if len(b) == blockSize {
-			fn(b)
-			b = buf[:0]
-		}
 	}
 	k := 0
 	for _, x := range cp {
-		for _, s := range p.sentsOf.of(x.Doc) {
-			for k < len(sp) && sp[k].Doc < s {
-				emit(sp[k])
+		for _, d := range p.sentsOf.of(x.Doc) {
+			for k < len(sp) && sp[k].Doc < d {
+				s.add(sp[k].Doc, sp[k].TF)
 				k++
 			}
 			tf := x.TF
-			if k < len(sp) && sp[k].Doc == s {
+			if k < len(sp) && sp[k].Doc == d {
 				if uint64(tf)+uint64(sp[k].TF) > math.MaxUint32 {
 					return false, fmt.Errorf("bm25: term frequency of %q overflows: %w", term, ErrCorrupt)
 				}
 				tf += sp[k].TF
 				k++
 			}
-			emit(Posting{Doc: s, TF: tf})
+			s.add(d, tf)
 		}
 	}
 	for ; k < len(sp); k++ {
-		emit(sp[k])
-	}
-	if len(b) > 0 {
-		fn(b)
+		s.add(sp[k].Doc, sp[k].TF)
 	}
 	return true, nil
 }

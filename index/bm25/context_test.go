@@ -203,22 +203,28 @@ func TestContextPostingsRejectsDamage(t *testing.T) {
 
 func math64bits(f float64) uint64 { return math.Float64bits(f) }
 
-// streamed collects a term's postings as ScoreWeighted reads them: in
-// blocks when src streams them, else whole.
+// streamed collects a term's postings as ScoreWeighted reads them:
+// streamed when src is a context field's, else whole.
 func streamed(src Source, term string) (ps []Posting, df int, found bool, err error) {
-	bs, ok := src.(blockSource)
+	cp, ok := src.(*ContextPostings)
 	if !ok {
 		ps, found, err = src.Postings(term)
 		return ps, len(ps), found, err
 	}
-	found, err = bs.blocks(term, func(n int) error { df = n; return nil }, func(b []Posting) {
-		if len(b) > blockSize {
-			panic("block too long")
-		}
-		ps = append(ps, b...)
-	})
-	return ps, df, found, err
+	c := &collected{}
+	found, err = streamPostings(cp, term, collector{c})
+	return c.ps, c.df, found, err
 }
+
+type collected struct {
+	ps []Posting
+	df int
+}
+
+type collector struct{ c *collected }
+
+func (c collector) start(n int) error  { c.c.df = n; return nil }
+func (c collector) add(doc, tf uint32) { c.c.ps = append(c.c.ps, Posting{Doc: doc, TF: tf}) }
 
 // FuzzContextPostings builds a context-layout field from fuzzed
 // documents and checks that expanding never panics and always equals the
