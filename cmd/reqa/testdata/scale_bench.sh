@@ -59,7 +59,7 @@ build)
 measure)
 	q="how do I follow a file as it grows"
 	{
-		echo "== measure ($(date -u +%FT%TZ), $(nproc) CPUs, reqa $($reqa --version 2>/dev/null | tail -1))"
+		echo "== measure ($(date -u +%FT%TZ), $(nproc) CPUs, reqa $($reqa version 2>/dev/null | sed -n "s/^commit *//p"))"
 		for s in $sizes; do
 			idx="$dir/$s.reqa"
 			echo "== $s: $(stat -c %s "$idx") bytes"
