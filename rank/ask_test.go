@@ -21,14 +21,7 @@ import (
 // the same sentences, scores and input scores, for every fusion method and
 // k (including k beyond the number of candidates).
 func TestAskFusedTopK(t *testing.T) {
-	requireDense(t)
-	path := filepath.Join(t.TempDir(), "t.reqa")
-	buildTestIndexDense(t, path, true)
-	e, err := rank.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openDenseTestIndex(t)
 	in := rank.DefaultFusionInputs
 	fusions := []fuse.Params{
 		rank.DefaultFusion(),
@@ -104,14 +97,7 @@ func TestAskFusedTopK(t *testing.T) {
 // over the sentence and context vectors, scoreShared) gives each input the
 // scores it gives alone, to float32 rounding, and the same answers.
 func TestSharedDense(t *testing.T) {
-	requireDense(t)
-	path := filepath.Join(t.TempDir(), "t.reqa")
-	buildTestIndexDense(t, path, true)
-	e, err := rank.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openDenseTestIndex(t)
 	p := fuse.Params{Name: "fusion-dd", Method: "zscore", Inputs: []string{"bm25-wpm", "dense", "dense/sent"}, Weights: []float64{0.5, 0.3, 0.2}}
 	fr, err := fusedRanker(e, p)
 	if err != nil {

@@ -3,6 +3,7 @@ package rank_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/reqa/reqa/index"
@@ -65,6 +66,21 @@ func buildIndexPrecision(t *testing.T, path string, dense bool, precision string
 	if _, err := index.Build(context.Background(), c, path, opt); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// openDenseTestIndex builds the test corpus's index with embeddings in a
+// temporary directory and opens it for the rest of t (requireDense).
+func openDenseTestIndex(t *testing.T) *rank.Index {
+	t.Helper()
+	requireDense(t)
+	path := filepath.Join(t.TempDir(), "t.reqa")
+	buildTestIndexDense(t, path, true)
+	e, err := rank.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
 }
 
 // requireDense skips t when the dense encoder is not embedded in this build

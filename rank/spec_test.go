@@ -270,14 +270,7 @@ func TestLoadTuned(t *testing.T) {
 // default's bm25-wpm) are not resolved, in every way a fusion is asked,
 // and every candidate's fused score is the one the whole fusion gives.
 func TestUnweightedInputs(t *testing.T) {
-	requireDense(t)
-	path := filepath.Join(t.TempDir(), "t.reqa")
-	buildTestIndexDense(t, path, true)
-	e, err := rank.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openDenseTestIndex(t)
 	full := rank.DefaultFusion()
 	zero := slices.Index(full.Weights, 0)
 	if zero < 0 {
@@ -287,7 +280,10 @@ func TestUnweightedInputs(t *testing.T) {
 	for _, ann := range []bool{false, true} {
 		for _, how := range []string{"default", "by name", "by params"} {
 			s := rank.Spec{Dense: rank.DenseOptions{ANN: ann}}
-			var r rank.Ranker
+			var (
+				r   rank.Ranker
+				err error
+			)
 			switch how {
 			case "default":
 				r, err = e.Resolve(s)
