@@ -117,9 +117,10 @@
 // as fixed-width slots, one per node (SlotWords words: the count, then
 // room for M0 ids; PutSlots writes them, CheckSlots checks them), and the
 // rest — configuration, levels, layers 1 and up, a node in M of them — by
-// MarshalUpper. LoadSplit decodes only the second and reads the slots
-// through a LinkSource, in place; such a graph, like one from LoadFrom, is
-// read-only. It searches exactly as the graph it was written from
+// MarshalUpper. LoadSplit decodes only the second (holding the upper
+// layers' lists per node above layer 0 only: nothing is allocated per node
+// of layer 0) and reads the slots through a LinkSource, in place; such a
+// graph, like one from LoadFrom, is read-only. It searches exactly as the graph it was written from
 // (TestLoadSplit).
 //
 // # Measurements
