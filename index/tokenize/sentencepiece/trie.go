@@ -1,5 +1,10 @@
 package sentencepiece
 
+import (
+	"sort"
+	"unicode/utf8"
+)
+
 // rootDense is the number of code points whose edge from the root is found by
 // direct indexing rather than by hashing. It covers Latin, Greek, Cyrillic,
 // the general punctuation block and U+2581 ("▁"), which starts most pieces.
@@ -44,37 +49,63 @@ func edgeKey(parent int32, r rune) uint64 { return uint64(uint32(parent))<<32 | 
 // reference, a piece that occurs twice keeps the score and id of its last
 // occurrence; an empty piece is never inserted.
 func buildTrie(entries []entry) trie {
-	// The tree is grown in one map of edges (parent and code point →
-	// child) with flat per-node arrays, not a map per node: a vocabulary
-	// of 8,000 pieces has some 25,000 nodes.
+	// The pieces are inserted in code-point order (stably: among equal
+	// pieces the later keeps its id and score), so each shares its path
+	// with the one before for as long as they agree and the tree grows
+	// without a lookup: no map, no per-node allocation.
 	type medge struct {
 		parent int32
 		r      rune
 		child  int32
 	}
-	children := make(map[uint64]int32, 4*len(entries))
+	// keys[i] is piece i as the code points it is walked by: the text
+	// itself, or for invalid UTF-8 the text with each bad byte made
+	// U+FFFD (as ranging over it yields), so that byte order is code-point
+	// order and equal walks are equal keys.
+	keys := make([]string, len(entries))
+	order := make([]int, 0, len(entries))
+	for i := reservedCount; i < len(entries); i++ {
+		t := entries[i].text
+		if t == "" {
+			continue
+		}
+		if !utf8.ValidString(t) {
+			t = string([]rune(t))
+		}
+		keys[i] = t
+		order = append(order, i)
+	}
+	sort.SliceStable(order, func(a, b int) bool { return keys[order[a]] < keys[order[b]] })
 	var edges []medge
 	ids := []int32{-1}
 	scores := []float64{0}
 	fanout := []int32{0}
-	for i := reservedCount; i < len(entries); i++ {
-		cur := int32(0)
-		for _, r := range entries[i].text {
-			k := edgeKey(cur, r)
-			next, ok := children[k]
-			if !ok {
-				next = int32(len(ids))
-				ids, scores, fanout = append(ids, -1), append(scores, 0), append(fanout, 0)
-				children[k] = next
-				edges = append(edges, medge{cur, r, next})
-				fanout[cur]++
+	path := []int32{0} // path[k]: the node after the previous piece's first k code points
+	prev := ""
+	for _, i := range order {
+		key := keys[i]
+		// The code points key shares with the previous piece.
+		common, off := 0, 0
+		for off < len(key) && off < len(prev) {
+			r1, n1 := utf8.DecodeRuneInString(key[off:])
+			r2, n2 := utf8.DecodeRuneInString(prev[off:])
+			if r1 != r2 || n1 != n2 {
+				break
 			}
-			cur = next
+			common++
+			off += n1
 		}
-		if cur != 0 {
-			ids[cur] = int32(i)
-			scores[cur] = entries[i].score
+		path = path[:common+1]
+		for _, r := range key[off:] {
+			parent, child := path[len(path)-1], int32(len(ids))
+			ids, scores, fanout = append(ids, -1), append(scores, 0), append(fanout, 0)
+			edges = append(edges, medge{parent, r, child})
+			fanout[parent]++
+			path = append(path, child)
 		}
+		end := path[len(path)-1]
+		ids[end], scores[end] = int32(i), entries[i].score
+		prev = key
 	}
 
 	size, shift := 8, uint(61)
