@@ -37,7 +37,7 @@ func TestTrieMatchesMap(t *testing.T) {
 		}
 		walk := func(key string) *edge {
 			node, e := int32(0), (*edge)(nil)
-			for _, r := range []rune(key) {
+			for _, r := range key {
 				if node == leaf {
 					return nil
 				}
