@@ -122,6 +122,11 @@ func (x *Index) loadDense(threads int) (*denseState, error) {
 			}
 			return x.r.Guard(func() error {
 				st.enc, err = encoder.New(encoder.Spec{Name: m.Encoder, Kind: m.Kind, Dim: m.Dim, Hash: m.Hash}, onnx, vocab, encoder.Options{Threads: threads, FastStart: x.fastStart})
+				if errors.Is(err, usenet.ErrFault) {
+					// Read in place on another goroutine (the model's
+					// hash, its packing): damage, as on this one.
+					err = fmt.Errorf("question encoder: %w: %w", store.ErrCorrupt, err)
+				}
 				return err
 			})
 		}()

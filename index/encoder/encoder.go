@@ -169,11 +169,25 @@ func New(spec Spec, onnx, vocab []byte, opt Options) (*Encoder, error) {
 	}
 	// The content hash (a pass over the whole model) is taken while the
 	// backend is built: a question's start-up waits for the longer of the
-	// two, not both. A mismatch is reported before any backend error.
-	hashed := make(chan string, 1)
-	go func() { hashed <- Hash(onnx, vocab) }()
+	// two, not both. A mismatch is reported before any backend error. The
+	// model may be a file's memory map read in place: a fault there is
+	// usenet.ErrFault, on this goroutine or that one.
+	type hashed struct {
+		h   string
+		err error
+	}
+	hc := make(chan hashed, 1)
+	go func() {
+		var h string
+		err := usenet.Guarded(func() { h = Hash(onnx, vocab) })
+		hc <- hashed{h, err}
+	}()
 	checkHash := func() error {
-		h := <-hashed
+		r := <-hc
+		if r.err != nil {
+			return fmt.Errorf("encoder %s: model hash: %w", spec.Name, r.err)
+		}
+		h := r.h
 		if spec.Hash != "" && spec.Hash != h {
 			return fmt.Errorf("encoder %s: stored hash %.12s…, content hash %.12s…: %w", spec.Name, spec.Hash, h, ErrModelMismatch)
 		}
@@ -270,7 +284,11 @@ func newUSELite(onnx, vocab []byte, opt Options) (backend, error) {
 	}
 	vc := make(chan parsed, 1)
 	go func() {
-		tok, err := sentencepiece.FromJSON(vocab)
+		var tok *sentencepiece.Tokenizer
+		var err error
+		if ferr := usenet.Guarded(func() { tok, err = sentencepiece.FromJSON(vocab) }); ferr != nil {
+			err = ferr
+		}
 		vc <- parsed{tok, err}
 	}()
 	if opt.FastStart {

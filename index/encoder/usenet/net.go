@@ -24,10 +24,11 @@ var ErrTokenID = errors.New("usenet: token id out of range")
 // file's memory map cut short under the reader).
 var ErrFault = errors.New("usenet: fault reading the model")
 
-// guarded runs fn, turning a fault on a mapped page into ErrFault: Load
+// Guarded runs fn, turning a fault on a mapped page into ErrFault: Load
 // and Embed read the model's bytes in place, which may be a file's memory
-// map. Any other panic goes on.
-func guarded(fn func()) (err error) {
+// map, and so does a caller that reads them on another goroutine (the
+// fault setting is per goroutine). Any other panic goes on.
+func Guarded(fn func()) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
@@ -110,7 +111,7 @@ type norm struct {
 // is not that graph gives ErrUnsupported; a fault reading the bytes (a
 // memory map cut short) ErrFault.
 func Load(onnx []byte) (n *Net, err error) {
-	if ferr := guarded(func() { n, err = load(onnx) }); ferr != nil {
+	if ferr := Guarded(func() { n, err = load(onnx) }); ferr != nil {
 		return nil, ferr
 	}
 	return n, err
@@ -215,7 +216,7 @@ func load(onnx []byte) (*Net, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[w] = guarded(func() {
+			errs[w] = Guarded(func() {
 				for d := range next {
 					d.pack()
 				}
@@ -356,7 +357,7 @@ func (n *Net) Embed(ids []int32) ([]float32, error) {
 	// The embedding table is read in place (guarded: it may be a memory
 	// map's).
 	x := make([]float32, T*W)
-	if err := guarded(func() { n.embed(ids, x) }); err != nil {
+	if err := Guarded(func() { n.embed(ids, x) }); err != nil {
 		return nil, err
 	}
 	return n.encode(x, T), nil
