@@ -399,14 +399,18 @@ func (f *FieldWriter) PutPostings(term string, encoded []byte) error {
 // lookup of the undamaged term then simply misses — fails VerifyField.
 func (f *FieldWriter) Digest() (uint32, int) { return f.digest.Sum32(), f.terms }
 
-func digestAdd(h hash.Hash32, key, sealed []byte) {
-	var n [4]byte
-	binary.BigEndian.PutUint32(n[:], uint32(len(key)))
-	h.Write(n[:])
-	h.Write(key)
+func digestAdd(h hash.Hash32, key, sealed []byte) { h.Write(digestBytes(nil, key, sealed)) }
+
+// digestBytes appends what a term adds to its field's digest: the key's
+// length (4 bytes, big-endian), the key, and its sealed value's checksum
+// (the value's last 4 bytes).
+func digestBytes(dst, key, sealed []byte) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(key)))
+	dst = append(dst, key...)
 	if len(sealed) >= 4 {
-		h.Write(sealed[len(sealed)-4:])
+		dst = append(dst, sealed[len(sealed)-4:]...)
 	}
+	return dst
 }
 
 // VerifyField checks field name's term dictionary against the digest and
@@ -420,8 +424,8 @@ func (r *Reader) VerifyField(name string) error {
 	if fm.DigestTerms == 0 {
 		return nil
 	}
-	// digestAdd's bytes, one checksum update a term (a field of a
-	// million sentences has hundreds of thousands).
+	// One checksum update a term, into a reused buffer (a field of a
+	// million sentences has hundreds of thousands of terms).
 	var sum uint32
 	var buf []byte
 	n := 0
@@ -431,11 +435,7 @@ func (r *Reader) VerifyField(name string) error {
 			return err
 		}
 		return pb.ForEach(func(k, v []byte) error {
-			buf = binary.BigEndian.AppendUint32(buf[:0], uint32(len(k)))
-			buf = append(buf, k...)
-			if len(v) >= 4 {
-				buf = append(buf, v[len(v)-4:]...)
-			}
+			buf = digestBytes(buf[:0], k, v)
 			sum = crc32.Update(sum, castagnoli, buf)
 			n++
 			return nil
