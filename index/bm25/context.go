@@ -100,22 +100,17 @@ func (p *ContextPostings) Postings(term string) ([]Posting, bool, error) {
 }
 
 func (p *ContextPostings) expand(term string) ([]Posting, bool, error) {
-	cp, okc, err := p.ctx.Postings(term)
-	if err != nil {
+	cp, sp, ok, err := p.lists(term)
+	if err != nil || !ok {
 		return nil, false, err
 	}
-	sp, oks, err := p.sent.Postings(term)
-	if err != nil {
-		return nil, false, err
-	}
-	if !okc && !oks {
-		return nil, false, nil
+	if p.inOrder {
+		c := &collected{}
+		found, err := mergeInOrder(p, term, cp, sp, collector{c})
+		return c.ps, found, err
 	}
 	n := 0
 	for _, x := range cp {
-		if int(x.Doc) >= p.sentsOf.contexts() {
-			return nil, false, fmt.Errorf("bm25: postings of %q name context %d of %d: %w: %w", term, x.Doc, p.sentsOf.contexts(), ErrCorrupt, store.ErrCorrupt)
-		}
 		n += len(p.sentsOf.of(x.Doc))
 	}
 	fromCtx := make([]Posting, 0, n)
@@ -124,9 +119,7 @@ func (p *ContextPostings) expand(term string) ([]Posting, bool, error) {
 			fromCtx = append(fromCtx, Posting{Doc: s, TF: x.TF})
 		}
 	}
-	if !p.inOrder {
-		slices.SortFunc(fromCtx, func(a, b Posting) int { return cmp.Compare(a.Doc, b.Doc) })
-	}
+	slices.SortFunc(fromCtx, func(a, b Posting) int { return cmp.Compare(a.Doc, b.Doc) })
 	// Merge in the sentences' own counts (both lists are in document
 	// order; a sentence may hold a term its context does not, when the
 	// two are tokenized differently at the sentence's edges).
@@ -151,6 +144,26 @@ func (p *ContextPostings) expand(term string) ([]Posting, bool, error) {
 	return out, true, nil
 }
 
+// lists returns term's postings over contexts and over sentences alone,
+// checking that every context they name exists; ok is false when the
+// term is in neither.
+func (p *ContextPostings) lists(term string) (cp, sp []Posting, ok bool, err error) {
+	cp, okc, err := p.ctx.Postings(term)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	sp, oks, err := p.sent.Postings(term)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	for _, x := range cp {
+		if int(x.Doc) >= p.sentsOf.contexts() {
+			return nil, nil, false, fmt.Errorf("bm25: postings of %q name context %d of %d: %w: %w", term, x.Doc, p.sentsOf.contexts(), ErrCorrupt, store.ErrCorrupt)
+		}
+	}
+	return cp, sp, okc || oks, nil
+}
+
 // postingSink takes a term's postings one at a time, after being told
 // how many there are (streamPostings). Instantiated with a struct type, as
 // the scorer's is, its calls compile to direct, inlinable ones.
@@ -161,13 +174,27 @@ type postingSink interface {
 	add(doc, tf uint32)
 }
 
+// collector is the postingSink that keeps what it is given (expand).
+type collector struct{ c *collected }
+
+type collected struct {
+	ps []Posting
+	df int
+}
+
+func (c collector) start(n int) error {
+	c.c.df, c.c.ps = n, make([]Posting, 0, n)
+	return nil
+}
+
+func (c collector) add(doc, tf uint32) { c.c.ps = append(c.c.ps, Posting{Doc: doc, TF: tf}) }
+
 // streamPostings hands term's sentence + context postings to s in the
 // order Postings returns them, without holding them all (a common term's
-// are nearly every sentence of the index): the merge expand does,
-// streamed. A term already cached, or an index whose sentence ids do not
-// grow with their context ids (a sort needs the whole list), takes
-// expand's path. found is false when the term has no postings; then s is
-// not called.
+// are nearly every sentence of the index). A term already cached, or an
+// index whose sentence ids do not grow with their context ids (a sort
+// needs the whole list), takes expand's path. found is false when the
+// term has no postings; then s is not called.
 func streamPostings[S postingSink](p *ContextPostings, term string, s S) (found bool, err error) {
 	if ps, found, ok := p.cache.get(term); ok || !p.inOrder {
 		if !ok {
@@ -187,26 +214,24 @@ func streamPostings[S postingSink](p *ContextPostings, term string, s S) (found 
 		}
 		return true, nil
 	}
-	cp, okc, err := p.ctx.Postings(term)
-	if err != nil {
+	cp, sp, ok, err := p.lists(term)
+	if err != nil || !ok {
 		return false, err
 	}
-	sp, oks, err := p.sent.Postings(term)
-	if err != nil {
-		return false, err
-	}
-	if !okc && !oks {
-		return false, nil
-	}
-	// The count: every sentence of every context holding the term, and
-	// every sentence holding it whose context does not (both lists run in
-	// context order, the sentences' because their ids grow with their
-	// contexts').
+	return mergeInOrder(p, term, cp, sp, s)
+}
+
+// mergeInOrder hands s the sentence + context postings of term from its
+// context postings cp (checked by lists) and sentence postings sp, for an
+// index whose sentence ids grow with their context ids: every sentence of
+// every context holding the term, with the sentence's own count added,
+// and every sentence holding it whose context does not, in sentence
+// order, never held as a list.
+func mergeInOrder[S postingSink](p *ContextPostings, term string, cp, sp []Posting, s S) (found bool, err error) {
+	// The count first (both lists run in context order, the sentences'
+	// because their ids grow with their contexts').
 	n := 0
 	for _, x := range cp {
-		if int(x.Doc) >= p.sentsOf.contexts() {
-			return false, fmt.Errorf("bm25: postings of %q name context %d of %d: %w: %w", term, x.Doc, p.sentsOf.contexts(), ErrCorrupt, store.ErrCorrupt)
-		}
 		n += len(p.sentsOf.of(x.Doc))
 	}
 	j := 0

@@ -216,16 +216,6 @@ func streamed(src Source, term string) (ps []Posting, df int, found bool, err er
 	return c.ps, c.df, found, err
 }
 
-type collected struct {
-	ps []Posting
-	df int
-}
-
-type collector struct{ c *collected }
-
-func (c collector) start(n int) error  { c.c.df = n; return nil }
-func (c collector) add(doc, tf uint32) { c.c.ps = append(c.c.ps, Posting{Doc: doc, TF: tf}) }
-
 // FuzzContextPostings builds a context-layout field from fuzzed
 // documents and checks that expanding never panics and always equals the
 // expanded layout.
