@@ -98,7 +98,7 @@ type Options struct {
 	Batch int
 	// FastStart prefers a fast start to throughput, for a process that
 	// embeds a question or two (reqa ask): the embedded int8 USE-Lite
-	// then runs in Go (package usenet: nothing to load, ~13 ms for a
+	// then runs in Go (package usenet: nothing to load, ~4 ms for a
 	// 15-token question on two cores) instead of through ONNX Runtime
 	// (~180 ms and ~105 MB before the first text, then ~2 ms a text).
 	// Vectors agree with the runtime's to a mean cosine of 1−5e-6.

@@ -14,6 +14,12 @@ type dense struct {
 	// packed[i*n/2+j] holds w[i][2j]+128 in its low 32 bits and
 	// w[i][2j+1]+128 in its high 32 bits.
 	packed []uint64
+	// pairs, used instead of packed when simd, holds the weights of
+	// input rows 2p and 2p+1 side by side for each column j:
+	// pairs[(p·n+j)·2] = w[2p][j], pairs[(p·n+j)·2+1] = w[2p+1][j], as
+	// int16 (the layout kernel_amd64.s multiplies).
+	pairs  []int16
+	simd   bool
 	colSum []int64 // Σ_i w[i][j]
 	scale  []float32
 	bias   []float32
@@ -23,8 +29,22 @@ func newDense(w []byte, k, n int, scale, bias []float32) *dense {
 	return &dense{k: k, n: n, w: w, scale: scale, bias: bias}
 }
 
-// pack fills packed and colSum from the int8 weights w [k, n].
+// simdBlock is the number of columns the vector products compute at once.
+const simdBlock = 16
+
+// pack fills packed (or pairs, on a machine with the vector products)
+// and colSum from the int8 weights w [k, n].
 func (d *dense) pack() {
+	k, n := d.k, d.n
+	if haveSIMD && k%2 == 0 && n%simdBlock == 0 {
+		d.packPairs()
+		return
+	}
+	d.packWords()
+}
+
+// packWords fills packed and colSum from w.
+func (d *dense) packWords() {
 	k, n := d.k, d.n
 	d.packed = make([]uint64, k*n/2)
 	cs := make([]int32, n)
@@ -37,6 +57,30 @@ func (d *dense) pack() {
 			p[j] = uint64(uint32(lo+128)) | uint64(uint32(hi+128))<<32
 			cs[2*j] += lo
 			cs[2*j+1] += hi
+		}
+	}
+	d.colSum = make([]int64, n)
+	for j, v := range cs {
+		d.colSum[j] = int64(v)
+	}
+	d.w = nil
+}
+
+// packPairs fills pairs and colSum from w, and sets simd.
+func (d *dense) packPairs() {
+	k, n := d.k, d.n
+	d.simd = true
+	d.pairs = make([]int16, k*n)
+	cs := make([]int32, n)
+	for p := 0; p < k/2; p++ {
+		r0 := d.w[2*p*n : (2*p+1)*n]
+		r1 := d.w[(2*p+1)*n : (2*p+2)*n]
+		out := d.pairs[p*n*2 : (p+1)*n*2]
+		for j := range r0 {
+			lo, hi := int16(int8(r0[j])), int16(int8(r1[j]))
+			out[2*j] = lo
+			out[2*j+1] = hi
+			cs[j] += int32(lo) + int32(hi)
 		}
 	}
 	d.colSum = make([]int64, n)
@@ -78,6 +122,9 @@ const parallelMACs = 1 << 20
 func (d *dense) apply(x []float32, M int) []float32 {
 	q := make([]uint8, len(x))
 	scale, zp := quantize(x, q)
+	if d.simd {
+		return d.applyPairs(q, M, scale, zp)
+	}
 	n2 := d.n / 2
 	acc := make([]uint64, M*n2)
 	workers := 1
@@ -160,4 +207,61 @@ func (d *dense) accumulate(q []uint8, M int, acc []uint64, c0, c1 int) {
 			}
 		}
 	}
+}
+
+// applyPairs is apply's second half on a machine with the vector
+// products: the exact integer sums Σ_i q[m][i]·w[i][j] by kernel_amd64.s,
+// then the same scaling as the packed products.
+func (d *dense) applyPairs(q []uint8, M int, scale float32, zp int32) []float32 {
+	k, n, P := d.k, d.n, d.k/2
+	qp := make([]uint32, M*P)
+	for m := 0; m < M; m++ {
+		row := q[m*k : (m+1)*k]
+		out := qp[m*P : (m+1)*P]
+		for p := range out {
+			out[p] = uint32(row[2*p]) | uint32(row[2*p+1])<<16
+		}
+	}
+	acc := make([]int32, M*n)
+	blocks := n / simdBlock
+	workers := 1
+	if M*k*n >= parallelMACs {
+		workers = min(runtime.GOMAXPROCS(0), 4, blocks)
+	}
+	run := func(b0, b1 int) {
+		for b := b0; b < b1; b++ {
+			c := b * simdBlock
+			w := &d.pairs[c*2]
+			m := 0
+			for ; m+4 <= M; m += 4 {
+				madd4x16(w, n*4, P, &qp[m*P], P*4, &acc[m*n+c], n*4)
+			}
+			for ; m < M; m++ {
+				madd1x16(w, n*4, P, &qp[m*P], &acc[m*n+c])
+			}
+		}
+	}
+	if workers == 1 {
+		run(0, blocks)
+	} else {
+		var wg sync.WaitGroup
+		step := (blocks + workers - 1) / workers
+		for b0 := 0; b0 < blocks; b0 += step {
+			wg.Add(1)
+			go func(b0, b1 int) {
+				defer wg.Done()
+				run(b0, b1)
+			}(b0, min(b0+step, blocks))
+		}
+		wg.Wait()
+	}
+	out := make([]float32, M*n)
+	for j := 0; j < n; j++ {
+		mult := scale * d.scale[j]
+		off := int64(zp) * d.colSum[j]
+		for m := 0; m < M; m++ {
+			out[m*n+j] = float32(int32(int64(acc[m*n+j])-off))*mult + d.bias[j]
+		}
+	}
+	return out
 }
