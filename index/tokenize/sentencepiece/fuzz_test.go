@@ -190,7 +190,25 @@ func FuzzFromJSON(f *testing.F) {
 	}
 	f.Add(data)
 	f.Add([]byte(`[["\u00e9\"x", -1.5], ["a", null], ["b", 1e-3, "extra"]]`))
+	for _, s := range []string{
+		` [ ] `, `[["a",0]]`, `[["a",-0.5e+3],["b\\",1E2]]`, `[["a",01]]`, `[["a",1.]]`, `[["a",-]]`,
+		`[["a",1e999]]`, `[["a\u00"]]`, "[[\"a\x01\",1]]", "[[\"\xff\",1]]", `[["a",1],]`, `[["a",nul]]`,
+		`[["a",1]] x`, `[["a" , 2 ] , [ "b",null ]]`, `[["a",1,2]]`, `[[1,1]]`,
+	} {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// The one-pass scanner reads what it accepts exactly as
+		// encoding/json does.
+		if fast, ok := scanVocabulary(b); ok {
+			slow, err := decodeVocabulary(b)
+			if err != nil {
+				t.Fatalf("the scanner accepted what encoding/json rejects: %v", err)
+			}
+			if !slices.Equal(fast, slow) {
+				t.Fatalf("the scanner read %v, encoding/json %v", fast, slow)
+			}
+		}
 		tok, err := FromJSON(b)
 		if err != nil {
 			return

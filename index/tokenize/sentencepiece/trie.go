@@ -1,7 +1,9 @@
 package sentencepiece
 
 import (
-	"sort"
+	"cmp"
+	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -75,11 +77,21 @@ func buildTrie(entries []entry) trie {
 		keys[i] = t
 		order = append(order, i)
 	}
-	sort.SliceStable(order, func(a, b int) bool { return keys[order[a]] < keys[order[b]] })
-	var edges []medge
-	ids := []int32{-1}
-	scores := []float64{0}
-	fanout := []int32{0}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := strings.Compare(keys[a], keys[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b) // stable: equal pieces in id order
+	})
+	// At most one node (and edge) per code point of the pieces.
+	nodes := 1
+	for _, i := range order {
+		nodes += entries[i].runeCount
+	}
+	edges := make([]medge, 0, nodes-1)
+	ids := append(make([]int32, 0, nodes), -1)
+	scores := append(make([]float64, 0, nodes), 0)
+	fanout := append(make([]int32, 0, nodes), 0)
 	path := []int32{0} // path[k]: the node after the previous piece's first k code points
 	prev := ""
 	for _, i := range order {

@@ -86,6 +86,25 @@ func Load(r io.Reader) (*Tokenizer, error) {
 // (the reference would loop forever on an empty one). Strings are decoded as
 // encoding/json does, so a lone UTF-16 surrogate escape becomes U+FFFD.
 func FromJSON(data []byte) (*Tokenizer, error) {
+	entries, ok := scanVocabulary(data)
+	if !ok {
+		var err error
+		if entries, err = decodeVocabulary(data); err != nil {
+			return nil, err
+		}
+	}
+	if len(entries) == 0 {
+		return nil, errors.New("sentencepiece: vocabulary is empty")
+	}
+	if entries[0].utf16Len == 0 {
+		return nil, errors.New("sentencepiece: vocabulary entry 0 (the unknown token) has an empty piece")
+	}
+	return newTokenizer(entries), nil
+}
+
+// decodeVocabulary is FromJSON's decoding by encoding/json: any valid
+// document, and the error that names what is wrong with an invalid one.
+func decodeVocabulary(data []byte) ([]entry, error) {
 	// One pass validates and splits the whole document; an entry that is
 	// not an array fails it, and the entry-by-entry pass below names it.
 	var rows [][]json.RawMessage
@@ -102,9 +121,6 @@ func FromJSON(data []byte) (*Tokenizer, error) {
 		}
 		return nil, fmt.Errorf("sentencepiece: vocabulary: %w", err)
 	}
-	if len(rows) == 0 {
-		return nil, errors.New("sentencepiece: vocabulary is empty")
-	}
 	if len(rows) > math.MaxInt32 {
 		return nil, fmt.Errorf("sentencepiece: vocabulary has %d entries, more than int32 ids allow", len(rows))
 	}
@@ -116,10 +132,176 @@ func FromJSON(data []byte) (*Tokenizer, error) {
 		}
 		entries[i] = e
 	}
-	if entries[0].utf16Len == 0 {
-		return nil, errors.New("sentencepiece: vocabulary entry 0 (the unknown token) has an empty piece")
+	return entries, nil
+}
+
+// scanVocabulary reads the common shape of a vocabulary in one pass with
+// no allocation beyond the entries: an array of [string, number or null]
+// pairs whose strings are valid and whose numbers parse. It reports false on anything else —
+// invalid JSON, or valid JSON outside that shape — for decodeVocabulary
+// to read or reject; what it accepts, it reads as decodeVocabulary does
+// (FuzzFromJSON compares the two).
+func scanVocabulary(data []byte) ([]entry, bool) {
+	s := vocabScanner{b: data}
+	if !s.byte('[') {
+		return nil, false
 	}
-	return newTokenizer(entries), nil
+	entries := make([]entry, 0, bytes.Count(data, []byte("],"))+1)
+	if s.peek() == ']' {
+		s.i++
+	} else {
+		for {
+			if !s.byte('[') {
+				return nil, false
+			}
+			text, ok := s.str()
+			if !ok || !s.byte(',') {
+				return nil, false
+			}
+			var e entry
+			e.text = text
+			if e.score, ok = s.number(); !ok || !s.byte(']') {
+				return nil, false
+			}
+			for _, r := range e.text {
+				e.runeCount++
+				e.utf16Len++
+				if r >= 0x10000 {
+					e.utf16Len++
+				}
+			}
+			entries = append(entries, e)
+			if s.peek() == ',' {
+				s.i++
+				continue
+			}
+			if !s.byte(']') {
+				return nil, false
+			}
+			break
+		}
+	}
+	s.space()
+	if s.i != len(s.b) || len(entries) > math.MaxInt32 {
+		return nil, false
+	}
+	return entries, true
+}
+
+// vocabScanner is scanVocabulary's position in its document.
+type vocabScanner struct {
+	b []byte
+	i int
+}
+
+// space skips JSON whitespace.
+func (s *vocabScanner) space() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek skips whitespace and returns the next byte (0 at the end).
+func (s *vocabScanner) peek() byte {
+	s.space()
+	if s.i == len(s.b) {
+		return 0
+	}
+	return s.b[s.i]
+}
+
+// byte skips whitespace and then c, reporting whether c was there.
+func (s *vocabScanner) byte(c byte) bool {
+	if s.peek() != c {
+		return false
+	}
+	s.i++
+	return true
+}
+
+// str reads a string literal. One with no escapes (nearly every piece)
+// must have no control characters and be valid UTF-8, and is its own
+// text; one with escapes is decoded by encoding/json.
+func (s *vocabScanner) str() (string, bool) {
+	if !s.byte('"') {
+		return "", false
+	}
+	start, escaped := s.i, false
+	for s.i < len(s.b) {
+		switch c := s.b[s.i]; {
+		case c == '"':
+			lit := s.b[start:s.i]
+			s.i++
+			if escaped {
+				var text string
+				if json.Unmarshal(s.b[start-1:s.i], &text) != nil {
+					return "", false
+				}
+				return text, true
+			}
+			if !utf8.Valid(lit) {
+				return "", false
+			}
+			return string(lit), true
+		case c == '\\':
+			escaped = true
+			s.i++ // the escaped byte cannot end the literal
+		case c < 0x20:
+			return "", false
+		}
+		s.i++
+	}
+	return "", false
+}
+
+// number reads a JSON number (-?int frac? exp?) or null (0).
+func (s *vocabScanner) number() (float64, bool) {
+	s.space()
+	if bytes.HasPrefix(s.b[s.i:], []byte("null")) {
+		s.i += 4
+		return 0, true
+	}
+	start := s.i
+	if s.i < len(s.b) && s.b[s.i] == '-' {
+		s.i++
+	}
+	switch {
+	case s.i < len(s.b) && s.b[s.i] == '0':
+		s.i++
+	case s.digits() == 0:
+		return 0, false
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if s.digits() == 0 {
+			return 0, false
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if s.digits() == 0 {
+			return 0, false
+		}
+	}
+	v, err := strconv.ParseFloat(string(s.b[start:s.i]), 64)
+	return v, err == nil
+}
+
+// digits skips decimal digits and returns how many.
+func (s *vocabScanner) digits() int {
+	start := s.i
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		s.i++
+	}
+	return s.i - start
 }
 
 // parseEntry decodes one [piece, score] element, already checked to be
