@@ -107,7 +107,9 @@ func (x *Index) loadDense(threads int) (*denseState, error) {
 			// Run in Go (fast start), the int8 USE-Lite reads its model
 			// in place: its weights are packed once, its embedding table
 			// read row by row (a fault there is an error, not a crash).
-			// ONNX Runtime gets a copy.
+			// ONNX Runtime gets a copy. Both blobs are checksummed as
+			// they are read; a fast start takes the model's stored
+			// hash as its content's (reqa verify recomputes it).
 			blob := x.r.LargeBlob
 			if x.fastStart && m.Kind == encoder.KindUSELite && m.Precision == uselite.PrecisionInt8 {
 				blob = x.r.LargeBlobInPlace
@@ -121,7 +123,7 @@ func (x *Index) loadDense(threads int) (*denseState, error) {
 				return err
 			}
 			return x.r.Guard(func() error {
-				st.enc, err = encoder.New(encoder.Spec{Name: m.Encoder, Kind: m.Kind, Dim: m.Dim, Hash: m.Hash}, onnx, vocab, encoder.Options{Threads: threads, FastStart: x.fastStart})
+				st.enc, err = encoder.New(encoder.Spec{Name: m.Encoder, Kind: m.Kind, Dim: m.Dim, Hash: m.Hash}, onnx, vocab, encoder.Options{Threads: threads, FastStart: x.fastStart, Checksummed: x.fastStart})
 				if errors.Is(err, usenet.ErrFault) {
 					// Read in place on another goroutine (the model's
 					// hash, its packing): damage, as on this one.

@@ -86,6 +86,20 @@ func Hash(onnx, vocab []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// hashed is a content hash computed off New's goroutine.
+type hashed struct {
+	h   string
+	err error
+}
+
+// hashModel sends the content hash of a model and its vocabulary, or the
+// fault (usenet.ErrFault) of a model read in place from a file cut short.
+func hashModel(hc chan<- hashed, onnx, vocab []byte) {
+	var h string
+	err := usenet.Guarded(func() { h = Hash(onnx, vocab) })
+	hc <- hashed{h, err}
+}
+
 // Options tune an Encoder.
 type Options struct {
 	// Threads is ONNX Runtime's thread count per model run (0: 1). On a
@@ -104,6 +118,13 @@ type Options struct {
 	// Vectors agree with the runtime's to a mean cosine of 1−5e-6.
 	// Other models ignore it.
 	FastStart bool
+	// Checksummed says the model and vocabulary were read from the
+	// index's own blobs, whose checksums the store verified as it read
+	// them, and spec.Hash from the same index: New then takes spec.Hash
+	// as their content hash instead of recomputing it (a SHA-256 pass
+	// over the model, ~12 ms, that reqa ask would pay on every
+	// question). reqa verify still recomputes it.
+	Checksummed bool
 }
 
 // Encoder embeds texts. It is safe for concurrent use.
@@ -172,16 +193,12 @@ func New(spec Spec, onnx, vocab []byte, opt Options) (*Encoder, error) {
 	// two, not both. A mismatch is reported before any backend error. The
 	// model may be a file's memory map read in place: a fault there is
 	// usenet.ErrFault, on this goroutine or that one.
-	type hashed struct {
-		h   string
-		err error
-	}
 	hc := make(chan hashed, 1)
-	go func() {
-		var h string
-		err := usenet.Guarded(func() { h = Hash(onnx, vocab) })
-		hc <- hashed{h, err}
-	}()
+	if opt.Checksummed && spec.Hash != "" {
+		hc <- hashed{h: spec.Hash}
+	} else {
+		go hashModel(hc, onnx, vocab)
+	}
 	checkHash := func() error {
 		r := <-hc
 		if r.err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"testing"
@@ -116,14 +117,36 @@ func testGolden(t *testing.T, precision string, wantCos float64) {
 	}
 }
 
+// TestHashMismatchRefused: a stored hash that is not the model's content
+// hash is ErrModelMismatch, unless the caller says the blobs are the
+// index's own, checksummed (Options.Checksummed: then the stored hash is
+// the encoder's, not recomputed).
 func TestHashMismatchRefused(t *testing.T) {
 	onnx, vocab, err := uselite.Model()
 	if err != nil {
 		testenv.Skip(t, "%v", err)
 	}
-	_, err = encoder.New(encoder.Spec{Name: "x", Kind: "use-lite", Dim: 512, Hash: "deadbeef"}, onnx, vocab, encoder.Options{})
-	if err == nil {
-		t.Fatal("mismatched hash accepted")
+	for _, tc := range []struct {
+		name string
+		opt  encoder.Options
+		ok   bool
+	}{
+		{"recomputed", encoder.Options{}, false},
+		{"recomputed, fast start", encoder.Options{FastStart: true}, false},
+		{"checksummed", encoder.Options{Checksummed: true}, true},
+	} {
+		enc, err := encoder.New(encoder.Spec{Name: "x", Kind: "use-lite", Dim: 512, Hash: "deadbeef"}, onnx, vocab, tc.opt)
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.ok && enc.Spec().Hash != "deadbeef":
+			t.Errorf("%s: hash %q, want the stored one", tc.name, enc.Spec().Hash)
+		case !tc.ok && !errors.Is(err, encoder.ErrModelMismatch):
+			t.Errorf("%s: error %v, want ErrModelMismatch", tc.name, err)
+		}
+		if enc != nil {
+			enc.Close()
+		}
 	}
 }
 
