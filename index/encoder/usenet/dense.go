@@ -10,15 +10,12 @@ import (
 // weights [k, n] scaled per column, plus a bias.
 type dense struct {
 	k, n int
-	w    []byte // the int8 weights until pack
+	w    []byte // the int8 weights, kept when simd, else until pack
 	// packed[i*n/2+j] holds w[i][2j]+128 in its low 32 bits and
 	// w[i][2j+1]+128 in its high 32 bits.
 	packed []uint64
-	// pairs, used instead of packed when simd, holds the weights of
-	// input rows 2p and 2p+1 side by side for each column j:
-	// pairs[(p·n+j)·2] = w[2p][j], pairs[(p·n+j)·2+1] = w[2p+1][j], as
-	// int16 (the layout kernel_amd64.s multiplies).
-	pairs  []int16
+	// simd: the vector products read w in place (no packing, no
+	// colSum: the activations carry the zero point).
 	simd   bool
 	colSum []int64 // Σ_i w[i][j]
 	scale  []float32
@@ -32,12 +29,13 @@ func newDense(w []byte, k, n int, scale, bias []float32) *dense {
 // simdBlock is the number of columns the vector products compute at once.
 const simdBlock = 16
 
-// pack fills packed (or pairs, on a machine with the vector products)
-// and colSum from the int8 weights w [k, n].
+// pack prepares the int8 weights w [k, n] for apply: on a machine with
+// the vector products it only says so (they read w where it lies, which
+// may be a file's memory map); else it fills packed and colSum.
 func (d *dense) pack() {
 	k, n := d.k, d.n
 	if haveSIMD && k%2 == 0 && n%simdBlock == 0 {
-		d.packPairs()
+		d.simd = true
 		return
 	}
 	d.packWords()
@@ -57,30 +55,6 @@ func (d *dense) packWords() {
 			p[j] = uint64(uint32(lo+128)) | uint64(uint32(hi+128))<<32
 			cs[2*j] += lo
 			cs[2*j+1] += hi
-		}
-	}
-	d.colSum = make([]int64, n)
-	for j, v := range cs {
-		d.colSum[j] = int64(v)
-	}
-	d.w = nil
-}
-
-// packPairs fills pairs and colSum from w, and sets simd.
-func (d *dense) packPairs() {
-	k, n := d.k, d.n
-	d.simd = true
-	d.pairs = make([]int16, k*n)
-	cs := make([]int32, n)
-	for p := 0; p < k/2; p++ {
-		r0 := d.w[2*p*n : (2*p+1)*n]
-		r1 := d.w[(2*p+1)*n : (2*p+2)*n]
-		out := d.pairs[p*n*2 : (p+1)*n*2]
-		for j := range r0 {
-			lo, hi := int16(int8(r0[j])), int16(int8(r1[j]))
-			out[2*j] = lo
-			out[2*j+1] = hi
-			cs[j] += int32(lo) + int32(hi)
 		}
 	}
 	d.colSum = make([]int64, n)
@@ -210,19 +184,24 @@ func (d *dense) accumulate(q []uint8, M int, acc []uint64, c0, c1 int) {
 }
 
 // applyPairs is apply's second half on a machine with the vector
-// products: the exact integer sums Σ_i q[m][i]·w[i][j] by kernel_amd64.s,
-// then the same scaling as the packed products.
+// products: the exact integer sums Σ_i (q[m][i]−zp)·w[i][j] by
+// kernel_amd64.s (four rows at a time: the rows are padded to a multiple
+// of four with zeros), then the same scaling as the packed products. A
+// fault reading w on a worker goroutine is re-raised on this one as a
+// workerFault, for Guarded.
 func (d *dense) applyPairs(q []uint8, M int, scale float32, zp int32) []float32 {
 	k, n, P := d.k, d.n, d.k/2
-	qp := make([]uint32, M*P)
+	M4 := (M + 3) &^ 3
+	qp := make([]uint32, M4*P)
 	for m := 0; m < M; m++ {
 		row := q[m*k : (m+1)*k]
 		out := qp[m*P : (m+1)*P]
 		for p := range out {
-			out[p] = uint32(row[2*p]) | uint32(row[2*p+1])<<16
+			lo, hi := int32(row[2*p])-zp, int32(row[2*p+1])-zp
+			out[p] = uint32(uint16(int16(lo))) | uint32(uint16(int16(hi)))<<16
 		}
 	}
-	acc := make([]int32, M*n)
+	acc := make([]int32, M4*n)
 	blocks := n / simdBlock
 	workers := 1
 	if M*k*n >= parallelMACs {
@@ -231,13 +210,8 @@ func (d *dense) applyPairs(q []uint8, M int, scale float32, zp int32) []float32 
 	run := func(b0, b1 int) {
 		for b := b0; b < b1; b++ {
 			c := b * simdBlock
-			w := &d.pairs[c*2]
-			m := 0
-			for ; m+4 <= M; m += 4 {
-				madd4x16(w, n*4, P, &qp[m*P], P*4, &acc[m*n+c], n*4)
-			}
-			for ; m < M; m++ {
-				madd1x16(w, n*4, P, &qp[m*P], &acc[m*n+c])
+			for m := 0; m < M4; m += 4 {
+				madd4x16(&d.w[c], n, P, &qp[m*P], P*4, &acc[m*n+c], n*4)
 			}
 		}
 	}
@@ -246,22 +220,31 @@ func (d *dense) applyPairs(q []uint8, M int, scale float32, zp int32) []float32 
 	} else {
 		var wg sync.WaitGroup
 		step := (blocks + workers - 1) / workers
-		for b0 := 0; b0 < blocks; b0 += step {
+		errs := make([]error, workers)
+		for w, b0 := 0, 0; b0 < blocks; w, b0 = w+1, b0+step {
 			wg.Add(1)
-			go func(b0, b1 int) {
+			go func(w, b0, b1 int) {
 				defer wg.Done()
-				run(b0, b1)
-			}(b0, min(b0+step, blocks))
+				errs[w] = Guarded(func() { run(b0, b1) })
+			}(w, b0, min(b0+step, blocks))
 		}
 		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				panic(workerFault{err})
+			}
+		}
 	}
 	out := make([]float32, M*n)
 	for j := 0; j < n; j++ {
 		mult := scale * d.scale[j]
-		off := int64(zp) * d.colSum[j]
 		for m := 0; m < M; m++ {
-			out[m*n+j] = float32(int32(int64(acc[m*n+j])-off))*mult + d.bias[j]
+			out[m*n+j] = float32(acc[m*n+j])*mult + d.bias[j]
 		}
 	}
 	return out
 }
+
+// workerFault carries a worker goroutine's ErrFault to the goroutine that
+// waits for it, whose Guarded returns it.
+type workerFault struct{ err error }

@@ -9,7 +9,7 @@ import (
 	"github.com/reqa/reqa/internal/testenv"
 )
 
-// TestPairsMatchWords: the vector products (pairs, kernel_amd64.s) give
+// TestPairsMatchWords: the vector products (kernel_amd64.s) give
 // bit for bit the outputs of the portable packed products, for every
 // shape the network uses and odd ones, any number of rows (the 4-row and
 // 1-row kernels), activations with zeros (a ReLU's), negative and
@@ -39,7 +39,10 @@ func TestPairsMatchWords(t *testing.T) {
 		words := newDense(slices.Clone(w), k, n, scale, bias)
 		words.packWords()
 		pairs := newDense(slices.Clone(w), k, n, scale, bias)
-		pairs.packPairs()
+		pairs.pack()
+		if !pairs.simd {
+			t.Fatalf("k=%d n=%d: not run by the vector products", k, n)
+		}
 		for _, M := range []int{1, 2, 3, 4, 5, 7, 8, 15, 128} {
 			for _, kind := range []string{"normal", "relu", "constant", "negative"} {
 				x := make([]float32, M*k)

@@ -31,21 +31,22 @@
 // # How it is fast enough
 //
 // On amd64 with AVX2 (nearly every x86 server since 2015) the products
-// run in assembly (kernel_amd64.s): the weights of two consecutive input
-// rows sit side by side as int16 for each column, the two activations of
-// those rows are broadcast as one int16 pair, and VPMADDWD adds both
-// products into a column's int32 sum, 16 columns and four rows of
-// activations at a time — exact, as the sums stay below 2^31 (k·255·128).
-// A 15-token question embeds in about 4 ms on two cores. Elsewhere Go
-// has no vector instructions to call, so the integer products are packed:
-// each weight pair of neighbouring columns, offset by 128 into 0..255,
-// sits in the two 32-bit halves of a uint64, and one 64-bit multiply-add
-// by an activation (0..255) advances both columns' sums, which stay below
-// 2^32 for the 1,536-long rows (1,536·255·255); the offsets are taken back
-// out exactly (128·Σactivations, zero point · column sums) and rows of
-// zero activations (ReLU's) are skipped (about 17 ms a question). Both
-// give the same integers, so the same vectors bit for bit
-// (TestPairsMatchWords). The columns of a large product are split across
-// GOMAXPROCS goroutines. The weights take 9.8 MB as pairs (19.6 MB
-// packed), built at Load.
+// run in assembly (kernel_amd64.s) straight from the model's int8 weights,
+// read where they lie — nothing is packed at Load, which takes ~0.4 ms:
+// two weight rows' 16 columns are widened to int16 and interleaved, the
+// two activations of those rows (less the zero point) are broadcast as
+// one int16 pair, and VPMADDWD adds both products into a column's int32
+// sum, four rows of activations at a time — exact, as the sums stay below
+// 2^31 (k·255·128). A 15-token question embeds in about 4.4 ms on two
+// cores. Elsewhere Go has no vector instructions to call, so the integer
+// products are packed at Load (19.6 MB): each weight pair of neighbouring
+// columns, offset by 128 into 0..255, sits in the two 32-bit halves of a
+// uint64, and one 64-bit multiply-add by an activation (0..255) advances
+// both columns' sums, which stay below 2^32 for the 1,536-long rows
+// (1,536·255·255); the offsets are taken back out exactly (128·Σactivations,
+// zero point · column sums) and rows of zero activations (ReLU's) are
+// skipped (about 17 ms a question). Both give the same integers, so the
+// same vectors bit for bit (TestPairsMatchWords). The columns of a large
+// product are split across GOMAXPROCS goroutines; a fault reading the
+// weights on one of them is ErrFault, as on the caller's.
 package usenet

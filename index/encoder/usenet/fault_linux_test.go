@@ -12,7 +12,7 @@ import (
 
 // TestFaultInPlace: a model read from a memory map that is cut short
 // under the Net (the index file truncated while reqa reads it) makes
-// Embed fail with ErrFault, not crash.
+// Embed fail with ErrFault, not crash, wherever the cut falls.
 func TestFaultInPlace(t *testing.T) {
 	onnx, _ := int8Model(t)
 	path := filepath.Join(t.TempDir(), "model.onnx")
@@ -37,11 +37,21 @@ func TestFaultInPlace(t *testing.T) {
 	if _, err := net.Embed(ids); err != nil {
 		t.Fatalf("before the cut: %v", err)
 	}
-	if err := os.Truncate(path, 4096); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := net.Embed(ids); !errors.Is(err, usenet.ErrFault) {
-		t.Fatalf("after the cut: err = %v, want ErrFault", err)
+	// Cut at the start and through the weights (read in place by the
+	// vector products on worker goroutines): every cut is ErrFault.
+	for _, cut := range []int{4096, len(onnx) / 4, len(onnx) / 2, len(onnx) * 3 / 4} {
+		if err := os.WriteFile(path, onnx, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := net.Embed(ids); err != nil {
+			t.Fatalf("before the cut at %d: %v", cut, err)
+		}
+		if err := os.Truncate(path, int64(cut)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := net.Embed(ids); !errors.Is(err, usenet.ErrFault) {
+			t.Fatalf("after the cut at %d of %d bytes: err = %v, want ErrFault", cut, len(onnx), err)
+		}
 	}
 	if _, err := usenet.Load(mapped); !errors.Is(err, usenet.ErrFault) && !errors.Is(err, usenet.ErrUnsupported) {
 		t.Fatalf("Load after the cut: err = %v, want ErrFault", err)

@@ -41,6 +41,10 @@ func Guarded(fn func()) (err error) {
 				err = fmt.Errorf("%w at %#x: %v", ErrFault, re.Addr(), re)
 				return
 			}
+			if wf, ok := p.(workerFault); ok {
+				err = wf.err
+				return
+			}
 			panic(p)
 		}
 	}()
@@ -354,13 +358,14 @@ func (n *Net) Embed(ids []int32) ([]float32, error) {
 			return nil, fmt.Errorf("%w: %d (vocabulary of %d)", ErrTokenID, id, n.vocab)
 		}
 	}
-	// The embedding table is read in place (guarded: it may be a memory
-	// map's).
+	// The embedding table, and with the vector products the weights, are
+	// read in place (guarded: they may be a memory map's).
 	x := make([]float32, T*W)
-	if err := Guarded(func() { n.embed(ids, x) }); err != nil {
+	var v []float32
+	if err := Guarded(func() { n.embed(ids, x); v = n.encode(x, T) }); err != nil {
 		return nil, err
 	}
-	return n.encode(x, T), nil
+	return v, nil
 }
 
 // embed writes each token's input row, 2·embedding + position signal,
