@@ -395,3 +395,50 @@ func TestDamagedParts(t *testing.T) {
 		})
 	}
 }
+
+// TestDamagedTermsFastStart: a fast start (reqa ask) checks BM25 term
+// dictionaries by their filters instead of reading them whole: a deleted
+// term key is still reported, as ErrCorrupt naming the damaged
+// dictionary, by a question that needs the term, and a question that does
+// not answers as the undamaged index does.
+func TestDamagedTermsFastStart(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.reqa")
+	buildTestIndex(t, good)
+	bad := filepath.Join(dir, "bad.reqa")
+	b, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rewrite(t, bad, []string{"field/word/ctx", "postings"}, []byte("Bell"), func([]byte) []byte { return nil })
+	ask := func(path, question string) ([]rank.Answer, error) {
+		e, err := rank.OpenWith(path, rank.OpenOptions{FastStart: true})
+		if err != nil {
+			return nil, err
+		}
+		defer e.Close()
+		r, err := e.Ranker("bm25-word")
+		if err != nil {
+			return nil, err
+		}
+		return e.Ask(context.Background(), r, question, 3)
+	}
+	if _, err := ask(bad, damageQuestion); !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), "field word/ctx: term dictionary damaged") {
+		t.Errorf("a question needing the deleted term: %v, want the damaged dictionary reported", err)
+	}
+	const other = "Who kept the light on the rock?"
+	want, err := ask(good, other)
+	if err != nil || len(want) == 0 {
+		t.Fatalf("undamaged index: %v (%d answers)", err, len(want))
+	}
+	got, err := ask(bad, other)
+	if err != nil {
+		t.Fatalf("a question not needing the deleted term: %v", err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("a question not needing the deleted term answers\n%v\nwant\n%v", got, want)
+	}
+}

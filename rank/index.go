@@ -73,13 +73,17 @@ type OpenOptions struct {
 	// of starting ONNX Runtime (encoder.Options.FastStart). Answers are
 	// those of the runtime up to int8 rounding (the same P@1 and MRR on
 	// the SQuAD and docs benchmarks' test halves); many questions are
-	// faster without it (eval, serve).
+	// faster without it (eval, serve). BM25 term dictionaries are then
+	// checked lazily, by their term filters (store.OpenOptions.LazyTerms).
 	FastStart bool
 }
 
 // OpenWith opens the index at path with o.
 func OpenWith(path string, o OpenOptions) (*Index, error) {
-	r, err := store.Open(path)
+	// A fast start also checks BM25 term dictionaries lazily: a field's
+	// term filter at open, the whole dictionary only if a lookup misses
+	// a term the filter has (store.OpenOptions.LazyTerms).
+	r, err := store.OpenWith(path, store.OpenOptions{LazyTerms: o.FastStart})
 	if err != nil {
 		return nil, err
 	}

@@ -123,8 +123,30 @@ func (r *Reader) Check() CheckReport {
 				problem(err)
 				continue
 			}
+			// The term filter, when it is the dictionary's (written for
+			// this digest), must hold every term: a lazy reader trusts
+			// it to tell an absent term from a damaged key.
+			var filter *termFilter
+			if v := fb.Get(keyTermFilter); v != nil {
+				what := "field " + f.Name + " term filter"
+				if p := record(what, v); p != nil {
+					tf, err := decodeTermFilter(p, what)
+					if err != nil {
+						problem(err)
+					} else if tf.digest == f.Digest && tf.terms == f.DigestTerms {
+						filter = tf
+					}
+				}
+			}
+			missed := 0
 			pb.ForEach(func(k, v []byte) error {
 				record(fmt.Sprintf("field %s postings of %q", f.Name, k), v)
+				if filter != nil && !filter.has(k) {
+					if missed == 0 {
+						problem(fmt.Errorf("field %s term filter lacks the term %q: %w", f.Name, k, ErrCorrupt))
+					}
+					missed++
+				}
 				return nil
 			})
 		}

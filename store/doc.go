@@ -10,8 +10,10 @@
 //	sentences   uint32 big-endian id → Sentence record (offsets into its context)
 //	field/NAME  one bucket per BM25 field (tokenizer × document form, its
 //	            normalisation in FieldMeta.Norm), holding
-//	            the sub-bucket "postings" (term → compressed postings) and the
-//	            key "doclens" (every document's length, varint-coded); a
+//	            the sub-bucket "postings" (term → compressed postings), the
+//	            key "doclens" (every document's length, varint-coded) and
+//	            the key "termfilter" (a Bloom filter of its terms for the
+//	            FieldMeta's digest, written at commit: termfilter.go); a
 //	            sentence + context field whose FieldMeta.Layout is "context"
 //	            holds postings over contexts (see package index/bm25)
 //	blobs       name → large opaque values (embeddings, graphs, models)

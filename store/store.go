@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -69,6 +70,7 @@ var (
 	keyMagic        = []byte("magic")
 	keyMeta         = []byte("meta")
 	keyDocLens      = []byte("doclens")
+	keyTermFilter   = []byte("termfilter")
 	fieldPrefix     = "field/"
 )
 
@@ -229,6 +231,9 @@ func (w *Writer) Commit(m Meta) error {
 		return fmt.Errorf("commit index %s: %w", w.target, err)
 	}
 	if err := w.db.Update(func(tx *bolt.Tx) error {
+		if err := putTermFilters(tx, m); err != nil {
+			return err
+		}
 		return tx.Bucket(bucketMeta).Put(keyMeta, seal(mj))
 	}); err != nil {
 		w.Abort()
@@ -461,10 +466,26 @@ type Reader struct {
 	path string
 	meta Meta
 	pin  pin
+	// lazyTerms is OpenOptions.LazyTerms; checks holds a *fieldCheck per
+	// field name (termfilter.go).
+	lazyTerms bool
+	checks    sync.Map
+}
+
+// OpenOptions tune a Reader.
+type OpenOptions struct {
+	// LazyTerms is for a process that asks a question or two: CheckField
+	// reads a field's term filter instead of verifying its whole term
+	// dictionary, and lookups that miss are checked against the filter
+	// (termfilter.go).
+	LazyTerms bool
 }
 
 // Open opens the index at path read-only.
-func Open(path string) (*Reader, error) {
+func Open(path string) (*Reader, error) { return OpenWith(path, OpenOptions{}) }
+
+// OpenWith opens the index at path read-only with o.
+func OpenWith(path string, o OpenOptions) (*Reader, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
@@ -495,7 +516,7 @@ func Open(path string) (*Reader, error) {
 		}
 		return nil, fmt.Errorf("open index %s: %w (%v)", path, ErrNotIndex, err)
 	}
-	r := &Reader{db: db, path: path}
+	r := &Reader{db: db, path: path, lazyTerms: o.LazyTerms}
 	err = r.view(func(tx *bolt.Tx) error {
 		mb := tx.Bucket(bucketMeta)
 		if mb == nil || !bytes.Equal(mb.Get(keyMagic), []byte(magic)) {
@@ -747,6 +768,9 @@ func (r *Reader) Postings(name, term string) ([]byte, bool, error) {
 		found = true
 		return nil
 	})
+	if err == nil && !found {
+		err = r.checkMissing(name, []byte(term))
+	}
 	return out, found, err
 }
 

@@ -431,7 +431,7 @@ func Open(r *store.Reader, name string, ctxOf []uint32) (*Field, error) {
 		if !ok || !found || sm.Tokenizer != meta.Tokenizer || sm.Docs != meta.Docs {
 			return nil, fmt.Errorf("field %s: context layout without its sentence field %s: %w", name, sentName, store.ErrCorrupt)
 		}
-		if err := r.VerifyField(sentName); err != nil {
+		if err := r.CheckField(sentName); err != nil {
 			return nil, err
 		}
 		if ctxOf == nil {
@@ -467,7 +467,7 @@ func Open(r *store.Reader, name string, ctxOf []uint32) (*Field, error) {
 	default:
 		return nil, fmt.Errorf("field %s: unknown layout %q (written by a newer reqa?): %w", name, meta.Layout, store.ErrNewerFormat)
 	}
-	if err := r.VerifyField(name); err != nil {
+	if err := r.CheckField(name); err != nil {
 		return nil, err
 	}
 	raw, err := r.DocLens(name)
