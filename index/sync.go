@@ -41,9 +41,10 @@ type SyncResult struct {
 	Graph string
 	// Upgraded is true when the index, written by a reqa from before the
 	// answer vectors (DenseMeta.Answers), the split graph
-	// (DenseMeta.GraphSlots) or the context ids (Meta.ContextOf) were
-	// stored, was rewritten to store them although no file changed: a sync
-	// upgrades it, so that ask reads them in place.
+	// (DenseMeta.GraphSlots), the context ids (Meta.ContextOf) or the
+	// BM25 term filters were stored, was rewritten to store them although
+	// no file changed: a sync upgrades it, so that ask reads them in place
+	// (and checks term dictionaries by their filters).
 	Upgraded bool
 }
 
@@ -276,6 +277,19 @@ func Sync(ctx context.Context, in Input, path string, opt Options) (SyncResult, 
 	res.Meta = old
 	if res.Added+res.Changed+res.Removed+res.Touched == 0 {
 		if (old.Dense == nil || old.Dense.Answers && (!old.Dense.Graph || old.Dense.GraphSlots)) && old.ContextOf {
+			// Everything ask reads in place is there; the BM25 term
+			// filters (store, termfilter.go) are written by committing.
+			filters := false
+			if err := w.Update(func(tx *store.WriteTx) error { filters = tx.TermFiltersCurrent(old); return nil }); err != nil {
+				return res, err
+			}
+			if filters {
+				return res, nil
+			}
+			if err := w.Commit(old); err != nil {
+				return res, err
+			}
+			res.Upgraded, res.Written = true, true
 			return res, nil
 		}
 		res.Upgraded = true

@@ -316,6 +316,9 @@ func TestSyncStoresAnswers(t *testing.T) {
 	}{
 		{"before f4722bb", []string{`,"answers":true`, `,"context_of":true`, `,"graph_slots":true`}, nil, []string{store.BlobDenseGraphUpper}},
 		{"before the split graph (e24ee2e)", []string{`,"graph_slots":true`}, []string{store.RowsDenseGraphSlots}, []string{store.BlobDenseGraphUpper}},
+		// Term filters came after everything else: an index with all
+		// but them is brought up to date by committing it as it is.
+		{"before the term filters (4b080ac)", nil, []string{}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) { testSyncUpgrades(t, tc.flags, tc.rows, tc.blobs) })
 	}
@@ -323,7 +326,7 @@ func TestSyncStoresAnswers(t *testing.T) {
 
 // testSyncUpgrades checks that a sync with no file changed rewrites an
 // index an earlier reqa wrote (without the meta flags, row sets and blobs
-// named) as a build of today would.
+// named, and without BM25 term filters) as a build of today would.
 func testSyncUpgrades(t *testing.T, flags, rowSets, blobs []string) {
 	opt := appendOptions(t, true) // skips (fails under CI) without the encoder
 	s, synced, fresh := newSyncTree(t, 11, 6)
@@ -357,6 +360,14 @@ func testSyncUpgrades(t *testing.T, flags, rowSets, blobs []string) {
 			if err := bb.Delete(k); err != nil {
 				return err
 			}
+		}
+		if err := tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			if strings.HasPrefix(string(name), "field/") {
+				return b.Delete([]byte("termfilter"))
+			}
+			return nil
+		}); err != nil {
+			return err
 		}
 		mb := tx.Bucket([]byte("meta"))
 		v := mb.Get([]byte("meta"))

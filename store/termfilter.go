@@ -240,3 +240,31 @@ func (r *Reader) checkMissing(name string, term []byte) error {
 	}
 	return r.verifyOnce(name)
 }
+
+// TermFiltersCurrent reports whether every field of m with a digest has
+// a term filter built for it (an index written before filters has none:
+// committing it writes them).
+func (t *WriteTx) TermFiltersCurrent(m Meta) bool {
+	for _, fm := range m.Fields {
+		if fm.DigestTerms == 0 {
+			continue
+		}
+		fb := t.tx.Bucket([]byte(fieldPrefix + fm.Name))
+		if fb == nil {
+			return false
+		}
+		v := fb.Get(keyTermFilter)
+		if v == nil {
+			return false
+		}
+		p, err := unseal(v, "term filter")
+		if err != nil {
+			return false
+		}
+		f, err := decodeTermFilter(p, "term filter")
+		if err != nil || f.digest != fm.Digest || f.terms != fm.DigestTerms {
+			return false
+		}
+	}
+	return true
+}
