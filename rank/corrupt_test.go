@@ -32,16 +32,7 @@ func TestDamagedIndexNeverPanics(t *testing.T) {
 		t.Fatal(err)
 	}
 	ask := func(p string) ([]rank.Answer, error) {
-		e, err := rank.Open(p)
-		if err != nil {
-			return nil, err
-		}
-		defer e.Close()
-		r, err := e.Ranker("bm25-word")
-		if err != nil {
-			return nil, err
-		}
-		return e.Ask(context.Background(), r, "Who kept the Bell Rock light?", 3)
+		return askWord(p, rank.OpenOptions{}, "Who kept the Bell Rock light?")
 	}
 	want, err := ask(good)
 	if err != nil {

@@ -368,13 +368,7 @@ func TestDamagedParts(t *testing.T) {
 		}
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "bad.reqa")
-			b, err := os.ReadFile(good)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			copyIndex(t, good, p)
 			rewrite(t, p, tc.bucket, tc.key, tc.edit)
 			failed := checkDamaged(t, tc.name, p, want, tc.mustFail, tc.wantName)
 			// Verify finds every one of these, naming the part.
@@ -406,25 +400,10 @@ func TestDamagedTermsFastStart(t *testing.T) {
 	good := filepath.Join(dir, "good.reqa")
 	buildTestIndex(t, good)
 	bad := filepath.Join(dir, "bad.reqa")
-	b, err := os.ReadFile(good)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bad, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyIndex(t, good, bad)
 	rewrite(t, bad, []string{"field/word/ctx", "postings"}, []byte("Bell"), func([]byte) []byte { return nil })
 	ask := func(path, question string) ([]rank.Answer, error) {
-		e, err := rank.OpenWith(path, rank.OpenOptions{FastStart: true})
-		if err != nil {
-			return nil, err
-		}
-		defer e.Close()
-		r, err := e.Ranker("bm25-word")
-		if err != nil {
-			return nil, err
-		}
-		return e.Ask(context.Background(), r, question, 3)
+		return askWord(path, rank.OpenOptions{FastStart: true}, question)
 	}
 	if _, err := ask(bad, damageQuestion); !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), "field word/ctx: term dictionary damaged") {
 		t.Errorf("a question needing the deleted term: %v, want the damaged dictionary reported", err)

@@ -3,6 +3,7 @@ package rank_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -104,4 +105,31 @@ func fusedRanker(e *rank.Index, p fuse.Params) (*rank.FusedRanker, error) {
 		return nil, fmt.Errorf("%s: a %T, not a *rank.FusedRanker", p.Name, r)
 	}
 	return f, nil
+}
+
+// copyIndex copies the index file src to dst (to damage a copy).
+func copyIndex(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// askWord asks the index at path, opened with o, question with bm25-word
+// for three answers.
+func askWord(path string, o rank.OpenOptions, question string) ([]rank.Answer, error) {
+	e, err := rank.OpenWith(path, o)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	r, err := e.Ranker("bm25-word")
+	if err != nil {
+		return nil, err
+	}
+	return e.Ask(context.Background(), r, question, 3)
 }

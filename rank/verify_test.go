@@ -3,7 +3,6 @@ package rank_test
 import (
 	"encoding/binary"
 	"github.com/reqa/reqa/index"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,13 +22,7 @@ func TestVerifySentenceOffsets(t *testing.T) {
 		t.Fatalf("healthy index: %v %v", err, rep.Problems)
 	}
 	bad := filepath.Join(dir, "bad.reqa")
-	b, err := os.ReadFile(good)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bad, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyIndex(t, good, bad)
 	// Sentence 0: context 0, start 0, length 100,000, no external id.
 	payload := binary.AppendUvarint(nil, 0)
 	payload = binary.AppendUvarint(payload, 0)

@@ -128,14 +128,12 @@ func (r *Reader) Check() CheckReport {
 			// it to tell an absent term from a damaged key.
 			var filter *termFilter
 			if v := fb.Get(keyTermFilter); v != nil {
-				what := "field " + f.Name + " term filter"
-				if p := record(what, v); p != nil {
-					tf, err := decodeTermFilter(p, what)
-					if err != nil {
-						problem(err)
-					} else if tf.digest == f.Digest && tf.terms == f.DigestTerms {
-						filter = tf
-					}
+				var err error
+				if filter, err = storedFilter(fb, f); err != nil {
+					problem(err)
+				} else {
+					rep.Records++
+					rep.Bytes += int64(len(v) - 4)
 				}
 			}
 			missed := 0

@@ -103,6 +103,26 @@ func decodeTermFilter(p []byte, what string) (*termFilter, error) {
 	}, nil
 }
 
+// storedFilter returns field fm's stored term filter from its bucket fb:
+// nil when it has none or one built for another dictionary, an error
+// wrapping ErrCorrupt when it is damaged.
+func storedFilter(fb *bolt.Bucket, fm FieldMeta) (*termFilter, error) {
+	v := fb.Get(keyTermFilter)
+	if v == nil {
+		return nil, nil
+	}
+	what := "field " + fm.Name + " term filter"
+	p, err := unseal(v, what)
+	if err != nil {
+		return nil, err
+	}
+	f, err := decodeTermFilter(p, what)
+	if err != nil || f.digest != fm.Digest || f.terms != fm.DigestTerms {
+		return nil, err
+	}
+	return f, nil
+}
+
 // putTermFilters writes, in the committing transaction, the term filter of
 // every field of m with a digest whose stored filter is missing or was
 // built for another dictionary.
@@ -115,12 +135,8 @@ func putTermFilters(tx *bolt.Tx, m Meta) error {
 		if fb == nil {
 			continue // Check reports the missing field
 		}
-		if v := fb.Get(keyTermFilter); v != nil {
-			if p, err := unseal(v, "term filter"); err == nil {
-				if f, err := decodeTermFilter(p, "term filter"); err == nil && f.digest == fm.Digest && f.terms == fm.DigestTerms {
-					continue
-				}
-			}
+		if f, err := storedFilter(fb, fm); err == nil && f != nil {
+			continue // current; a damaged one is written anew
 		}
 		pb := fb.Bucket(bucketPostings)
 		if pb == nil {
@@ -164,23 +180,9 @@ func (r *Reader) termFilter(name string) (*termFilter, error) {
 			if fb == nil {
 				return nil
 			}
-			v := fb.Get(keyTermFilter)
-			if v == nil {
-				return nil
-			}
-			what := "field " + name + " term filter"
-			p, err := unseal(v, what)
-			if err != nil {
-				return err
-			}
-			f, err := decodeTermFilter(p, what)
-			if err != nil {
-				return err
-			}
-			if f.digest == fm.Digest && f.terms == fm.DigestTerms {
-				fc.filter = f
-			}
-			return nil
+			var err error
+			fc.filter, err = storedFilter(fb, fm)
+			return err
 		})
 	})
 	return fc.filter, fc.loadErr
@@ -253,16 +255,7 @@ func (t *WriteTx) TermFiltersCurrent(m Meta) bool {
 		if fb == nil {
 			return false
 		}
-		v := fb.Get(keyTermFilter)
-		if v == nil {
-			return false
-		}
-		p, err := unseal(v, "term filter")
-		if err != nil {
-			return false
-		}
-		f, err := decodeTermFilter(p, "term filter")
-		if err != nil || f.digest != fm.Digest || f.terms != fm.DigestTerms {
+		if f, err := storedFilter(fb, fm); err != nil || f == nil {
 			return false
 		}
 	}
