@@ -51,8 +51,7 @@
 //     [Defines]) and fusion-rrf ([DefaultRRF]) ([FusedRanker]). Asked as
 //     ask and serve ask (DenseOptions.ANN), a zscore, learned or adaptive
 //     fusion of BM25 and dense inputs over stored answer vectors is pooled
-//     (pool.go): each BM25 input's [LocalSparsePoolDepth] best and the
-//     dense input's [RemoteDepth] best, every input's score of
+//     (pool.go): each input's [RemoteDepth] best, every input's score of
 //     those completed, fused with each input's statistics over the whole
 //     index (BM25: exact, from the candidates its postings touch; dense:
 //     from the answer vectors' moments). Scoring every candidate instead

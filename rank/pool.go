@@ -69,8 +69,7 @@ func hitStats(best []weaviate.Hit) fuse.Stats {
 }
 
 // pooledFusion fuses its inputs' best candidates only: each input's
-// best (poolDepth: RemoteDepth, a file's BM25 inputs LocalSparsePoolDepth)
-// form a pool, every input's score of every pooled
+// RemoteDepth best form a pool, every input's score of every pooled
 // candidate is completed, and the pool is fused with each input's
 // statistics over the whole index (FuseStats). An engine index's fusion
 // is one; so is a file's when its inputs can be pooled (local.pooledFusion):
@@ -122,7 +121,7 @@ func (f *pooledFusion) pool(ctx context.Context, question string) (ids []int, in
 		go func() {
 			defer wg.Done()
 			if qs[i], errs[i] = in.prepare(ctx, question); errs[i] == nil {
-				best[i], errs[i] = in.top(ctx, qs[i], poolDepth(in)) // also RemoteStatsDepth: one query
+				best[i], errs[i] = in.top(ctx, qs[i], RemoteDepth) // also RemoteStatsDepth: one query
 			}
 		}()
 	}
@@ -149,8 +148,8 @@ func (f *pooledFusion) pool(ctx context.Context, question string) (ids []int, in
 		return nil, nil, nil, nil
 	}
 	at := map[int]int{}
-	for i, hits := range best {
-		for _, h := range hits[:min(len(hits), poolDepth(f.inputs[i]))] {
+	for _, hits := range best {
+		for _, h := range hits[:min(len(hits), RemoteDepth)] {
 			if _, ok := at[h.ID]; !ok {
 				at[h.ID] = len(ids)
 				ids = append(ids, h.ID)
@@ -304,25 +303,6 @@ func sortHits(hits []weaviate.Hit) {
 
 // isSparse reports whether a pool input is a BM25 ranker (a question none
 // of them matches gets no answers).
-// LocalSparsePoolDepth is how many of its best candidates a file's BM25
-// input brings to a pooled fusion; the others (an engine's inputs, the
-// dense input's graph walk) bring RemoteDepth. A file's BM25 input scores
-// every candidate anyway, so its next hundred cost a partial sort, while
-// a deeper graph walk reads more vectors. Chosen on the blind benchmark's
-// tune half (one index of its documents, reqa eval --ann -r default):
-// P@1 9.94 with 100 from every input, 10.22 with 200 from the BM25
-// inputs — what scoring every candidate gives — and 9.94 with 200 from
-// the dense input only (BENCHMARKS.md, session 16).
-const LocalSparsePoolDepth = 200
-
-// poolDepth is how many of in's best candidates join the pool.
-func poolDepth(in poolInput) int {
-	if _, ok := in.(*localSparse); ok {
-		return LocalSparsePoolDepth
-	}
-	return RemoteDepth
-}
-
 func isSparse(in poolInput) bool {
 	switch in.(type) {
 	case *remoteBM25, *localSparse:
