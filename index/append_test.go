@@ -22,13 +22,15 @@ import (
 // postings, document lengths, term dictionaries, embeddings and ANN graph,
 // the same statistics, and the same answers from every ranker.
 func TestAppendEqualsFullBuild(t *testing.T) {
-	for _, withDense := range []bool{false, true} {
-		name := "bm25"
-		if withDense {
-			name = "dense"
-		}
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		withDense bool
+		contexts  string // Options.ContextVectors
+	}{{"bm25", false, ""}, {"dense", true, ""}, {"dense, context vectors from sentences", true, store.ContextVectorsSentences}} {
+		withDense := tc.withDense
+		t.Run(tc.name, func(t *testing.T) {
 			opt := appendOptions(t, withDense)
+			opt.ContextVectors = tc.contexts
 			dir := t.TempDir()
 			full, half := filepath.Join(dir, "full.reqa"), filepath.Join(dir, "half.reqa")
 			ctx := context.Background()

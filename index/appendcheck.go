@@ -22,6 +22,9 @@ type AppendSettings struct {
 	K1, B       *float64
 	// Lambda is the dense context weight asked for.
 	Lambda *float64
+	// ContextVectors is how context vectors are made, asked for
+	// (store.DenseMeta.ContextVectors; nil: not given).
+	ContextVectors *string
 }
 
 // CheckAppendSettings returns an error wrapping ErrCannotAppend naming the
@@ -71,5 +74,39 @@ func CheckAppendSettings(m store.Meta, s AppendSettings) error {
 			return refuse("lambda", "the index uses %g, %g was asked for", m.Dense.Lambda, *s.Lambda)
 		}
 	}
+	if s.ContextVectors != nil {
+		if m.Dense == nil {
+			return refuse("context-vectors", "the index has no embeddings")
+		}
+		if *s.ContextVectors != m.Dense.ContextVectors {
+			return refuse("context-vectors", "the index's are %s, %s was asked for", contextVectorsName(m.Dense.ContextVectors), contextVectorsName(*s.ContextVectors))
+		}
+	}
 	return nil
+}
+
+// contextVectorsName names a store.DenseMeta.ContextVectors as the
+// command line does ("" is the encoder's, "model").
+func contextVectorsName(how string) string {
+	if how == "" {
+		return ContextVectorsModel
+	}
+	return how
+}
+
+// ContextVectorsModel names the default store.DenseMeta.ContextVectors
+// ("": contexts embedded by the encoder from their text) where a name is
+// needed (reqa index --context-vectors).
+const ContextVectorsModel = "model"
+
+// ParseContextVectors maps a --context-vectors name ("model" or
+// store.ContextVectorsSentences) to store.DenseMeta.ContextVectors.
+func ParseContextVectors(name string) (string, error) {
+	switch name {
+	case ContextVectorsModel:
+		return "", nil
+	case store.ContextVectorsSentences:
+		return name, nil
+	}
+	return "", fmt.Errorf("context vectors %q: want %s or %s", name, ContextVectorsModel, store.ContextVectorsSentences)
 }

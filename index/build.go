@@ -33,6 +33,12 @@ type Options struct {
 	EncoderVocab []byte
 	// Lambda is the default context weight of the dense answer tower.
 	Lambda float64
+	// ContextVectors is how a build makes context vectors: "" with the
+	// encoder from each context's text, store.ContextVectorsSentences as
+	// the normalized mean of its sentences' vectors (about half the
+	// embedding work on real documents; store.DenseMeta.ContextVectors).
+	// Append and sync keep the index's choice.
+	ContextVectors string
 	// NoGraph skips building the ANN graph over the answer vectors (the
 	// dense ranker then always searches exactly).
 	NoGraph bool
@@ -83,6 +89,9 @@ func Build(ctx context.Context, in Input, out string, opt Options) (store.Meta, 
 	}
 	if len(in.Records().Sentences) == 0 {
 		return store.Meta{}, errNoSentences("build")
+	}
+	if err := checkContextVectors(opt.ContextVectors); err != nil {
+		return store.Meta{}, fmt.Errorf("build: %w", err)
 	}
 	j := &job{op: "build", path: out, opt: opt}
 	if err := j.form(in); err != nil {

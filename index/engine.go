@@ -108,7 +108,7 @@ func (j *job) writeEngine(ctx context.Context, w *store.Writer, es EngineSpec) (
 	meta := j.meta()
 	if j.old == nil {
 		sp := j.opt.Encoder.Spec()
-		meta.Dense = &store.DenseMeta{Encoder: sp.Name, Kind: sp.Kind, Dim: sp.Dim, Hash: sp.Hash, Precision: sp.Precision, Lambda: j.opt.Lambda}
+		meta.Dense = &store.DenseMeta{Encoder: sp.Name, Kind: sp.Kind, Dim: sp.Dim, Hash: sp.Hash, Precision: sp.Precision, Lambda: j.opt.Lambda, ContextVectors: j.opt.ContextVectors}
 		meta.Engine = &store.EngineMeta{Kind: weaviate.Scheme, URL: es.Target.String(), Shards: es.Layout.Shards, Replicas: es.Layout.Replicas}
 		for k, name := range names {
 			meta.Fields = append(meta.Fields, store.FieldMeta{Name: store.FieldName(name, true), Tokenizer: name, WithContext: true, Norm: toks[k].Norm(), Docs: len(j.c.Sentences)})
@@ -137,7 +137,7 @@ func (j *job) writeEngine(ctx context.Context, w *store.Writer, es EngineSpec) (
 	if es.Checked != nil {
 		es.Checked()
 	}
-	sent, ctxv, err := embed(ctx, j.c, j.opt.Encoder, j.progress)
+	sent, ctxv, err := embed(ctx, j.c, j.opt.Encoder, j.opt.ContextVectors, j.progress)
 	if err != nil {
 		return store.Meta{}, j.errOp(err)
 	}

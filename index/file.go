@@ -241,7 +241,11 @@ func (j *job) writeDense(ctx context.Context, w *store.Writer, meta *store.Meta)
 	if enc == nil {
 		return nil
 	}
-	sent, ctxv, err := embed(ctx, j.c, enc, j.progress)
+	how := j.opt.ContextVectors
+	if j.old != nil {
+		how = j.old.Dense.ContextVectors // an append keeps the index's choice
+	}
+	sent, ctxv, err := embed(ctx, j.c, enc, how, j.progress)
 	if err != nil {
 		return err
 	}
@@ -251,7 +255,7 @@ func (j *job) writeDense(ctx context.Context, w *store.Writer, meta *store.Meta)
 		return appendDense(ctx, w, j.c, *j.old, sent, ctxv, j.opt, meta.Dense)
 	}
 	sp := enc.Spec()
-	meta.Dense = &store.DenseMeta{Encoder: sp.Name, Kind: sp.Kind, Dim: sp.Dim, Hash: sp.Hash, Precision: sp.Precision, Lambda: j.opt.Lambda}
+	meta.Dense = &store.DenseMeta{Encoder: sp.Name, Kind: sp.Kind, Dim: sp.Dim, Hash: sp.Hash, Precision: sp.Precision, Lambda: j.opt.Lambda, ContextVectors: how}
 	var graph *ann.Graph
 	answers, err := answerVectors(j.c, sent, ctxv, j.opt.Lambda)
 	if err != nil {

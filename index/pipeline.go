@@ -260,24 +260,85 @@ func inOrder(ctx context.Context, n, workers int, work func(i int) []string, con
 	return ctx.Err()
 }
 
+// checkContextVectors refuses a store.DenseMeta.ContextVectors this
+// reqa does not know.
+func checkContextVectors(how string) error {
+	if how != "" && how != store.ContextVectorsSentences {
+		return fmt.Errorf("context vectors %q: want \"\" (the encoder's) or %q", how, store.ContextVectorsSentences)
+	}
+	return nil
+}
+
 // embed encodes every sentence and context of c with enc (stage 3), in one
 // pass so a context that repeats a sentence word for word (a paragraph of
-// one sentence under no heading) is embedded once.
-func embed(ctx context.Context, c *Corpus, enc *encoder.Encoder, progress func(stage string) func(done, total int)) (sent, ctxv dense.Vectors, err error) {
+// one sentence under no heading) is embedded once. With contexts
+// store.ContextVectorsSentences only the sentences (and any context
+// without one) go through the encoder: a context's vector is the
+// normalized mean of its sentences'.
+func embed(ctx context.Context, c *Corpus, enc *encoder.Encoder, contexts string, progress func(stage string) func(done, total int)) (sent, ctxv dense.Vectors, err error) {
+	if err := checkContextVectors(contexts); err != nil {
+		return sent, ctxv, fmt.Errorf("embed: %w", err)
+	}
+	fromSentences := contexts == store.ContextVectorsSentences
 	texts := make([]string, 0, len(c.Sentences)+len(c.Contexts))
 	for _, s := range c.Sentences {
 		texts = append(texts, s.Text(c.Contexts[s.ContextID]))
 	}
-	for _, x := range c.Contexts {
-		texts = append(texts, x.Text)
+	count := make([]int, len(c.Contexts))
+	for _, s := range c.Sentences {
+		count[s.ContextID]++
+	}
+	var lone []int // contexts embedded from their text
+	for i, x := range c.Contexts {
+		if !fromSentences || count[i] == 0 {
+			lone = append(lone, i)
+			texts = append(texts, x.Text)
+		}
 	}
 	dim := enc.Spec().Dim
-	flat, err := enc.EncodeFlat(ctx, texts, progress("embed sentences and contexts"))
+	stage := "embed sentences and contexts"
+	if fromSentences {
+		stage = "embed sentences"
+	}
+	flat, err := enc.EncodeFlat(ctx, texts, progress(stage))
 	if err != nil {
 		return sent, ctxv, fmt.Errorf("embed: %w", err)
 	}
 	n := len(c.Sentences) * dim
-	return dense.Vectors{Dim: dim, Data: flat[:n:n]}, dense.Vectors{Dim: dim, Data: flat[n:]}, nil
+	sent = dense.Vectors{Dim: dim, Data: flat[:n:n]}
+	if !fromSentences {
+		return sent, dense.Vectors{Dim: dim, Data: flat[n:]}, nil
+	}
+	return sent, contextMeans(c, sent, count, lone, flat[n:]), nil
+}
+
+// contextMeans returns every context's vector: the normalized mean of its
+// sentences' vectors in sent (count[i] of them), or, for the contexts in
+// lone (none), their own embedding from embedded, in order.
+func contextMeans(c *Corpus, sent dense.Vectors, count, lone []int, embedded []float32) dense.Vectors {
+	dim := sent.Dim
+	sum := make([]float64, len(c.Contexts)*dim)
+	for i, s := range c.Sentences {
+		acc := sum[int(s.ContextID)*dim : int(s.ContextID+1)*dim]
+		for j, x := range sent.Row(i) {
+			acc[j] += float64(x)
+		}
+	}
+	out := dense.Vectors{Dim: dim, Data: make([]float32, len(c.Contexts)*dim)}
+	for i := range c.Contexts {
+		if count[i] == 0 {
+			continue
+		}
+		row := out.Row(i)
+		for j := range row {
+			row[j] = float32(sum[i*dim+j] / float64(count[i]))
+		}
+		dense.Normalize(row)
+	}
+	for k, i := range lone {
+		copy(out.Row(i), embedded[k*dim:(k+1)*dim])
+	}
+	return out
 }
 
 // answerVectors combines c's sentence and context vectors into its

@@ -479,7 +479,7 @@ func (j *job) syncDense(ctx context.Context, w *store.Writer, sub, all *Corpus, 
 			return 0, "", err
 		}
 		defer done()
-		if newSent, newCtx, err = embed(ctx, sub, enc, j.progress); err != nil {
+		if newSent, newCtx, err = embed(ctx, sub, enc, d.ContextVectors, j.progress); err != nil {
 			return 0, "", err
 		}
 	}

@@ -156,13 +156,17 @@ func syncIndex(t *testing.T, dir, out string, opt index.Options) index.SyncResul
 // which after every step must be the index a fresh build of the tree
 // makes — the same records, postings, document lengths and statistics
 // (the mean idf up to 1e-12), the same answers with BM25 scores within
-// 1e-12 — and pass Verify. Most sequences are BM25 only; one has
-// embeddings when the encoder is available.
+// 1e-12 — and pass Verify. Most sequences are BM25 only; two have
+// embeddings when the encoder is available, one with context vectors
+// made from the sentences'.
 func TestSyncEqualsFreshBuild(t *testing.T) {
-	for seed := range uint64(4) {
-		withDense := seed == 3
+	for seed := range uint64(5) {
+		withDense := seed >= 3
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			opt := appendOptions(t, withDense)
+			if seed == 4 {
+				opt.ContextVectors = store.ContextVectorsSentences
+			}
 			if !withDense {
 				opt.Tokenizers = []string{"word", "wpm"}
 			}

@@ -91,3 +91,7 @@ func SentenceField(name string) (string, bool) {
 	}
 	return tok + fieldSent, true
 }
+
+// ContextVectorsSentences is DenseMeta.ContextVectors for context vectors
+// made as the normalized mean of their sentences' vectors.
+const ContextVectorsSentences = "sentences"

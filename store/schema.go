@@ -96,6 +96,13 @@ type DenseMeta struct {
 	// every writer since they were added. A writer from before them drops
 	// this field, as it does Answers, so stale slots are never used.
 	GraphSlots bool `json:"graph_slots,omitempty"`
+	// ContextVectors says how the context vectors e_c were made: "" by
+	// the encoder from each context's text (the default, and every index
+	// from before the choice), ContextVectorsSentences as the normalized
+	// mean of the context's sentences' vectors, with no model run for the
+	// context (a context without sentences is still embedded from its
+	// text). Appends and syncs make new contexts' vectors the same way.
+	ContextVectors string `json:"context_vectors,omitempty"`
 }
 
 // VectorsID identifies the answer vectors the meta describes: the

@@ -75,6 +75,7 @@ func indexFlags() []cli.Flag {
 		&cli.StringFlag{Name: "query-prefix", Usage: "with --model: text put before every question (e5: \"query: \"; bge: \"Represent this sentence for searching relevant passages: \"); default: the model directory's prompts; kept in the index"},
 		&cli.StringFlag{Name: "passage-prefix", Usage: "with --model: text put before every sentence and context (e5: \"passage: \"); default: the model directory's prompts; kept in the index"},
 		&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense answer tower: weight of the context in normalize(e_sentence + λ·e_context)"},
+		&cli.StringFlag{Name: "context-vectors", Value: index.ContextVectorsModel, Usage: "dense answer tower: how e_context is made — model (the encoder embeds each context's text) or sentences (the normalized mean of its sentences' vectors: about half the embedding work on real documents, P@1 within a question or two of model's on SQuAD and the docs benchmarks; BENCHMARKS.md); the index keeps its choice"},
 		&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
 		memoryLimitFlag,
 		&cli.DurationFlag{Name: "parse-timeout", Value: ingest.DefaultParseTimeout, Usage: "time (wall clock and CPU) a document may take to parse, plus " + ingest.ParseTimePerMiB.String() + " per MiB of it; a file over it is skipped (0: no limit)"},
@@ -154,7 +155,7 @@ func indexCommand() *cli.Command {
 			}
 			if c.Bool("dense") {
 				if err := withEncoder(c, &opt); err != nil {
-					if c.IsSet("dense") || c.IsSet("model") || c.IsSet("precision") {
+					if c.IsSet("dense") || c.IsSet("model") || c.IsSet("precision") || c.IsSet("context-vectors") {
 						return err
 					}
 					fmt.Fprintf(c.App.ErrWriter, "reqa: warning: %v; building a BM25-only index\n", err)
@@ -313,6 +314,13 @@ func appendIndex(c *cli.Context, opt index.Options) error {
 		l := c.Float64("lambda")
 		s.Lambda = &l
 	}
+	if c.IsSet("context-vectors") {
+		how, err := index.ParseContextVectors(c.String("context-vectors"))
+		if err != nil {
+			return usagef("index --append %s: --context-vectors: %v", out, err)
+		}
+		s.ContextVectors = &how
+	}
 	if err := index.CheckAppendSettings(m, s); err != nil {
 		return usagef("index --append %s: %v", out, err)
 	}
@@ -364,7 +372,7 @@ func appendIndex(c *cli.Context, opt index.Options) error {
 
 // syncIndex runs `reqa index --sync` on an existing index.
 func syncIndex(c *cli.Context, opt index.Options) error {
-	for _, f := range []string{"model", "precision", "query-prefix", "passage-prefix", "dense", "tokenizer", "bm25", "k1", "b", "lambda", "context", "engine"} {
+	for _, f := range []string{"model", "precision", "query-prefix", "passage-prefix", "dense", "tokenizer", "bm25", "k1", "b", "lambda", "context-vectors", "context", "engine"} {
 		if c.IsSet(f) {
 			return usagef("index --sync: --%s cannot be changed; the index keeps its own settings (rebuild without --sync to change them)", f)
 		}
@@ -438,6 +446,13 @@ const defaultLambda = 0.25
 const defaultPrecision = uselite.PrecisionInt8
 
 func withEncoder(c *cli.Context, opt *index.Options) error {
+	if c.IsSet("context-vectors") { // a flag of index's, not demo's
+		how, err := index.ParseContextVectors(c.String("context-vectors"))
+		if err != nil {
+			return usagef("--context-vectors: %v", err)
+		}
+		opt.ContextVectors = how
+	}
 	spec := encoder.Spec{Name: uselite.Name, Kind: encoder.KindUSELite, Dim: uselite.Dim}
 	var onnx, vocab []byte
 	var err error

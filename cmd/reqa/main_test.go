@@ -88,6 +88,7 @@ func TestErrors(t *testing.T) {
 		{"bad split", []string{"eval", "--split", "dev", "../../ingest/testdata/dataset"}, 2, "--split"},
 		{"not a dataset", []string{"eval", dir}, 1, "not a ReQA dataset"},
 		{"bad k", []string{"ask", "--index", junk, "--k", "0", "q"}, 2, "--k"},
+		{"bad context vectors", []string{"index", "--out", idx, "--context-vectors", "bogus", "../../index/testdata/append"}, 2, "--context-vectors"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

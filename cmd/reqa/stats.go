@@ -63,7 +63,11 @@ func statsCommand() *cli.Command {
 				if prec == "" {
 					prec = uselite.PrecisionFP32
 				}
-				fmt.Fprintf(w, "dense        %s (%s, %s, %d-d, model %.12s…), λ=%g, ANN graph: %v\n", d.Encoder, d.Kind, prec, d.Dim, d.Hash, d.Lambda, d.Graph)
+				contexts := ""
+				if d.ContextVectors != "" {
+					contexts = ", context vectors: " + d.ContextVectors
+				}
+				fmt.Fprintf(w, "dense        %s (%s, %s, %d-d, model %.12s…), λ=%g%s, ANN graph: %v\n", d.Encoder, d.Kind, prec, d.Dim, d.Hash, d.Lambda, contexts, d.Graph)
 			}
 			if en := m.Engine; en != nil {
 				fmt.Fprintf(w, "engine       %s (shards %d, replicas %d; 0: the engine's default): sentences, contexts, BM25 fields and vectors are kept there\n", en.URL, en.Shards, en.Replicas)
