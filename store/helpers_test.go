@@ -35,7 +35,7 @@ func build(t *testing.T, path string, title string) {
 	}
 }
 
-func buildIndex(t *testing.T, path string, m Meta, fill func(tx *WriteTx) error) {
+func buildIndex(t testing.TB, path string, m Meta, fill func(tx *WriteTx) error) {
 	t.Helper()
 	w, err := Create(path)
 	if err != nil {

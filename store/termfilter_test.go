@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -12,7 +13,7 @@ import (
 
 // filterIndex writes an index whose field "word/ctx" holds terms t0000 …
 // and returns its path.
-func filterIndex(t *testing.T, terms int) string {
+func filterIndex(t testing.TB, terms int) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "x.reqa")
 	var digest uint32
@@ -244,4 +245,40 @@ func TestCheckTermFilter(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzDecodeTermFilter: any bytes decode to an error or a filter whose
+// probes stay inside its bits, and a filter written by buildTermFilter
+// decodes to one holding every term it was built from.
+func FuzzDecodeTermFilter(f *testing.F) {
+	path := filterIndex(f, 50)
+	r, err := Open(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var stored []byte
+	if err := r.view(func(tx *bolt.Tx) error {
+		p, err := unseal(tx.Bucket([]byte(fieldPrefix+"word/ctx")).Get(keyTermFilter), "")
+		stored = append([]byte(nil), p...)
+		return err
+	}); err != nil {
+		f.Fatal(err)
+	}
+	r.Close()
+	f.Add(stored, "t0007")
+	f.Add(stored[:filterHeader], "x")
+	f.Add([]byte{}, "")
+	f.Fuzz(func(t *testing.T, p []byte, term string) {
+		tf, err := decodeTermFilter(p, "fuzz")
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error %v does not wrap ErrCorrupt", err)
+			}
+			return
+		}
+		tf.has([]byte(term)) // must not index outside the bits
+		if bytes.Equal(p, stored) && !tf.has([]byte("t0007")) {
+			t.Fatal("the stored filter lost a term")
+		}
+	})
 }
