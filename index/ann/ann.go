@@ -139,11 +139,11 @@ type Graph struct {
 	// links0 holds layer-0 adjacency in fixed slots of m0+1 words: a count
 	// followed by up to m0 neighbour ids.
 	links0 []uint32
-	// upper[i] holds node i's adjacency on layers 1..levels[i] in slots of
+	// upper holds node i's adjacency on layers 1..levels[i] in slots of
 	// m+1 words each (count, then ids), for the nodes above layer 0 only
 	// (about one in M): a graph loaded for one question allocates and
 	// fills nothing per node of layer 0.
-	upper map[uint32][]uint32
+	upper upperLinks
 
 	entry uint32 // entry point: a node on the top layer
 	top   int    // top layer; -1 while the graph is empty
@@ -205,10 +205,57 @@ func (g *Graph) Grow(n int) {
 
 // setUpper gives node id empty neighbour lists on layers 1..level.
 func (g *Graph) setUpper(id uint32, level int) {
-	if g.upper == nil {
-		g.upper = map[uint32][]uint32{}
+	g.upper.set(id, make([]uint32, level*(g.m+1)))
+}
+
+// upperLinks maps the nodes above layer 0 to their slots on layers
+// 1..level. A graph being built or changed keeps them in a map; a loaded
+// graph in one arena, the nodes in increasing id order with their slots'
+// offsets, found by binary search (a question's walk reads a few dozen
+// there), so that loading one allocates nothing per node: the map's
+// inserts were a third of loading a million-sentence graph's upper
+// layers. The first new node turns the loaded form into the map.
+type upperLinks struct {
+	m     map[uint32][]uint32
+	ids   []uint32 // loaded: the nodes, increasing,
+	off   []uint32 // node ids[i]'s slots at arena[off[i]:off[i+1]]
+	arena []uint32
+}
+
+// get returns node id's slots (nil: none).
+func (u *upperLinks) get(id uint32) []uint32 {
+	if u.m != nil {
+		return u.m[id]
 	}
-	g.upper[id] = make([]uint32, level*(g.m+1))
+	i, ok := slices.BinarySearch(u.ids, id)
+	if !ok {
+		return nil
+	}
+	return u.arena[u.off[i]:u.off[i+1]:u.off[i+1]]
+}
+
+// set gives node id the slots s.
+func (u *upperLinks) set(id uint32, s []uint32) {
+	if u.m == nil {
+		m := make(map[uint32][]uint32, len(u.ids)+1)
+		for i, id := range u.ids {
+			m[id] = u.arena[u.off[i]:u.off[i+1]:u.off[i+1]]
+		}
+		*u = upperLinks{m: m}
+	}
+	u.m[id] = s
+}
+
+// clone returns a deep copy of u.
+func (u *upperLinks) clone() upperLinks {
+	if u.m == nil {
+		return upperLinks{ids: u.ids, off: u.off, arena: slices.Clone(u.arena)}
+	}
+	c := upperLinks{m: make(map[uint32][]uint32, len(u.m))}
+	for i, s := range u.m {
+		c.m[i] = slices.Clone(s)
+	}
+	return c
 }
 
 func growSlice[T any](s []T, n int) []T {
@@ -245,7 +292,7 @@ func (g *Graph) links(id uint32, l int) []uint32 {
 		c := int(g.links0[base])
 		return g.links0[base+1 : base+1+c]
 	}
-	u := g.upper[id]
+	u := g.upper.get(id)
 	base := (l - 1) * (g.m + 1)
 	c := int(u[base])
 	return u[base+1 : base+1+c]
@@ -259,7 +306,7 @@ func (g *Graph) setLinks(id uint32, l int, cs []cand) {
 		slot = g.links0[base : base+g.m0+1]
 	} else {
 		base := (l - 1) * (g.m + 1)
-		slot = g.upper[id][base : base+g.m+1]
+		slot = g.upper.get(id)[base : base+g.m+1]
 	}
 	slot[0] = uint32(len(cs))
 	for i, c := range cs {
@@ -276,7 +323,7 @@ func (g *Graph) appendLink(id uint32, l int, nb uint32) bool {
 		slot = g.links0[base : base+g.m0+1]
 	} else {
 		base := (l - 1) * (g.m + 1)
-		slot = g.upper[id][base : base+g.m+1]
+		slot = g.upper.get(id)[base : base+g.m+1]
 	}
 	c := slot[0]
 	if int(c) >= len(slot)-1 {

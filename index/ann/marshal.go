@@ -252,10 +252,11 @@ func load(data []byte, mg string, from int, dim int, fits func(n uint32) error) 
 	if from == 0 {
 		g.links0 = make([]uint32, int(n)*(g.m0+1))
 	}
-	arena := make([]uint32, upperWords)
-	if upperWords > 0 {
-		g.upper = make(map[uint32][]uint32, upperNodes)
+	if upperWords > math.MaxUint32 {
+		return nil, corrupt("%d words of upper-layer links", upperWords)
 	}
+	arena := make([]uint32, upperWords)
+	g.upper = upperLinks{ids: make([]uint32, 0, upperNodes), off: make([]uint32, 1, upperNodes+1), arena: arena}
 	// A repeated neighbour is found with seen (seen[id] == stamp: id is
 	// already in the current list) when layer 0 is read too, and by
 	// comparing within the list (at most M ids) when only the upper
@@ -267,9 +268,13 @@ func load(data []byte, mg string, from int, dim int, fits func(n uint32) error) 
 	stamp := uint32(0)
 	for i := range int(n) {
 		lv := int(levels[i])
+		var up []uint32 // node i's upper slots
 		if lv > 0 {
 			w := lv * (g.m + 1)
-			g.upper[uint32(i)], arena = arena[:w:w], arena[w:]
+			at := g.upper.off[len(g.upper.off)-1]
+			up = arena[at : int(at)+w : int(at)+w]
+			g.upper.ids = append(g.upper.ids, uint32(i))
+			g.upper.off = append(g.upper.off, at+uint32(w))
 		}
 		for l := from; l <= lv; l++ {
 			if len(p) < 2 {
@@ -293,7 +298,7 @@ func load(data []byte, mg string, from int, dim int, fits func(n uint32) error) 
 				slot = g.links0[base : base+g.m0+1]
 			} else {
 				base := (l - 1) * (g.m + 1)
-				slot = g.upper[uint32(i)][base : base+g.m+1]
+				slot = up[base : base+g.m+1]
 			}
 			slot[0] = uint32(c)
 			if seen != nil {

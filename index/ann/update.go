@@ -75,12 +75,7 @@ func (g *Graph) Update(ctx context.Context, keep []int32, vecs []float32) (*Grap
 	// Repair, on a copy of g's links in g's own ids.
 	h := &Graph{dim: g.dim, cfg: g.cfg, m: g.m, m0: g.m0, ml: g.ml, vecs: g.vecs, levels: g.levels,
 		links0: slices.Clone(g.links0), entry: g.entry, top: g.top}
-	if g.upper != nil {
-		h.upper = make(map[uint32][]uint32, len(g.upper))
-	}
-	for i, u := range g.upper {
-		h.upper[i] = slices.Clone(u)
-	}
+	h.upper = g.upper.clone()
 	if g.top >= 0 && removed[g.entry] {
 		h.top = -1
 		for i := range old {
