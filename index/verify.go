@@ -139,6 +139,7 @@ func Verify(path string, opt VerifyOptions) (VerifyReport, error) {
 			rep.Parts = append(rep.Parts, "context ids")
 		}
 	}
+	cs := bm25.NewContexts(ctxOf) // the fields' shared sentence lists
 	for _, f := range m.Fields {
 		maxDoc := uint32(f.Docs)
 		if f.Layout == bm25.ContextLayout {
@@ -154,7 +155,7 @@ func Verify(path string, opt VerifyOptions) (VerifyReport, error) {
 		problem(err)
 		if _, err := FieldTokenizer(f); err != nil {
 			problem(err)
-		} else if _, err := bm25.Open(r, f.Name, ctxOf); err != nil {
+		} else if _, err := bm25.Open(r, f.Name, cs); err != nil {
 			problem(err)
 		}
 		rep.Parts = append(rep.Parts, "field "+f.Name)

@@ -22,9 +22,12 @@ import (
 type local struct {
 	x *Index
 	r *store.Reader
-	// n is the number of sentences; ctxOf every sentence's context id.
-	n     int
-	ctxOf []uint32
+	// n is the number of sentences; ctxOf every sentence's context id,
+	// and contexts the same for the BM25 fields (which share the sentence
+	// lists they derive from it).
+	n        int
+	ctxOf    []uint32
+	contexts *bm25.Contexts
 	// sentences are every sentence record, read at open from an index
 	// without stored context ids, else when first needed (sents).
 	sentOnce  sync.Once
@@ -79,7 +82,7 @@ func openLocal(x *Index) (*local, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open index %s: %w", r.Path(), err)
 		}
-		l.ctxOf = ctxOf
+		l.ctxOf, l.contexts = ctxOf, bm25.NewContexts(ctxOf)
 		return l, nil
 	}
 	ss, err := l.sents()
@@ -90,6 +93,7 @@ func openLocal(x *Index) (*local, error) {
 	for i, s := range ss {
 		l.ctxOf[i] = s.ContextID
 	}
+	l.contexts = bm25.NewContexts(l.ctxOf)
 	return l, nil
 }
 
@@ -247,7 +251,7 @@ func (l *local) bm25(s Spec) (Ranker, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := bm25.Open(l.r, field, l.contextOf())
+	f, err := bm25.Open(l.r, field, l.contexts)
 	if err != nil {
 		return nil, err
 	}

@@ -415,9 +415,10 @@ func FromBuilder(b *Builder, name, tokenizer string, withContext bool, params Pa
 }
 
 // Open returns a scorer over the stored field name, caching decoded
-// postings. ctxOf gives every sentence's context; only a field in the
-// [ContextLayout] needs it (nil reads the sentence records).
-func Open(r *store.Reader, name string, ctxOf []uint32) (*Field, error) {
+// postings. cs gives every sentence's context; only a field in the
+// [ContextLayout] needs it (nil, or nil context ids: the sentence records
+// are read), and the fields opened with one share its sentence lists.
+func Open(r *store.Reader, name string, cs *Contexts) (*Field, error) {
 	meta, ok := r.Meta().Field(name)
 	if !ok {
 		return nil, fmt.Errorf("bm25 field %s: %w", name, store.ErrNotFound)
@@ -434,18 +435,19 @@ func Open(r *store.Reader, name string, ctxOf []uint32) (*Field, error) {
 		if err := r.CheckField(sentName); err != nil {
 			return nil, err
 		}
-		if ctxOf == nil {
+		if cs == nil || cs.of == nil {
 			sents, err := r.Sentences()
 			if err != nil {
 				return nil, err
 			}
-			ctxOf = make([]uint32, len(sents))
+			ctxOf := make([]uint32, len(sents))
 			for i, s := range sents {
 				ctxOf[i] = s.ContextID
 			}
+			cs = NewContexts(ctxOf)
 		}
-		if len(ctxOf) != meta.Docs {
-			return nil, fmt.Errorf("field %s: %d sentences for %d documents: %w", name, len(ctxOf), meta.Docs, store.ErrCorrupt)
+		if len(cs.of) != meta.Docs {
+			return nil, fmt.Errorf("field %s: %d sentences for %d documents: %w", name, len(cs.of), meta.Docs, store.ErrCorrupt)
 		}
 		// The meta's context count sizes an array: bound it by the file
 		// (a context record takes more than a byte), so a damaged meta is
@@ -456,10 +458,10 @@ func Open(r *store.Reader, name string, ctxOf []uint32) (*Field, error) {
 		}
 		// Only the expanded postings are cached (ContextPostings), not
 		// the two lists they come from.
-		cp, err := NewContextPostings(
+		cp, err := newContextPostings(
 			&storeSource{r: r, name: name, maxDoc: uint32(contexts)},
 			&storeSource{r: r, name: sentName, maxDoc: uint32(sm.Docs)},
-			ctxOf, contexts)
+			cs, contexts)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", name, err)
 		}

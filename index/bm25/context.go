@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/reqa/reqa/store"
 )
@@ -61,6 +62,34 @@ func newSentenceMap(ctxOf []uint32, contexts int) (sentenceMap, error) {
 
 func (m sentenceMap) of(c uint32) []uint32 { return m.ids[m.at[c]:m.at[c+1]] }
 
+// Contexts is every sentence's context id and, built on first use and
+// then shared by every field in the context layout opened with it (an
+// index's word and stem fields, say), each context's sentences. It is
+// safe for concurrent use.
+type Contexts struct {
+	of       []uint32
+	once     sync.Once
+	contexts int
+	m        sentenceMap
+	err      error
+}
+
+// NewContexts returns the Contexts of sentences whose context ids are
+// ctxOf (not copied; nil: Open reads the sentence records).
+func NewContexts(ctxOf []uint32) *Contexts { return &Contexts{of: ctxOf} }
+
+// sentences returns each of contexts contexts' sentences.
+func (c *Contexts) sentences(contexts int) (sentenceMap, error) {
+	c.once.Do(func() {
+		c.contexts = contexts
+		c.m, c.err = newSentenceMap(c.of, contexts)
+	})
+	if c.err == nil && c.contexts != contexts {
+		return sentenceMap{}, fmt.Errorf("bm25: %d contexts, %d before: %w: %w", contexts, c.contexts, ErrCorrupt, store.ErrCorrupt)
+	}
+	return c.m, c.err
+}
+
 func (m sentenceMap) contexts() int { return len(m.at) - 1 }
 
 // ContextPostings is the [Source] of a sentence + context field in the
@@ -78,7 +107,13 @@ type ContextPostings struct {
 // over sentences alone), where sentence s belongs to context ctxOf[s] and
 // there are contexts contexts.
 func NewContextPostings(ctx, sent Source, ctxOf []uint32, contexts int) (*ContextPostings, error) {
-	m, err := newSentenceMap(ctxOf, contexts)
+	return newContextPostings(ctx, sent, NewContexts(ctxOf), contexts)
+}
+
+// newContextPostings is NewContextPostings with the sentence lists of cs.
+func newContextPostings(ctx, sent Source, cs *Contexts, contexts int) (*ContextPostings, error) {
+	ctxOf := cs.of
+	m, err := cs.sentences(contexts)
 	if err != nil {
 		return nil, err
 	}

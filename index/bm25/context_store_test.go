@@ -58,7 +58,7 @@ func TestOpenContextLayoutDamagedMeta(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := Open(r, store.FieldName("word", true), ctxOf)
+		f, err := Open(r, store.FieldName("word", true), NewContexts(ctxOf))
 		if contexts == 2 {
 			if err != nil {
 				t.Fatalf("healthy index: %v", err)

@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand"
@@ -330,5 +331,29 @@ func BenchmarkContextStats(b *testing.B) {
 			}
 			b.ReportMetric(float64(len(sentToks)), "sentences")
 		})
+	}
+}
+
+// TestContextsShared: the fields opened with one Contexts share one set
+// of sentence lists, built once; a field that counts other contexts is
+// damage.
+func TestContextsShared(t *testing.T) {
+	cs := NewContexts([]uint32{0, 0, 1, 2, 2})
+	a, err := cs.sentences(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := cs.sentences(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &a.ids[0] != &b.ids[0] || !slices.Equal(a.of(2), []uint32{3, 4}) {
+		t.Errorf("sentence lists %v and %v: not one set, or wrong", a, b)
+	}
+	if _, err := cs.sentences(4); !errors.Is(err, store.ErrCorrupt) {
+		t.Errorf("another context count: %v, want ErrCorrupt", err)
+	}
+	if _, err := NewContexts([]uint32{0, 5}).sentences(2); !errors.Is(err, store.ErrCorrupt) {
+		t.Errorf("a context id out of range: %v, want ErrCorrupt", err)
 	}
 }
