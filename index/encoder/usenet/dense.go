@@ -34,7 +34,10 @@ const simdBlock = 16
 // may be a file's memory map); else it fills packed and colSum.
 func (d *dense) pack() {
 	k, n := d.k, d.n
-	if haveSIMD && k%2 == 0 && n%simdBlock == 0 {
+	// The assembly reads k rows of n bytes unchecked: only a weight array
+	// of exactly that size goes to it (onnxmodel checks every tensor's
+	// bytes against its shape already).
+	if haveSIMD && k%2 == 0 && n%simdBlock == 0 && len(d.w) == k*n {
 		d.simd = true
 		return
 	}
