@@ -3,9 +3,9 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -44,10 +44,14 @@ type termFilter struct {
 	bits   []byte
 }
 
+// termHashes returns the two halves of term's FNV-1a 64-bit hash, the
+// second made odd.
 func termHashes(term []byte) (h1, h2 uint64) {
-	h := fnv.New64a()
-	h.Write(term)
-	s := h.Sum64()
+	const offset, prime = 14695981039346656037, 1099511628211
+	s := uint64(offset)
+	for _, c := range term {
+		s = (s ^ uint64(c)) * prime
+	}
 	return s & 0xffffffff, s>>32 | 1
 }
 
@@ -157,8 +161,7 @@ type fieldCheck struct {
 	loadErr error
 	verify  sync.Once
 	verErr  error
-	checked bool // VerifyField ran
-	mu      sync.Mutex
+	checked atomic.Bool // VerifyField ran
 }
 
 func (r *Reader) fieldCheck(name string) *fieldCheck {
@@ -193,20 +196,13 @@ func (r *Reader) verifyOnce(name string) error {
 	fc := r.fieldCheck(name)
 	fc.verify.Do(func() {
 		fc.verErr = r.VerifyField(name)
-		fc.mu.Lock()
-		fc.checked = true
-		fc.mu.Unlock()
+		fc.checked.Store(true)
 	})
 	return fc.verErr
 }
 
 // verified reports whether VerifyField already ran for name.
-func (r *Reader) verified(name string) bool {
-	fc := r.fieldCheck(name)
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
-	return fc.checked
-}
+func (r *Reader) verified(name string) bool { return r.fieldCheck(name).checked.Load() }
 
 // CheckField readies field name's term dictionary for lookups. By default,
 // and for a field without a current term filter, it verifies the whole

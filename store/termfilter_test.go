@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -281,4 +282,17 @@ func FuzzDecodeTermFilter(f *testing.F) {
 			t.Fatal("the stored filter lost a term")
 		}
 	})
+}
+
+// TestTermHashes: the filter's hash is FNV-1a 64 (the layout says so: a
+// filter written by one reqa is read by the next).
+func TestTermHashes(t *testing.T) {
+	for _, term := range []string{"", "a", "grows", "▁the", "\xff"} {
+		h := fnv.New64a()
+		h.Write([]byte(term))
+		s := h.Sum64()
+		if h1, h2 := termHashes([]byte(term)); h1 != s&0xffffffff || h2 != s>>32|1 {
+			t.Errorf("%q: %x %x, FNV-1a gives %x", term, h1, h2, s)
+		}
+	}
 }
