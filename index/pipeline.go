@@ -261,12 +261,10 @@ func inOrder(ctx context.Context, n, workers int, work func(i int) []string, con
 }
 
 // checkContextVectors refuses a store.DenseMeta.ContextVectors this
-// reqa does not know.
+// reqa does not know (ParseContextVectors lists those it does).
 func checkContextVectors(how string) error {
-	if how != "" && how != store.ContextVectorsSentences {
-		return fmt.Errorf("context vectors %q: want \"\" (the encoder's) or %q", how, store.ContextVectorsSentences)
-	}
-	return nil
+	_, err := ParseContextVectors(contextVectorsName(how))
+	return err
 }
 
 // embed encodes every sentence and context of c with enc (stage 3), in one

@@ -315,9 +315,9 @@ func appendIndex(c *cli.Context, opt index.Options) error {
 		s.Lambda = &l
 	}
 	if c.IsSet("context-vectors") {
-		how, err := index.ParseContextVectors(c.String("context-vectors"))
+		how, err := contextVectorsFlag(c)
 		if err != nil {
-			return usagef("index --append %s: --context-vectors: %v", out, err)
+			return err
 		}
 		s.ContextVectors = &how
 	}
@@ -445,11 +445,20 @@ const defaultLambda = 0.25
 // SQuAD, about 2.5× the sentences per CPU second).
 const defaultPrecision = uselite.PrecisionInt8
 
+// contextVectorsFlag returns --context-vectors as the index stores it.
+func contextVectorsFlag(c *cli.Context) (string, error) {
+	how, err := index.ParseContextVectors(c.String("context-vectors"))
+	if err != nil {
+		return "", usagef("--context-vectors: %v", err)
+	}
+	return how, nil
+}
+
 func withEncoder(c *cli.Context, opt *index.Options) error {
 	if c.IsSet("context-vectors") { // a flag of index's, not demo's
-		how, err := index.ParseContextVectors(c.String("context-vectors"))
+		how, err := contextVectorsFlag(c)
 		if err != nil {
-			return usagef("--context-vectors: %v", err)
+			return err
 		}
 		opt.ContextVectors = how
 	}
