@@ -4,9 +4,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/reqa/reqa/index/ann"
 	"github.com/reqa/reqa/index/dense"
 	"github.com/reqa/reqa/store"
 )
@@ -32,14 +34,21 @@ type answerRows struct {
 var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // openAnswerRows opens the stored answer vectors of an index whose meta m
-// says it has them (m.Answers), for n sentences. It returns nil when they
-// cannot be read in place on this machine (big-endian): the caller mixes
-// the vectors instead.
-func openAnswerRows(r *store.Reader, m *store.DenseMeta, n int) (*answerRows, error) {
+// says it has them (m.Answers), for n sentences: in place, or through a
+// cache of at most cache bytes when cache > 0 (OpenOptions.VectorCache).
+// It returns nil when they cannot be read in place on this machine
+// (big-endian): the caller mixes the vectors instead.
+func openAnswerRows(r *store.Reader, m *store.DenseMeta, n int, cache int64) (*answerRows, error) {
 	if !littleEndian {
 		return nil, nil
 	}
-	rs, err := r.Rows(store.RowsDenseAnswers)
+	var rs *store.Rows
+	var err error
+	if cache > 0 {
+		rs, err = r.RowsCached(store.RowsDenseAnswers, cache)
+	} else {
+		rs, err = r.Rows(store.RowsDenseAnswers)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("answer vectors: %w: %w", store.ErrCorrupt, err)
 	}
@@ -76,16 +85,55 @@ func floats(b []byte) []float32 {
 func (a *answerRows) Len() int { return a.rows.Len() }
 func (a *answerRows) Dim() int { return a.dim }
 
-// Vector implements ann.VectorSource: row id in place, or zeros when its
-// chunk is damaged (recorded for err).
+// Vector implements ann.VectorSource: row id in place (a copy when the
+// rows are read through a cache), or zeros when its chunk is damaged
+// (recorded for err).
 func (a *answerRows) Vector(id uint32) []float32 {
-	b, err := a.rows.Chunk(int(id) / a.per)
+	if !a.rows.Cached() {
+		b, err := a.rows.Chunk(int(id) / a.per)
+		if err != nil {
+			a.bad.CompareAndSwap(nil, &err)
+			return a.zero
+		}
+		i := int(id) % a.per * a.dim
+		return floats(b)[i : i+a.dim : i+a.dim]
+	}
+	var v []float32
+	err := a.rows.With(int(id)/a.per, func(b []byte) {
+		i := int(id) % a.per * a.dim
+		v = slices.Clone(floats(b)[i : i+a.dim])
+	})
 	if err != nil {
 		a.bad.CompareAndSwap(nil, &err)
 		return a.zero
 	}
-	i := int(id) % a.per * a.dim
-	return floats(b)[i : i+a.dim : i+a.dim]
+	return v
+}
+
+// source is what a graph is loaded over: the rows, or, read through a
+// cache, the rows asked for dot products (ann.DotSource).
+func (a *answerRows) source() ann.VectorSource {
+	if a.rows.Cached() {
+		return cachedAnswers{a}
+	}
+	return a
+}
+
+// cachedAnswers are answer rows read through a cache: a graph search asks
+// them for dot products, each computed while its row is in the cache.
+type cachedAnswers struct{ *answerRows }
+
+// Dot implements ann.DotSource (0 for a damaged chunk, recorded for err).
+func (a cachedAnswers) Dot(q []float32, id uint32) float32 {
+	var d float32
+	err := a.rows.With(int(id)/a.per, func(b []byte) {
+		i := int(id) % a.per * a.dim
+		d = dense.Dot(q, floats(b)[i:i+a.dim:i+a.dim])
+	})
+	if err != nil {
+		a.bad.CompareAndSwap(nil, &err)
+	}
+	return d
 }
 
 // err returns the damage a graph walk met, if any.
@@ -96,15 +144,14 @@ func (a *answerRows) err() error {
 	return nil
 }
 
-// chunks calls fn with each chunk's rows as vectors and the id of its
-// first row, checking each chunk as it goes.
+// chunks calls fn with each chunk's rows as vectors (valid while fn runs)
+// and the id of its first row, checking each chunk as it goes.
 func (a *answerRows) chunks(fn func(lo int, v dense.Vectors)) error {
 	for c := range a.rows.NumChunks() {
-		b, err := a.rows.Chunk(c)
+		err := a.rows.With(c, func(b []byte) { fn(c*a.per, dense.Vectors{Dim: a.dim, Data: floats(b)}) })
 		if err != nil {
 			return err
 		}
-		fn(c*a.per, dense.Vectors{Dim: a.dim, Data: floats(b)})
 	}
 	return nil
 }
@@ -127,12 +174,12 @@ func (a *answerRows) scoreBlock(qs [][]float32, outs [][]float64) error {
 
 // score returns the dot product of q with answer id.
 func (a *answerRows) score(q []float32, id int) (float64, error) {
-	b, err := a.rows.Chunk(id / a.per)
-	if err != nil {
-		return 0, err
-	}
-	i := id % a.per * a.dim
-	return float64(dense.Dot(q, floats(b)[i:i+a.dim])), nil
+	var d float32
+	err := a.rows.With(id/a.per, func(b []byte) {
+		i := id % a.per * a.dim
+		d = dense.Dot(q, floats(b)[i:i+a.dim])
+	})
+	return float64(d), err
 }
 
 // copyAll returns every answer vector, copied out of the file.

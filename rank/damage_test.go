@@ -37,15 +37,15 @@ func damageRankers(dense bool) []string {
 	return rs
 }
 
-// askDamaged opens path afresh and asks damageQuestion with ranker name; a
-// panic is returned as an error starting "PANIC".
-func askDamaged(path, name string) (answers []rank.Answer, err error) {
+// askDamaged opens path afresh with o and asks damageQuestion with ranker
+// name; a panic is returned as an error starting "PANIC".
+func askDamaged(path, name string, o rank.OpenOptions) (answers []rank.Answer, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("PANIC: %v", p)
 		}
 	}()
-	e, err := rank.Open(path)
+	e, err := rank.OpenWith(path, o)
 	if err != nil {
 		return nil, err
 	}
@@ -72,16 +72,37 @@ func askDamaged(path, name string) (answers []rank.Answer, err error) {
 	return e.Ask(context.Background(), r, damageQuestion, 3)
 }
 
-// checkDamaged asks the damaged index at path with every ranker: none may
+// checkDamaged asks the damaged index at path with every ranker, the
+// answer vectors read in place and through a cache (damageOpens): none may
 // panic; each either fails with an error wrapping store.ErrCorrupt or
 // store.ErrNotIndex, or answers exactly as the undamaged index did. The
 // rankers in mustFail must fail, with an error naming wantName. It returns
-// how many rankers reported an error.
+// how many rankers reported an error, both ways counted.
 func checkDamaged(t *testing.T, what, path string, want map[string][]rank.Answer, mustFail []string, wantName string) int {
 	t.Helper()
 	failed := 0
+	for _, o := range damageOpens {
+		failed += checkDamagedWith(t, what+o.what, path, o.opt, want, mustFail, wantName)
+	}
+	return failed
+}
+
+// damageOpens are the ways damage is asked about: the answer vectors in
+// place, and read through a cache of two chunks (reqa serve's way).
+var damageOpens = []struct {
+	what string
+	opt  rank.OpenOptions
+}{
+	{"", rank.OpenOptions{}},
+	{" (vectors cached)", rank.OpenOptions{VectorCache: 1}},
+}
+
+// checkDamagedWith is checkDamaged for one way of opening the index.
+func checkDamagedWith(t *testing.T, what, path string, o rank.OpenOptions, want map[string][]rank.Answer, mustFail []string, wantName string) int {
+	t.Helper()
+	failed := 0
 	for name, good := range want {
-		got, err := askDamaged(path, name)
+		got, err := askDamaged(path, name, o)
 		switch {
 		case err != nil && strings.HasPrefix(err.Error(), "PANIC"):
 			t.Errorf("%s, %s: %v", what, name, err)
@@ -115,7 +136,7 @@ func TestTruncatedIndex(t *testing.T) {
 	dense := buildTestIndex(t, good)
 	want := map[string][]rank.Answer{}
 	for _, name := range damageRankers(dense) {
-		a, err := askDamaged(good, name)
+		a, err := askDamaged(good, name, rank.OpenOptions{})
 		if err != nil || len(a) == 0 {
 			t.Fatalf("undamaged index, %s: %v (%d answers)", name, err, len(a))
 		}
@@ -224,7 +245,7 @@ func TestDamagedParts(t *testing.T) {
 	rankers := damageRankers(dense)
 	want := map[string][]rank.Answer{}
 	for _, name := range rankers {
-		a, err := askDamaged(good, name)
+		a, err := askDamaged(good, name, rank.OpenOptions{})
 		if err != nil || len(a) == 0 {
 			t.Fatalf("undamaged index, %s: %v (%d answers)", name, err, len(a))
 		}
@@ -383,7 +404,7 @@ func TestDamagedParts(t *testing.T) {
 				t.Errorf("verify did not name %q:\n%s", tc.wantName, found)
 			}
 			if len(tc.mustFail) > 0 {
-				e, err := askDamaged(p, tc.mustFail[0])
+				e, err := askDamaged(p, tc.mustFail[0], rank.OpenOptions{})
 				t.Logf("%d of %d rankers report the damage, e.g. %v (%d answers)", failed, len(want), err, len(e))
 			}
 		})

@@ -281,13 +281,21 @@ func (l *local) denseRanker(s Spec) (*DenseRanker, error) {
 	} else {
 		st, err = l.vectors(opt.Threads)
 	}
-	if err != nil {
+	// fail waits for the graph being loaded, if any, before returning err:
+	// nothing may still read the index when the caller closes it.
+	fail := func(err error) (*DenseRanker, error) {
+		if graph != nil {
+			graph()
+		}
 		return nil, err
+	}
+	if err != nil {
+		return fail(err)
 	}
 	d := &DenseRanker{name: s.Name, enc: st.enc, lambda: lambda, st: st, ef: opt.Ef, n: l.n, rows: rows}
 	if !opt.NoAdapter {
 		if d.adapter, err = l.x.loadAdapter(st); err != nil {
-			return nil, fmt.Errorf("dense ranker: %w", err)
+			return fail(fmt.Errorf("dense ranker: %w", err))
 		}
 	}
 	if rows != nil {
@@ -332,7 +340,7 @@ var combineMax int64 = 512 << 20 // a variable for tests (SetCombineMax)
 // cannot be read in place here).
 func (l *local) answerRows() (*answerRows, error) {
 	l.rowsOnce.Do(func() {
-		l.rows, l.rowsErr = openAnswerRows(l.r, l.r.Meta().Dense, l.n)
+		l.rows, l.rowsErr = openAnswerRows(l.r, l.r.Meta().Dense, l.n, l.x.vectorCache)
 	})
 	return l.rows, l.rowsErr
 }
@@ -348,10 +356,10 @@ func (l *local) loadGraphFrom(rows *answerRows) (*ann.Graph, error) {
 			if err != nil {
 				return nil, err
 			}
-			return ann.LoadSplit(raw, rows, slots)
+			return ann.LoadSplit(raw, rows.source(), slots)
 		})
 	}
-	return l.graphOnce(func(raw []byte) (*ann.Graph, error) { return ann.LoadFrom(raw, rows) })
+	return l.graphOnce(func(raw []byte) (*ann.Graph, error) { return ann.LoadFrom(raw, rows.source()) })
 }
 
 // prefetchGraph starts loading the stored ANN graph over rows while the

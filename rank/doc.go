@@ -41,7 +41,12 @@
 //     [OpenOptions.FastStart] (reqa ask) embeds questions with the Go
 //     int8 USE-Lite (package index/encoder/usenet, its model read in
 //     place) instead of starting ONNX Runtime; a fusion loads its inputs
-//     and the graph it searches at once, one goroutine each;
+//     and the graph it searches at once, one goroutine each. An index
+//     opened with [OpenOptions.VectorCache] (reqa serve, [DefaultVectorCache])
+//     reads the answer vectors from the file into a cache of that size
+//     instead (store.Reader.RowsCached; the graph asks it for dot
+//     products, ann.DotSource): the same answers to the bit, and a
+//     long-running process holds the cache, not every vector it has read;
 //   - "fusion-METHOD": the scores of several rankers fused by one of
 //     [FusionMethods] with parameters learned by `reqa fuse` (package
 //     rank/fuse), or built in: the default ([DefaultFusion], embedded from

@@ -28,8 +28,10 @@ type Index struct {
 	corpusV    *fuse.Corpus
 	// tuned replaces the index's own fusions and adapter (see UseTuned).
 	tuned *Tuned
-	// fastStart is OpenOptions.FastStart.
-	fastStart bool
+	// fastStart is OpenOptions.FastStart; vectorCache is
+	// OpenOptions.VectorCache.
+	fastStart   bool
+	vectorCache int64
 }
 
 // backend is where an index's sentences, vectors and postings live: this
@@ -56,6 +58,12 @@ type backend interface {
 	url() string
 }
 
+// DefaultVectorCache is the cache of answer vectors a serving process
+// keeps (OpenOptions.VectorCache; reqa serve --vector-cache): at 64 MiB
+// about a quarter of a 100k-sentence index's vectors, the parts of the
+// graph every question walks through staying in it.
+const DefaultVectorCache int64 = 64 << 20
+
 // Open opens the index at path.
 func Open(path string) (*Index, error) { return OpenWith(path, OpenOptions{}) }
 
@@ -76,6 +84,15 @@ type OpenOptions struct {
 	// faster without it (eval, serve). BM25 term dictionaries are then
 	// checked lazily, by their term filters (store.OpenOptions.LazyTerms).
 	FastStart bool
+	// VectorCache, when above 0, is for a process that answers questions
+	// for as long as it runs (reqa serve): the answer vectors are read from
+	// the file into a cache of at most this many bytes instead of used in
+	// place from its memory map, so the process holds that much of them
+	// however many questions it answers (in place, the pages it reads stay
+	// mapped: its resident memory grows towards the whole set). Answers
+	// are the same to the bit. 0: in place, the cheapest for a question
+	// or two.
+	VectorCache int64
 }
 
 // OpenWith opens the index at path with o.
@@ -87,7 +104,7 @@ func OpenWith(path string, o OpenOptions) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &Index{r: r, fastStart: o.FastStart}
+	x := &Index{r: r, fastStart: o.FastStart, vectorCache: o.VectorCache}
 	if r.Meta().Engine != nil {
 		x.b, err = openWeaviate(x, o)
 	} else {

@@ -19,7 +19,9 @@
 //	blobs       name → large opaque values (embeddings, graphs, models)
 //	rows/NAME   fixed-width rows read in place from the memory map, in
 //	            checksummed chunks 8-byte aligned in their pages (see
-//	            rows.go; [Writer.PutRows], [Reader.Rows])
+//	            rows.go; [Writer.PutRows], [Reader.Rows]), or read from
+//	            the file by pread into a bounded cache outside the Go heap
+//	            ([Reader.RowsCached], rowcache.go: a long-running reader)
 //
 // The names inside are declared once, in names.go, and every package uses
 // those constants: the BM25 fields are "TOKENIZER/ctx" (the sentence and its

@@ -192,6 +192,9 @@ type Rows struct {
 	// (SetValidate); why[c] keeps what it found wrong with chunk c.
 	validate func(rows []byte) error
 	why      map[int]error
+	// cache, when set, is where chunks are read to (RowsCached): they are
+	// then never read in place.
+	cache *rowCache
 }
 
 // SetValidate makes every chunk's rows pass fn (after their checksum) the
@@ -303,10 +306,15 @@ func (rs *Rows) Copied() int { return int(rs.copies.Load()) }
 
 // Chunk returns the rows of chunk c, in place, looking it up and checking
 // its checksum the first time (an error wraps ErrCorrupt and names the
-// chunk).
+// chunk). A set read through a cache (RowsCached) returns a copy.
 func (rs *Rows) Chunk(c int) ([]byte, error) {
-	if c < 0 || c >= len(rs.chunks) {
-		return nil, fmt.Errorf("rows %s: chunk %d of %d", rs.name, c, len(rs.chunks))
+	if c < 0 || c >= rs.h.Chunks {
+		return nil, fmt.Errorf("rows %s: chunk %d of %d", rs.name, c, rs.h.Chunks)
+	}
+	if rs.cache != nil {
+		var out []byte
+		err := rs.With(c, func(rows []byte) { out = append([]byte(nil), rows...) })
+		return out, err
 	}
 	switch rs.state[c].Load() {
 	case 1:
@@ -335,13 +343,36 @@ func (rs *Rows) Chunk(c int) ([]byte, error) {
 
 // load looks chunk c up and checks it; rs.mu is held.
 func (rs *Rows) load(c int) error {
-	want := (min((c+1)*rs.h.PerChunk, rs.h.Rows) - c*rs.h.PerChunk) * rs.h.RowBytes
 	v := rs.b.Get(rowsChunkKey(c))
+	if !rs.verify(c, v) {
+		return nil
+	}
+	want := rs.chunkBytes(c)
+	if uintptr(unsafe.Pointer(unsafe.SliceData(v)))%8 != 0 {
+		v = append([]byte(nil), v[:want]...)
+		rs.copies.Add(1)
+	}
+	rs.chunks[c] = v[:want:want]
+	rs.state[c].Store(1)
+	return nil
+}
+
+// chunkBytes is the length of chunk c's rows.
+func (rs *Rows) chunkBytes(c int) int {
+	return (min((c+1)*rs.h.PerChunk, rs.h.Rows) - c*rs.h.PerChunk) * rs.h.RowBytes
+}
+
+// verify checks chunk c's stored value v (its rows, padding and checksum;
+// nil when missing): the length, the checksum and the validate function.
+// A chunk that fails is marked damaged (why it failed kept for damaged).
+// rs.mu is held.
+func (rs *Rows) verify(c int, v []byte) bool {
+	want := rs.chunkBytes(c)
 	ok := len(v) >= want+4 && len(v)%8 == 0 && len(v)-want < 12 &&
 		crc32.Checksum(v[:len(v)-4], castagnoli) == binary.BigEndian.Uint32(v[len(v)-4:])
 	if !ok {
 		rs.state[c].Store(2)
-		return nil
+		return false
 	}
 	if rs.validate != nil {
 		if err := rs.validate(v[:want]); err != nil {
@@ -350,16 +381,10 @@ func (rs *Rows) load(c int) error {
 			}
 			rs.why[c] = err
 			rs.state[c].Store(2)
-			return nil
+			return false
 		}
 	}
-	if uintptr(unsafe.Pointer(unsafe.SliceData(v)))%8 != 0 {
-		v = append([]byte(nil), v[:want]...)
-		rs.copies.Add(1)
-	}
-	rs.chunks[c] = v[:want:want]
-	rs.state[c].Store(1)
-	return nil
+	return true
 }
 
 func (rs *Rows) damaged(c int) error {
@@ -375,12 +400,18 @@ func (rs *Rows) damaged(c int) error {
 // Check verifies every chunk and that there is no other (verify and
 // tests; a question checks only the chunks it reads).
 func (rs *Rows) Check() error {
-	for c := range rs.chunks {
-		if _, err := rs.Chunk(c); err != nil {
+	for c := range rs.h.Chunks {
+		if err := rs.With(c, func([]byte) {}); err != nil {
 			return err
 		}
 	}
-	if n := rs.b.Stats().KeyN; n != rs.h.Chunks+1 {
+	n := 0
+	if rs.cache != nil {
+		n = rs.cache.keys // counting them again would map the set's pages
+	} else {
+		n = rs.b.Stats().KeyN
+	}
+	if n != rs.h.Chunks+1 {
 		return fmt.Errorf("rows %s: %d chunks stored, header says %d: %w", rs.name, n-1, rs.h.Chunks, ErrCorrupt)
 	}
 	return nil

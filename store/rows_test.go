@@ -57,35 +57,41 @@ func TestRowsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	for name, s := range cases {
-		rows, width := s[0], s[1]
-		rs, err := r.Rows(name)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if rs.Len() != rows || rs.RowBytes() != width {
-			t.Fatalf("%s: %d×%d, want %d×%d", name, rs.Len(), rs.RowBytes(), rows, width)
-		}
-		for c := range rs.NumChunks() {
-			b, err := rs.Chunk(c)
+	for _, mode := range rowModes {
+		for name, s := range cases {
+			rows, width := s[0], s[1]
+			rs, err := mode.open(r, name)
 			if err != nil {
-				t.Fatalf("%s chunk %d: %v", name, c, err)
+				t.Fatalf("%s %s: %v", mode.name, name, err)
 			}
-			lo := c * rs.PerChunk()
-			if len(b) != (min(lo+rs.PerChunk(), rows)-lo)*width {
-				t.Fatalf("%s chunk %d: %d bytes", name, c, len(b))
+			name := mode.name + " " + name
+			if rs.Len() != rows || rs.RowBytes() != width {
+				t.Fatalf("%s: %d×%d, want %d×%d", name, rs.Len(), rs.RowBytes(), rows, width)
 			}
-			for k, v := range b {
-				if v != rowByte(lo+k/width, k%width) {
-					t.Fatalf("%s row %d byte %d: %d", name, lo+k/width, k%width, v)
+			for c := range rs.NumChunks() {
+				b, err := rs.Chunk(c)
+				if err != nil {
+					t.Fatalf("%s chunk %d: %v", name, c, err)
+				}
+				lo := c * rs.PerChunk()
+				if len(b) != (min(lo+rs.PerChunk(), rows)-lo)*width {
+					t.Fatalf("%s chunk %d: %d bytes", name, c, len(b))
+				}
+				for k, v := range b {
+					if v != rowByte(lo+k/width, k%width) {
+						t.Fatalf("%s row %d byte %d: %d", name, lo+k/width, k%width, v)
+					}
 				}
 			}
-		}
-		if rows*width > 1<<20 && rs.Copied() != 0 {
-			t.Errorf("%s: %d of %d chunks were not aligned in the map", name, rs.Copied(), rs.NumChunks())
-		}
-		if err := rs.Check(); err != nil {
-			t.Fatalf("%s: %v", name, err)
+			if rows*width > 1<<20 && rs.Copied() != 0 {
+				t.Errorf("%s: %d of %d chunks were not aligned in the map", name, rs.Copied(), rs.NumChunks())
+			}
+			if err := rs.Check(); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if mode.cached && rows*width > 1<<20 && !rs.Cached() {
+				t.Errorf("%s: read in place", name)
+			}
 		}
 	}
 	if _, err := r.Rows("none"); !errors.Is(err, ErrNotFound) {
@@ -123,16 +129,19 @@ func TestRowsDamage(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			rs, err := r.Rows("v")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := rs.Chunk(1); err != nil {
-				t.Fatalf("undamaged chunk: %v", err)
-			}
-			for range 2 { // the verdict is kept
-				if _, err := rs.Chunk(2); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "rows v chunk 2") {
-					t.Fatalf("damaged chunk: %v", err)
+			for _, mode := range rowModes {
+				rs, err := mode.open(r, "v")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := rs.Chunk(1); err != nil {
+					t.Fatalf("%s: undamaged chunk: %v", mode.name, err)
+				}
+				for range 2 { // the verdict is kept
+					err := rs.With(2, func([]byte) { t.Errorf("%s: damaged rows handed out", mode.name) })
+					if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "rows v chunk 2") {
+						t.Fatalf("%s: damaged chunk: %v", mode.name, err)
+					}
 				}
 			}
 			rep := r.Check()

@@ -470,6 +470,11 @@ type Reader struct {
 	// field name (termfilter.go).
 	lazyTerms bool
 	checks    sync.Map
+	// file is the index file as OpenWith found it; closers release what
+	// cached row sets hold (RowsCached): run by Close.
+	file      os.FileInfo
+	closersMu sync.Mutex
+	closers   []func()
 }
 
 // OpenOptions tune a Reader.
@@ -516,7 +521,7 @@ func OpenWith(path string, o OpenOptions) (*Reader, error) {
 		}
 		return nil, fmt.Errorf("open index %s: %w (%v)", path, ErrNotIndex, err)
 	}
-	r := &Reader{db: db, path: path, lazyTerms: o.LazyTerms}
+	r := &Reader{db: db, path: path, lazyTerms: o.LazyTerms, file: st}
 	err = r.view(func(tx *bolt.Tx) error {
 		mb := tx.Bucket(bucketMeta)
 		if mb == nil || !bytes.Equal(mb.Get(keyMagic), []byte(magic)) {
@@ -586,6 +591,12 @@ func (r *Reader) Close() error {
 	if r.pin.tx != nil {
 		r.pin.tx.Rollback()
 	}
+	r.closersMu.Lock()
+	for _, f := range r.closers {
+		f()
+	}
+	r.closers = nil
+	r.closersMu.Unlock()
 	return r.db.Close()
 }
 

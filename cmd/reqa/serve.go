@@ -38,6 +38,7 @@ func serveCommand() *cli.Command {
 			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8080", Usage: "address to listen on (host:port; port 0 picks a free one)"},
 			&cli.IntFlag{Name: "max-concurrent", Usage: "questions answered at once; more wait (0: one per core)"},
 			&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads per question embedding (0: 1)"},
+			&cli.StringFlag{Name: "vector-cache", Value: fmt.Sprintf("%dM", rank.DefaultVectorCache>>20), Usage: "answer vectors held in memory at most (e.g. 64M, 1G): read from the index file into a cache this size; off: used in place from its memory map (the process then keeps mapped every vector it has read)"},
 			&cli.StringSliceFlag{Name: "watch", Usage: "follow the source files: look at `DIR` (the directory or directories the index was built from; repeatable) and, when its files change, sync the index with them in the background (reqa index --sync) and switch to the result"},
 			&cli.DurationFlag{Name: "watch-every", Value: time.Second, Usage: "with --watch: look at the directories this often; a change is synced once it holds still for one more look"},
 			&cli.StringSliceFlag{Name: "include", Usage: "with --watch: sync only files matching this glob, as reqa index --include (give what the index was built with; repeatable)"},
@@ -118,6 +119,11 @@ func serveOptions(c *cli.Context, logger *log.Logger) (server.Options, error) {
 	open, err := engineOpenOptions(c)
 	if err != nil {
 		return server.Options{}, err
+	}
+	if v := strings.TrimSpace(c.String("vector-cache")); v != "off" {
+		if open.VectorCache, err = parseSize(v); err != nil {
+			return server.Options{}, usagef("serve: --vector-cache %q: %v (or off)", v, err)
+		}
 	}
 	return server.Options{
 		MaxConcurrent: c.Int("max-concurrent"),

@@ -318,6 +318,8 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"serve"}, 2, "index"},
 		{[]string{"serve", "--index", idx, "extra"}, 2, "unexpected argument"},
 		{[]string{"serve", "--index", idx, "--max-concurrent", "-1"}, 2, "max-concurrent"},
+		{[]string{"serve", "--index", idx, "--vector-cache", "lots"}, 2, `--vector-cache "lots"`},
+		{[]string{"serve", "--index", idx, "--vector-cache", "-1M"}, 2, "--vector-cache"},
 		{[]string{"serve", "--index", filepath.Join(t.TempDir(), "missing.reqa")}, 1, "missing.reqa"},
 		{[]string{"serve", "--index", idx, "--addr", busy.Addr().String()}, 1, "address already in use"},
 		{[]string{"serve", "--index", idx, "--addr", "nonsense"}, 1, "serve"},

@@ -43,6 +43,16 @@ type VectorSource interface {
 	Vector(id uint32) []float32
 }
 
+// DotSource is a VectorSource whose rows need not stay put (read into a
+// bounded cache, say): a graph loaded over one searches by asking it for
+// each dot product with the query instead of holding Vector's slice. Dot
+// must equal dense.Dot(q, Vector(id)) to the bit. Vector is then used only
+// by what is not a search (Export, say) and may return a copy.
+type DotSource interface {
+	VectorSource
+	Dot(q []float32, id uint32) float32
+}
+
 // LinkSource holds a graph's layer 0 where it is kept, for a graph loaded
 // by LoadSplit: node id's slot is SlotWords words, its neighbour count then
 // the neighbour ids, as PutSlots wrote them. Slot is called from any
@@ -133,6 +143,8 @@ type Graph struct {
 	// src, when set (LoadFrom), holds the vectors instead of vecs: the
 	// graph is then read-only.
 	src VectorSource
+	// dsrc is src when it is a DotSource.
+	dsrc DotSource
 	// src0, when set (LoadSplit), holds layer 0 instead of links0.
 	src0   LinkSource
 	levels []uint8 // top layer of each node
@@ -274,6 +286,14 @@ func (g *Graph) vec(id uint32) []float32 {
 	}
 	i := int(id) * g.dim
 	return g.vecs[i : i+g.dim : i+g.dim]
+}
+
+// score returns q's dot product with node id's vector.
+func (g *Graph) score(q []float32, id uint32) float32 {
+	if g.dsrc != nil {
+		return g.dsrc.Dot(q, id)
+	}
+	return dot(q, g.vec(id))
 }
 
 // links returns node id's neighbours on layer l, which must not exceed the
@@ -491,7 +511,7 @@ func (g *Graph) greedy(q []float32, ep cand, l int) cand {
 	for changed := true; changed; {
 		changed = false
 		for _, nb := range g.links(cur.id, l) {
-			c := cand{d: -dot(q, g.vec(nb)), id: nb}
+			c := cand{d: -g.score(q, nb), id: nb}
 			if c.less(cur) {
 				cur = c
 				changed = true
@@ -526,7 +546,7 @@ func (g *Graph) searchLayer(s *searcher, q []float32, eps []cand, ef, l int) {
 			if s.visit(nb) {
 				continue
 			}
-			e := cand{d: -dot(q, g.vec(nb)), id: nb}
+			e := cand{d: -g.score(q, nb), id: nb}
 			if len(s.res) < ef || e.less(s.res[0]) {
 				s.cand.push(e)
 				s.res.push(e)
@@ -563,7 +583,7 @@ func (g *Graph) Search(q []float32, k, ef int) []Result {
 	}
 	defer g.pool.Put(s)
 
-	ep := cand{d: -dot(q, g.vec(g.entry)), id: g.entry}
+	ep := cand{d: -g.score(q, g.entry), id: g.entry}
 	for l := g.top; l > 0; l-- {
 		ep = g.greedy(q, ep, l)
 	}

@@ -142,6 +142,7 @@ func LoadFrom(data []byte, src VectorSource) (*Graph, error) {
 		return nil, err
 	}
 	g.src = src
+	g.dsrc, _ = src.(DotSource)
 	return g, nil
 }
 
@@ -166,6 +167,7 @@ func LoadSplit(upper []byte, src VectorSource, links LinkSource) (*Graph, error)
 		return nil, fmt.Errorf("ann: load: link slots of %d words for M = %d (want %d): %w", links.SlotWords(), g.m, g.m0+1, ErrMismatch)
 	}
 	g.src, g.src0 = src, links
+	g.dsrc, _ = src.(DotSource)
 	return g, nil
 }
 

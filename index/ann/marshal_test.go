@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 )
@@ -319,6 +320,45 @@ func TestLoadFrom(t *testing.T) {
 	short.n--
 	if _, err := LoadFrom(data, short); !errors.Is(err, ErrMismatch) {
 		t.Fatalf("one vector short: %v", err)
+	}
+}
+
+// dotSource is a chunkedSource whose rows do not stay put: a search must
+// ask it for dot products (Vector returns a copy, and counts the calls).
+type dotSource struct {
+	*chunkedSource
+	vectors, dots atomic.Int64
+}
+
+func (s *dotSource) Vector(id uint32) []float32 {
+	s.vectors.Add(1)
+	return slices.Clone(s.chunkedSource.Vector(id))
+}
+func (s *dotSource) Dot(q []float32, id uint32) float32 {
+	s.dots.Add(1)
+	return dot(q, s.chunkedSource.Vector(id))
+}
+
+// TestLoadFromDotSource loads a graph over a DotSource: its searches ask
+// the source for every dot product, never for a vector, and answer as the
+// graph built over the vectors, to the bit.
+func TestLoadFromDotSource(t *testing.T) {
+	d := smallSet()
+	g := buildGraph(t, d, Config{M: 8, EfConstruction: 64, EfSearch: 40, Seed: 9})
+	data := marshal(t, g)
+	src := &dotSource{chunkedSource: newChunkedSource(d, 7)}
+	h, err := LoadFrom(data, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.vectors.Store(0)
+	for i := range d.nq() {
+		if a, b := g.Search(d.query(i), 10, 50), h.Search(d.query(i), 10, 50); !slices.Equal(a, b) {
+			t.Fatalf("query %d: built %v, loaded over dot products %v", i, a, b)
+		}
+	}
+	if v, n := src.vectors.Load(), src.dots.Load(); v != 0 || n < int64(d.nq()*50) {
+		t.Fatalf("searches took %d vectors and %d dot products: want none and every score", v, n)
 	}
 }
 

@@ -1,0 +1,11 @@
+//go:build !unix
+
+package store
+
+import "unsafe"
+
+// releaseMapped does nothing where there is no madvise.
+func releaseMapped(p unsafe.Pointer, lo, hi int64) {}
+
+// cacheMemory returns n bytes from the Go heap.
+func cacheMemory(n int) ([]byte, func(), error) { return make([]byte, n), func() {}, nil }

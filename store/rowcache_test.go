@@ -1,0 +1,164 @@
+package store
+
+import (
+	"bufio"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// rowModes are the two ways a row set is read: in place, and through a
+// cache of three chunks (so that reading a set evicts all the time).
+var rowModes = []struct {
+	name   string
+	cached bool
+	open   func(r *Reader, name string) (*Rows, error)
+}{
+	{"in place", false, func(r *Reader, name string) (*Rows, error) { return r.Rows(name) }},
+	{"cached", true, func(r *Reader, name string) (*Rows, error) { return r.RowsCached(name, 1) }},
+}
+
+// TestRowsCachedConcurrent reads random rows of a set from many goroutines
+// through caches of several sizes: every row read is the row stored, the
+// chunks are checked once each, and a cache smaller than the set reads
+// chunks again (run it with -race: slots are replaced under readers).
+func TestRowsCachedConcurrent(t *testing.T) {
+	const rows, width = 5000, 256
+	path := filepath.Join(t.TempDir(), "rows.reqa")
+	putRowsIndex(t, path, map[string][2]int{"v": {rows, width}})
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, budget := range []int64{1, 8 << 10, 64 << 10, 1 << 30} {
+		rs, err := r.RowsCached("v", budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rs.Cached() {
+			t.Fatal("read in place")
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for g := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rnd := rand.New(rand.NewPCG(uint64(g), uint64(budget)))
+				for range 2000 {
+					i := rnd.IntN(rows)
+					c, k := i/rs.PerChunk(), i%rs.PerChunk()
+					var bad bool
+					err := rs.With(c, func(b []byte) {
+						row := b[k*width : (k+1)*width]
+						for j, v := range row {
+							bad = bad || v != rowByte(i, j)
+						}
+					})
+					if err == nil && bad {
+						err = errors.New("row " + strconv.Itoa(i) + " differs")
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("budget %d: %v", budget, err)
+		}
+		if all := int64(rs.NumChunks()); budget >= 1<<30 && rs.Reads() > all {
+			t.Errorf("budget %d: %d reads of %d chunks: a cache that holds the set reads each once", budget, rs.Reads(), all)
+		} else if budget < 64<<10 && rs.Reads() <= all {
+			t.Errorf("budget %d: %d reads of %d chunks: a small cache must read chunks again", budget, rs.Reads(), all)
+		}
+	}
+}
+
+// TestRowsCachedCutShort cuts the file short under an open cached set:
+// reading a chunk past the end is ErrCorrupt, not a crash.
+func TestRowsCachedCutShort(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rows.reqa")
+	putRowsIndex(t, path, map[string][2]int{"v": {20000, 512}})
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rs, err := r.RowsCached("v", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(path)
+	if err := os.Truncate(path, st.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	var bad error
+	for c := range rs.NumChunks() {
+		if err := rs.With(c, func([]byte) {}); err != nil {
+			bad = err
+			break
+		}
+	}
+	if !errors.Is(bad, ErrCorrupt) || !strings.Contains(bad.Error(), "rows v chunk") {
+		t.Fatalf("a chunk past the end: %v", bad)
+	}
+}
+
+// TestRowsCachedReleasesMap reads every chunk of a 20 MB set through a
+// small cache: the process maps almost none of the set's pages (read in
+// place, it maps all of them).
+func TestRowsCachedReleasesMap(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rows.reqa")
+	putRowsIndex(t, path, map[string][2]int{"v": {10000, 2048}})
+	for _, mode := range rowModes {
+		r, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := mode.open(r, "v")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rs.Check(); err != nil {
+			t.Fatal(err)
+		}
+		kb := mappedKB(t, path)
+		r.Close()
+		if set := 10000 * 2048 / 1024; mode.cached && kb > set/10 || !mode.cached && kb < set/2 {
+			t.Errorf("%s: %d KB of the file mapped after reading a %d KB set", mode.name, kb, set)
+		}
+	}
+}
+
+// mappedKB is how much of the file at path this process has mapped
+// (resident), from /proc/self/smaps.
+func mappedKB(t *testing.T, path string) int {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Fatalf("reading the process's map: %v", err)
+	}
+	defer f.Close()
+	kb, in := 0, false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		switch {
+		case len(fs) >= 5 && strings.Contains(fs[0], "-") && len(fs[0]) > 8 && !strings.HasSuffix(fs[0], ":"):
+			in = len(fs) >= 6 && fs[len(fs)-1] == path
+		case in && len(fs) >= 2 && fs[0] == "Rss:":
+			n, _ := strconv.Atoi(fs[1])
+			kb += n
+		}
+	}
+	return kb
+}
