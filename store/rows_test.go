@@ -204,7 +204,8 @@ func TestRowsPerChunk(t *testing.T) {
 }
 
 // FuzzRows stores a row set, replaces its header and its first chunk with
-// the fuzzer's bytes (sealed or not), and reads it back: never a panic,
+// the fuzzer's bytes (sealed or not), and reads it back, in place and
+// through a cache: never a panic,
 // and every failure is ErrCorrupt (or ErrNotFound).
 func FuzzRows(f *testing.F) {
 	f.Add([]byte(`{"rows":10,"row_bytes":16,"per_chunk":4,"chunks":3}`), []byte("0123456789abcdef"), true, true)
@@ -254,20 +255,22 @@ func FuzzRows(f *testing.F) {
 				t.Fatalf("error neither ErrCorrupt nor ErrNotFound: %v", err)
 			}
 		}
-		rs, err := r.Rows("v")
-		ok(err)
-		if err != nil {
-			return
-		}
-		for c := range min(rs.NumChunks(), 8) {
-			b, err := rs.Chunk(c)
+		for _, mode := range rowModes {
+			rs, err := mode.open(r, "v")
 			ok(err)
-			if err == nil && len(b) > rs.PerChunk()*rs.RowBytes() {
-				t.Fatalf("chunk %d: %d bytes for %d rows of %d", c, len(b), rs.PerChunk(), rs.RowBytes())
+			if err != nil {
+				return
 			}
-		}
-		if rs.NumChunks() <= 8 {
-			ok(rs.Check())
+			for c := range min(rs.NumChunks(), 8) {
+				b, err := rs.Chunk(c)
+				ok(err)
+				if err == nil && len(b) > rs.PerChunk()*rs.RowBytes() {
+					t.Fatalf("%s: chunk %d: %d bytes for %d rows of %d", mode.name, c, len(b), rs.PerChunk(), rs.RowBytes())
+				}
+			}
+			if rs.NumChunks() <= 8 {
+				ok(rs.Check())
+			}
 		}
 		rep := r.Check()
 		for _, p := range rep.Problems {
