@@ -99,10 +99,7 @@ func (a *answerRows) Vector(id uint32) []float32 {
 		return floats(b)[i : i+a.dim : i+a.dim]
 	}
 	var v []float32
-	err := a.rows.With(int(id)/a.per, func(b []byte) {
-		i := int(id) % a.per * a.dim
-		v = slices.Clone(floats(b)[i : i+a.dim])
-	})
+	err := a.rows.WithRow(int(id), func(b []byte) { v = slices.Clone(floats(b)) })
 	if err != nil {
 		a.bad.CompareAndSwap(nil, &err)
 		return a.zero
@@ -126,10 +123,7 @@ type cachedAnswers struct{ *answerRows }
 // Dot implements ann.DotSource (0 for a damaged chunk, recorded for err).
 func (a cachedAnswers) Dot(q []float32, id uint32) float32 {
 	var d float32
-	err := a.rows.With(int(id)/a.per, func(b []byte) {
-		i := int(id) % a.per * a.dim
-		d = dense.Dot(q, floats(b)[i:i+a.dim:i+a.dim])
-	})
+	err := a.rows.WithRow(int(id), func(b []byte) { d = dense.Dot(q, floats(b)) })
 	if err != nil {
 		a.bad.CompareAndSwap(nil, &err)
 	}
@@ -175,10 +169,7 @@ func (a *answerRows) scoreBlock(qs [][]float32, outs [][]float64) error {
 // score returns the dot product of q with answer id.
 func (a *answerRows) score(q []float32, id int) (float64, error) {
 	var d float32
-	err := a.rows.With(id/a.per, func(b []byte) {
-		i := id % a.per * a.dim
-		d = dense.Dot(q, floats(b)[i:i+a.dim])
-	})
+	err := a.rows.WithRow(id, func(b []byte) { d = dense.Dot(q, floats(b)) })
 	return float64(d), err
 }
 

@@ -24,9 +24,10 @@ var rowModes = []struct {
 }
 
 // TestRowsCachedConcurrent reads random rows of a set from many goroutines
-// through caches of several sizes: every row read is the row stored, the
-// chunks are checked once each, and a cache smaller than the set reads
-// chunks again (run it with -race: slots are replaced under readers).
+// through caches of several sizes: every row read is the row stored; a
+// cache that holds the set reads each row at most once (its chunk whole,
+// checked, the first time), a smaller one reads rows again (run it with
+// -race: slots are replaced under readers).
 func TestRowsCachedConcurrent(t *testing.T) {
 	const rows, width = 5000, 256
 	path := filepath.Join(t.TempDir(), "rows.reqa")
@@ -53,13 +54,12 @@ func TestRowsCachedConcurrent(t *testing.T) {
 				rnd := rand.New(rand.NewPCG(uint64(g), uint64(budget)))
 				for range 2000 {
 					i := rnd.IntN(rows)
-					c, k := i/rs.PerChunk(), i%rs.PerChunk()
 					var bad bool
-					err := rs.With(c, func(b []byte) {
-						row := b[k*width : (k+1)*width]
+					err := rs.WithRow(i, func(row []byte) {
 						for j, v := range row {
 							bad = bad || v != rowByte(i, j)
 						}
+						bad = bad || len(row) != width
 					})
 					if err == nil && bad {
 						err = errors.New("row " + strconv.Itoa(i) + " differs")
@@ -76,10 +76,10 @@ func TestRowsCachedConcurrent(t *testing.T) {
 		for err := range errs {
 			t.Fatalf("budget %d: %v", budget, err)
 		}
-		if all := int64(rs.NumChunks()); budget >= 1<<30 && rs.Reads() > all {
-			t.Errorf("budget %d: %d reads of %d chunks: a cache that holds the set reads each once", budget, rs.Reads(), all)
-		} else if budget < 64<<10 && rs.Reads() <= all {
-			t.Errorf("budget %d: %d reads of %d chunks: a small cache must read chunks again", budget, rs.Reads(), all)
+		if budget >= 1<<30 && rs.Reads() > rows {
+			t.Errorf("budget %d: %d reads of %d rows: a cache that holds the set reads each once", budget, rs.Reads(), rows)
+		} else if budget < 64<<10 && rs.Reads() <= int64(rs.NumChunks()) {
+			t.Errorf("budget %d: %d reads of %d chunks: a small cache must read rows again", budget, rs.Reads(), rs.NumChunks())
 		}
 	}
 }

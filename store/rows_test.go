@@ -138,7 +138,11 @@ func TestRowsDamage(t *testing.T) {
 					t.Fatalf("%s: undamaged chunk: %v", mode.name, err)
 				}
 				for range 2 { // the verdict is kept
-					err := rs.With(2, func([]byte) { t.Errorf("%s: damaged rows handed out", mode.name) })
+					err := rs.WithRow(2*rs.PerChunk()+1, func([]byte) { t.Errorf("%s: damaged row handed out", mode.name) })
+					if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "rows v chunk 2") {
+						t.Fatalf("%s: a row of the damaged chunk: %v", mode.name, err)
+					}
+					err = rs.With(2, func([]byte) { t.Errorf("%s: damaged rows handed out", mode.name) })
 					if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "rows v chunk 2") {
 						t.Fatalf("%s: damaged chunk: %v", mode.name, err)
 					}
@@ -267,6 +271,13 @@ func FuzzRows(f *testing.F) {
 				if err == nil && len(b) > rs.PerChunk()*rs.RowBytes() {
 					t.Fatalf("%s: chunk %d: %d bytes for %d rows of %d", mode.name, c, len(b), rs.PerChunk(), rs.RowBytes())
 				}
+			}
+			for i := range min(rs.Len(), 16) {
+				ok(rs.WithRow(i, func(row []byte) {
+					if len(row) != rs.RowBytes() {
+						t.Fatalf("%s: row %d: %d bytes, not %d", mode.name, i, len(row), rs.RowBytes())
+					}
+				}))
 			}
 			if rs.NumChunks() <= 8 {
 				ok(rs.Check())
