@@ -64,3 +64,54 @@ func TestOrtlibPathMemfd(t *testing.T) {
 		t.Fatalf("Path wrote %q", got)
 	}
 }
+
+// TestReleaseEmbedded: the embedded library's bytes are found where they
+// lie in the binary (embed.FS's layout, checked against lib.Open), and
+// releasing them drops them from the process's resident pages of the
+// executable; read again, they are the same bytes.
+func TestReleaseEmbedded(t *testing.T) {
+	sum := embeddedHash(t)
+	data := embeddedData()
+	if data == "" {
+		t.Fatal("the embedded library's bytes were not found through embed.FS's layout (did the compiler change it?)")
+	}
+	h := sha256.Sum256([]byte(data)) // reads every page of it
+	if hex.EncodeToString(h[:]) != sum {
+		t.Fatal("the bytes found are not the embedded library")
+	}
+	before := executableKB(t)
+	releaseEmbedded()
+	after := executableKB(t)
+	if drop := before - after; drop < len(data)/1024*9/10 {
+		t.Errorf("resident pages of the executable: %d KB before, %d KB after releasing a %d KB library", before, after, len(data)/1024)
+	}
+	if h := sha256.Sum256([]byte(data)); hex.EncodeToString(h[:]) != sum {
+		t.Fatal("read again after the release, the library's bytes differ")
+	}
+}
+
+// executableKB is the test binary's resident pages, in KB (smaps).
+func executableKB(t *testing.T) int {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, in := 0, false
+	for _, line := range strings.Split(string(b), "\n") {
+		fs := strings.Fields(line)
+		if len(fs) >= 5 && strings.Contains(fs[0], "-") && !strings.HasSuffix(fs[0], ":") {
+			in = fs[len(fs)-1] == exe
+			continue
+		}
+		if in && len(fs) >= 2 && fs[0] == "Rss:" {
+			n, _ := strconv.Atoi(fs[1])
+			kb += n
+		}
+	}
+	return kb
+}
