@@ -215,6 +215,7 @@ func (rs *Rows) fill(i int) error {
 			cc.slotOf[sl.row].Store(0)
 		}
 		sl.row = i
+		sl.used.Store(true) // not the hand's next victim while it is read
 		cc.slotOf[i].Store(int32(at + 1))
 		break
 	}
@@ -224,7 +225,6 @@ func (rs *Rows) fill(i int) error {
 		cc.slotOf[i].Store(0)
 		sl.row = -1
 	}
-	sl.used.Store(true)
 	sl.mu.Unlock()
 	return err
 }
