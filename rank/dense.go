@@ -341,6 +341,9 @@ var combineMax int64 = 512 << 20 // a variable for tests (SetCombineMax)
 func (l *local) answerRows() (*answerRows, error) {
 	l.rowsOnce.Do(func() {
 		l.rows, l.rowsErr = openAnswerRows(l.r, l.r.Meta().Dense, l.n, l.x.vectorCache)
+		if l.rows != nil {
+			l.rowsOpen.Store(l.rows)
+		}
 	})
 	return l.rows, l.rowsErr
 }

@@ -117,6 +117,21 @@ func OpenWith(path string, o OpenOptions) (*Index, error) {
 	return x, nil
 }
 
+// VectorCache returns the figures of the cache the answer vectors are
+// read through (OpenOptions.VectorCache), and false when they are read in
+// place, the index has none, or no question has needed them yet.
+func (x *Index) VectorCache() (store.CacheStats, bool) {
+	l, ok := x.b.(*local)
+	if !ok {
+		return store.CacheStats{}, false
+	}
+	a := l.rowsOpen.Load()
+	if a == nil || !a.rows.Cached() {
+		return store.CacheStats{}, false
+	}
+	return a.rows.CacheStats(), true
+}
+
 // Close releases the index.
 func (x *Index) Close() error { return x.r.Close() }
 

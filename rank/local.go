@@ -44,6 +44,9 @@ type local struct {
 	rowsOnce sync.Once
 	rows     *answerRows
 	rowsErr  error
+	// rowsOpen is rows once opened (for VectorCache, which must not open
+	// them).
+	rowsOpen atomic.Pointer[answerRows]
 	// momOnce loads the answer vectors' moments (moments).
 	momOnce sync.Once
 	mom     dense.Moments

@@ -48,6 +48,7 @@ type rowCache struct {
 	chunkBuf sync.Pool
 	chunkMax int
 	reads    atomic.Int64
+	fills    atomic.Int64
 	// keys is how many keys the set's bucket held at open (Check).
 	keys int
 }
@@ -59,6 +60,9 @@ type cacheSlot struct {
 	row  int // −1: empty
 	used atomic.Bool
 	buf  []byte
+	// hits counts the rows handed out from the slot (beside its lock,
+	// which every hit writes anyway).
+	hits atomic.Int64
 }
 
 // RowsCached opens the row set name to be read through a cache of at
@@ -181,6 +185,7 @@ func (rs *Rows) WithRow(i int, fn func(row []byte)) error {
 				if !sl.used.Load() {
 					sl.used.Store(true)
 				}
+				sl.hits.Add(1)
 				fn(sl.buf)
 				sl.mu.RUnlock()
 				return nil
@@ -220,6 +225,7 @@ func (rs *Rows) fill(i int) error {
 		break
 	}
 	cc.mu.Unlock()
+	cc.fills.Add(1)
 	err := rs.readRow(i, sl.buf)
 	if err != nil || rs.state[i/rs.h.PerChunk].Load() != 1 {
 		cc.slotOf[i].Store(0)
@@ -323,6 +329,36 @@ func (rs *Rows) Reads() int64 {
 		return 0
 	}
 	return rs.cache.reads.Load()
+}
+
+// CacheStats is what a cached row set's cache holds and has done.
+type CacheStats struct {
+	// Bytes is the cache's size; Rows how many rows it holds now.
+	Bytes int64 `json:"bytes"`
+	Rows  int   `json:"rows"`
+	// Hits counts rows found in the cache, Misses rows read into it from
+	// the file (the first of a chunk's rows read the whole chunk, to
+	// check it).
+	Hits   int64 `json:"hits"`
+	Misses int64 `json:"misses"`
+}
+
+// CacheStats returns the cache's figures (zero for a set read in place).
+func (rs *Rows) CacheStats() CacheStats {
+	cc := rs.cache
+	if cc == nil {
+		return CacheStats{}
+	}
+	st := CacheStats{Bytes: int64(len(cc.mem)), Misses: cc.fills.Load()}
+	for i := range cc.slots {
+		st.Hits += cc.slots[i].hits.Load()
+	}
+	for i := range cc.slotOf {
+		if cc.slotOf[i].Load() > 0 {
+			st.Rows++
+		}
+	}
+	return st
 }
 
 // Cached reports whether the set is read through a cache.

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/reqa/reqa/cmd/reqa/internal/server"
 	"github.com/reqa/reqa/rank"
+	"github.com/reqa/reqa/store"
 )
 
 // serveCorpus has plain answers, markup that must stay text, and non-ASCII
@@ -53,7 +55,10 @@ func serveIndex(t *testing.T, withDense bool) (string, bool) {
 // running its handler.
 func newTestServer(t *testing.T, idx string, opt serverOptions) (*testServer, *httptest.Server) {
 	t.Helper()
-	e, err := rank.Open(idx)
+	if opt.Open.VectorCache == 0 {
+		opt.Open.VectorCache = rank.DefaultVectorCache // as reqa serve opens it
+	}
+	e, err := rank.OpenWith(idx, opt.Open)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,6 +305,52 @@ func TestServeCommand(t *testing.T) {
 	}
 	if !strings.Contains(tail, "shut down") {
 		t.Fatalf("no shutdown message:\n%s", tail)
+	}
+}
+
+// TestServeVectorCache: serve reads the answer vectors through its cache
+// (as reqa serve does by default), answers as a server reading them in
+// place does, byte for byte, and reports the cache in /v1/stats: its
+// size, the rows it holds, and hits that grow when a question is asked
+// again.
+func TestServeVectorCache(t *testing.T) {
+	idx, dense := serveIndex(t, true)
+	if !dense {
+		t.Fatal("no embeddings in this build: run `make assets`")
+	}
+	_, cached := newTestServer(t, idx, serverOptions{})
+	_, inPlace := newTestServer(t, idx, serverOptions{Open: rank.OpenOptions{VectorCache: -1}})
+	stats := func(ts *httptest.Server) *store.CacheStats {
+		resp, body := get(t, ts, "GET", "/v1/stats")
+		var st struct {
+			VectorCache *store.CacheStats `json:"vector_cache"`
+		}
+		if resp.StatusCode != 200 || json.Unmarshal(body, &st) != nil {
+			t.Fatalf("stats: %d %s", resp.StatusCode, body)
+		}
+		return st.VectorCache
+	}
+	asks := []string{
+		"/v1/ask?q=" + url.QueryEscape("When does the ferry come back?") + "&k=3&ranker=dense",
+		"/v1/ask?q=" + url.QueryEscape("How much is a ticket?") + "&k=3",
+	}
+	var before *store.CacheStats
+	for round := range 2 {
+		for _, p := range asks {
+			ra, a := get(t, cached, "GET", p)
+			rb, b := get(t, inPlace, "GET", p)
+			if ra.StatusCode != 200 || rb.StatusCode != 200 || string(a) != string(b) {
+				t.Fatalf("%s: through the cache\n%s\nin place\n%s", p, a, b)
+			}
+		}
+		st := stats(cached)
+		if st == nil || st.Bytes <= 0 || st.Rows <= 0 || st.Misses <= 0 || (round == 1 && st.Hits <= before.Hits) {
+			t.Fatalf("round %d: vector cache %+v (before %+v)", round, st, before)
+		}
+		before = st
+	}
+	if st := stats(inPlace); st != nil {
+		t.Fatalf("in place: vector cache %+v, want none", st)
 	}
 }
 

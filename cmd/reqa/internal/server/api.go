@@ -366,6 +366,9 @@ type statsResponse struct {
 	Server        serverStats     `json:"server"`
 	// Sync is how the index follows its source files (serve --watch).
 	Sync any `json:"sync,omitempty"`
+	// VectorCache is the cache the answer vectors are read through
+	// (serve --vector-cache), once a question has needed them.
+	VectorCache *store.CacheStats `json:"vector_cache,omitempty"`
 }
 
 // serverStats is the server part of GET /v1/stats.
@@ -394,14 +397,19 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "stats: %v", err)
 		return
 	}
+	var vc *store.CacheStats
+	if st, ok := g.e.VectorCache(); ok {
+		vc = &st
+	}
 	writeAPI(w, http.StatusOK, statsResponse{
 		Index: g.name, FormatVersion: m.FormatVersion, Builder: m.Builder, Created: m.Created,
 		Contexts: m.Contexts, Sentences: m.Sentences, SizeBytes: g.opened.size, Dataset: m.Dataset,
 		Rankers: g.rankers, DefaultRanker: g.defaultRanker, Dense: dense, Fields: fields,
 		Limits: map[string]int{"max_question_chars": MaxQuestionChars, "max_k": MaxK, "default_k": DefaultK,
 			"max_concurrent": cap(s.slots)},
-		Server: serverStats{Version: s.version, Counters: s.Counters()},
-		Sync:   syncStatus(s.sync),
+		Server:      serverStats{Version: s.version, Counters: s.Counters()},
+		Sync:        syncStatus(s.sync),
+		VectorCache: vc,
 	})
 }
 
