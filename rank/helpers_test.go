@@ -133,3 +133,12 @@ func askWord(path string, o rank.OpenOptions, question string) ([]rank.Answer, e
 	}
 	return e.Ask(context.Background(), r, question, 3)
 }
+
+// vectorRankers are the rankers that read an index's answer vectors: dense
+// and the default fusion, each exact and over the graph.
+var vectorRankers = map[string]rank.Spec{
+	"dense exact":   {Kind: rank.KindDense},
+	"dense ANN":     {Kind: rank.KindDense, Dense: rank.DenseOptions{ANN: true}},
+	"default exact": {},
+	"default ANN":   {Dense: rank.DenseOptions{ANN: true}},
+}

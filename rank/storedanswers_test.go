@@ -97,12 +97,6 @@ func TestPreviousFormatAnswers(t *testing.T) {
 	}
 	asPreviousFormat(t, old)
 	questions := []string{"Who kept the Bell Rock light?", "How do arch bridges carry loads?", "What do bees make?", "Where do ants live?"}
-	specs := map[string]rank.Spec{
-		"dense exact":   {Kind: rank.KindDense},
-		"dense ANN":     {Kind: rank.KindDense, Dense: rank.DenseOptions{ANN: true}},
-		"default exact": {},
-		"default ANN":   {Dense: rank.DenseOptions{ANN: true}},
-	}
 	ask := func(path string, s rank.Spec) [][]rank.Answer {
 		e, err := rank.Open(path)
 		if err != nil {
@@ -123,7 +117,7 @@ func TestPreviousFormatAnswers(t *testing.T) {
 		}
 		return out
 	}
-	for name, s := range specs {
+	for name, s := range vectorRankers {
 		got, want := ask(old, s), ask(now, s)
 		for q := range want {
 			if len(got[q]) != len(want[q]) {

@@ -12,22 +12,15 @@ import (
 )
 
 // TestVectorCacheAnswers asks the same questions of an index opened with
-// its answer vectors in place and read through caches (two chunks, a few,
-// all): every ranker that reads them — dense exact and over the graph,
-// the default fusion exact and over the graph — gives the same answers and
+// its answer vectors in place and read through caches (two rows, 32, all):
+// every ranker that reads them (vectorRankers) gives the same answers and
 // scores to the bit, also asked from several goroutines at once (run with
-// -race: the two-chunk cache replaces chunks under concurrent readers).
+// -race: the two-row cache replaces rows under concurrent readers).
 func TestVectorCacheAnswers(t *testing.T) {
 	requireDense(t)
 	path := filepath.Join(t.TempDir(), "t.reqa")
 	buildTestIndexDense(t, path, true)
 	questions := []string{"Who kept the Bell Rock light?", "How do arch bridges carry loads?", "What do bees make?", "Where do ants live?", "What is a lighthouse?", "Why do bridges sway?"}
-	specs := map[string]rank.Spec{
-		"dense exact":   {Kind: rank.KindDense},
-		"dense ANN":     {Kind: rank.KindDense, Dense: rank.DenseOptions{ANN: true}},
-		"default exact": {},
-		"default ANN":   {Dense: rank.DenseOptions{ANN: true}},
-	}
 	ask := func(o rank.OpenOptions, s rank.Spec, goroutines int) [][]rank.Answer {
 		e, err := rank.OpenWith(path, o)
 		if err != nil {
@@ -59,7 +52,7 @@ func TestVectorCacheAnswers(t *testing.T) {
 		}
 		return out
 	}
-	for name, s := range specs {
+	for name, s := range vectorRankers {
 		want := ask(rank.OpenOptions{}, s, 1)
 		for _, cache := range []int64{1, 64 << 10, rank.DefaultVectorCache} {
 			got := ask(rank.OpenOptions{VectorCache: cache}, s, 4)
