@@ -142,3 +142,19 @@ var vectorRankers = map[string]rank.Spec{
 	"default exact": {},
 	"default ANN":   {Dense: rank.DenseOptions{ANN: true}},
 }
+
+// openResolved opens the index at path with o, closed when t ends, and
+// resolves s on it.
+func openResolved(t *testing.T, path string, o rank.OpenOptions, s rank.Spec) (*rank.Index, rank.Ranker) {
+	t.Helper()
+	e, err := rank.OpenWith(path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	r, err := e.Resolve(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, r
+}

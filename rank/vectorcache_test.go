@@ -22,15 +22,7 @@ func TestVectorCacheAnswers(t *testing.T) {
 	buildTestIndexDense(t, path, true)
 	questions := []string{"Who kept the Bell Rock light?", "How do arch bridges carry loads?", "What do bees make?", "Where do ants live?", "What is a lighthouse?", "Why do bridges sway?"}
 	ask := func(o rank.OpenOptions, s rank.Spec, goroutines int) [][]rank.Answer {
-		e, err := rank.OpenWith(path, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer e.Close()
-		r, err := e.Resolve(s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		e, r := openResolved(t, path, o, s)
 		out := make([][]rank.Answer, len(questions)*goroutines)
 		errs := make([]error, len(out))
 		var wg sync.WaitGroup
