@@ -121,7 +121,10 @@
 // layers' lists per node above layer 0 only: nothing is allocated per node
 // of layer 0) and reads the slots through a LinkSource, in place; such a
 // graph, like one from LoadFrom, is read-only. It searches exactly as the graph it was written from
-// (TestLoadSplit).
+// (TestLoadSplit). The VectorSource of LoadFrom and LoadSplit may be a
+// DotSource, whose rows need not stay put (reqa serve reads them into a
+// bounded cache): searches then ask it for each dot product with the
+// query, to the bit the same (TestLoadFromDotSource).
 //
 // # Measurements
 //
