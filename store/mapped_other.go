@@ -1,5 +1,7 @@
 //go:build !unix
 
+// Memory the row cache maps (rowcache.go), where there is no mmap.
+
 package store
 
 import "unsafe"

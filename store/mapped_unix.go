@@ -1,5 +1,8 @@
 //go:build unix
 
+// Memory the row cache maps (rowcache.go): the index file's pages it gives
+// back, and the anonymous memory its slots live in.
+
 package store
 
 import (
