@@ -174,7 +174,7 @@ func (rs *Rows) WithRow(i int, fn func(row []byte)) error {
 		return nil
 	}
 	cc := rs.cache
-	for {
+	for filled := false; ; filled = true {
 		if rs.state[i/rs.h.PerChunk].Load() == 2 {
 			return rs.damaged(i / rs.h.PerChunk)
 		}
@@ -185,7 +185,9 @@ func (rs *Rows) WithRow(i int, fn func(row []byte)) error {
 				if !sl.used.Load() {
 					sl.used.Store(true)
 				}
-				sl.hits.Add(1)
+				if !filled {
+					sl.hits.Add(1)
+				}
 				fn(sl.buf)
 				sl.mu.RUnlock()
 				return nil

@@ -2,7 +2,9 @@ package store
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -161,4 +163,29 @@ func mappedKB(t *testing.T, path string) int {
 		}
 	}
 	return kb
+}
+
+func ExampleReader_RowsCached() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "rows.reqa")
+	w, _ := Create(path)
+	// 5,000 rows of eight bytes: row i holds i³.
+	w.PutRows("cubes", 5000, 8, func(lo, hi int, dst []byte) {
+		for i := lo; i < hi; i++ {
+			binary.LittleEndian.PutUint64(dst[8*(i-lo):], uint64(i*i*i))
+		}
+	})
+	w.Commit(Meta{})
+
+	r, _ := Open(path)
+	defer r.Close()
+	rs, _ := r.RowsCached("cubes", 64<<10) // at most 64 KiB of rows held
+	rs.WithRow(1234, func(row []byte) { fmt.Println(binary.LittleEndian.Uint64(row)) })
+	rs.WithRow(1234, func([]byte) {}) // from the cache this time
+	st := rs.CacheStats()
+	fmt.Println(rs.Cached(), st.Rows, st.Hits, st.Misses)
+	// Output:
+	// 1879080904
+	// true 1 1 1
 }
