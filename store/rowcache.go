@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -99,7 +100,7 @@ func (r *Reader) RowsCached(name string, budget int64) (*Rows, error) {
 			if len(k) != 8 || string(k) == string(rowsHeaderKey) {
 				continue
 			}
-			i := beUint64(k)
+			i := binary.BigEndian.Uint64(k)
 			if i >= uint64(rs.h.Chunks) || len(v) == 0 {
 				continue // Check reports keys that are not chunks
 			}
@@ -116,9 +117,13 @@ func (r *Reader) RowsCached(name string, budget int64) (*Rows, error) {
 		}
 		return nil
 	})
-	if err != nil || !inPages {
+	if err != nil {
 		f.Close()
-		return rs, err
+		return nil, err
+	}
+	if !inPages {
+		f.Close()
+		return rs, nil
 	}
 	rowBytes := rs.h.RowBytes
 	n := int(min(int64(rs.h.Rows), max(2, budget/int64(rowBytes))))
@@ -145,14 +150,6 @@ func (r *Reader) RowsCached(name string, budget int64) (*Rows, error) {
 	r.closers = append(r.closers, func() { f.Close(); c.free() })
 	r.closersMu.Unlock()
 	return rs, nil
-}
-
-func beUint64(b []byte) uint64 {
-	var x uint64
-	for _, c := range b[:8] {
-		x = x<<8 | uint64(c)
-	}
-	return x
 }
 
 // WithRow calls fn with row i, checking its chunk the first time one of

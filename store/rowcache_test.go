@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -12,10 +11,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // rowModes are the two ways a row set is read: in place, and through a
-// cache of three chunks (so that reading a set evicts all the time).
+// cache of two rows (so that reading a set evicts all the time).
 var rowModes = []struct {
 	name   string
 	cached bool
@@ -134,35 +135,12 @@ func TestRowsCachedReleasesMap(t *testing.T) {
 		if err := rs.Check(); err != nil {
 			t.Fatal(err)
 		}
-		kb := mappedKB(t, path)
+		kb := testenv.ResidentKB(t, path)
 		r.Close()
 		if set := 10000 * 2048 / 1024; mode.cached && kb > set/10 || !mode.cached && kb < set/2 {
 			t.Errorf("%s: %d KB of the file mapped after reading a %d KB set", mode.name, kb, set)
 		}
 	}
-}
-
-// mappedKB is how much of the file at path this process has mapped
-// (resident), from /proc/self/smaps.
-func mappedKB(t *testing.T, path string) int {
-	f, err := os.Open("/proc/self/smaps")
-	if err != nil {
-		t.Fatalf("reading the process's map: %v", err)
-	}
-	defer f.Close()
-	kb, in := 0, false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		switch {
-		case len(fs) >= 5 && strings.Contains(fs[0], "-") && len(fs[0]) > 8 && !strings.HasSuffix(fs[0], ":"):
-			in = len(fs) >= 6 && fs[len(fs)-1] == path
-		case in && len(fs) >= 2 && fs[0] == "Rss:":
-			n, _ := strconv.Atoi(fs[1])
-			kb += n
-		}
-	}
-	return kb
 }
 
 func ExampleReader_RowsCached() {

@@ -1,6 +1,7 @@
 // Package testenv holds what the tests of every package share about the
-// environment they run in: whether they run in CI (InCI), and how a test
-// whose prerequisite is missing stops (Skip).
+// environment they run in: whether they run in CI (InCI), how a test
+// whose prerequisite is missing stops (Skip), and how much of a file the
+// test process holds mapped (ResidentKB).
 //
 // A prerequisite is anything a test needs that a fresh clone does not carry:
 // the shared data beside the repository (../shared: the SQuAD ReQA set,

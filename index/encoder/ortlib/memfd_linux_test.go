@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/reqa/reqa/internal/testenv"
 )
 
 // TestOrtlibPathMemfd: on Linux, Path returns /proc/self/fd/N naming a
@@ -79,39 +81,17 @@ func TestReleaseEmbedded(t *testing.T) {
 	if hex.EncodeToString(h[:]) != sum {
 		t.Fatal("the bytes found are not the embedded library")
 	}
-	before := executableKB(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := testenv.ResidentKB(t, exe)
 	releaseEmbedded()
-	after := executableKB(t)
+	after := testenv.ResidentKB(t, exe)
 	if drop := before - after; drop < len(data)/1024*9/10 {
 		t.Errorf("resident pages of the executable: %d KB before, %d KB after releasing a %d KB library", before, after, len(data)/1024)
 	}
 	if h := sha256.Sum256([]byte(data)); hex.EncodeToString(h[:]) != sum {
 		t.Fatal("read again after the release, the library's bytes differ")
 	}
-}
-
-// executableKB is the test binary's resident pages, in KB (smaps).
-func executableKB(t *testing.T) int {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile("/proc/self/smaps")
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, in := 0, false
-	for _, line := range strings.Split(string(b), "\n") {
-		fs := strings.Fields(line)
-		if len(fs) >= 5 && strings.Contains(fs[0], "-") && !strings.HasSuffix(fs[0], ":") {
-			in = fs[len(fs)-1] == exe
-			continue
-		}
-		if in && len(fs) >= 2 && fs[0] == "Rss:" {
-			n, _ := strconv.Atoi(fs[1])
-			kb += n
-		}
-	}
-	return kb
 }
