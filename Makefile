@@ -325,6 +325,8 @@ BLINDQA_SRC   := $(BLINDQA)/src
 BLINDQA_TEXT  := $(BLINDQA)/text
 BLINDQA_DIR   := cmd/mkdocsqa/blind
 BLINDQA_LIST  := $(BLINDQA_DIR)/SOURCES.tsv
+BLINDQA_NAME  := blindqa
+BLINDQA_LUA   := cmd/mkdocsqa/blind/noimages.lua
 BLINDQA_DEBS  := postfix-doc=3.7.11-0+deb12u1=6b07bcc68991703acf747dc2500355bdd02aef0a048419b939752c39faf47d8d \
                  graphviz-doc=2.42.2-7+deb12u1=7239f310587c7ae772bdb3775eeddb2bd82a2c2c3c4326578b906a667c439474 \
                  mpich-doc=4.0.2-3=2d3e8f2feb4b28888412ebde2cfdaa3972753eaeba126ef90bc9bae95c7266de \
@@ -362,7 +364,7 @@ blindqa-tools:
 	  echo "blindqa tool: $$pkg $$(dpkg-query -W -f '$${Version}' $$pkg)"; done
 
 blindqa-src: $(BLINDQA_SRC)/.ok
-$(BLINDQA_SRC)/.ok: Makefile $(BLINDQA_LIST) $(BLINDQA_DIR)/noimages.lua | blindqa-tools
+$(BLINDQA_SRC)/.ok: Makefile $(BLINDQA_LIST) $(BLINDQA_LUA) | blindqa-tools
 	@rm -rf $(BLINDQA_SRC) $(BLINDQA)/deb $(BLINDQA)/npm $(BLINDQA)/mods.txt && mkdir -p $(BLINDQA_SRC) $(BLINDQA)/deb/root $(BLINDQA)/npm
 	@for m in $(BLINDQA_MODS); do mod=$${m%%=*}; want=$${m#*=}; \
 	  json=$$($(GO) mod download -json $$mod) || { echo "cannot download $$mod"; exit 1; }; \
@@ -393,7 +395,7 @@ $(BLINDQA_SRC)/.ok: Makefile $(BLINDQA_LIST) $(BLINDQA_DIR)/noimages.lua | blind
 	    -) case "$$path" in *.gz) case "$$file" in *.gz) cp "$$in" $$out/$$file;; *) gzip -dc "$$in" > $$out/$$file;; esac;; \
 	                        *) cp "$$in" $$out/$$file;; esac;; \
 	    pandoc:*) from=$$(echo $$conv | cut -d: -f2); to=$$(echo $$conv | cut -d: -f3); \
-	      SOURCE_DATE_EPOCH=$(BLINDQA_EPOCH) pandoc -f $$from -t $$to --lua-filter $(BLINDQA_DIR)/noimages.lua \
+	      SOURCE_DATE_EPOCH=$(BLINDQA_EPOCH) pandoc -f $$from -t $$to --lua-filter $(BLINDQA_LUA) \
 	        --metadata identifier=urn:reqa:blindqa:$$name -o $$out/$$file "$$in" 2>/dev/null || { echo "$$name: pandoc failed"; exit 1; }; \
 	      case $$to in epub3|docx|odt) strip-nondeterminism -t zip -T $(BLINDQA_EPOCH) $$out/$$file >/dev/null || exit 1;; esac;; \
 	    *) echo "$$name: unknown converter $$conv"; exit 1;; esac; \
@@ -437,8 +439,34 @@ blindqa-text: $(BLINDQA_SRC)/.ok | blindqa-tools
 # holds is dropped into missing.json and counts as a miss.
 .PHONY: blindqa
 blindqa: $(BLINDQA_SRC)/.ok blindqa-text
-	cd $(BLINDQA_DIR) && sha256sum -c --quiet TEST.sha256 TUNE.sha256
-	$(GO) run ./cmd/mkdocsqa -src $(BLINDQA_SRC) -questions $(BLINDQA_DIR) -text $(BLINDQA_TEXT) -out $(BLINDQA) -name blindqa -allow-missing
+	cd $(BLINDQA_DIR) && sha256sum -c --quiet *.sha256
+	$(GO) run ./cmd/mkdocsqa -src $(BLINDQA_SRC) -questions $(BLINDQA_DIR) -text $(BLINDQA_TEXT) -out $(BLINDQA) -name $(BLINDQA_NAME) -allow-missing
+
+# --- blind docs QA benchmark, round 2 (issue 32; cmd/mkdocsqa/blind2/) --------
+# Twelve more documents, all tune: questions written blind on 2026-12-03 so a
+# default can be chosen on more blind tune questions than round 1's 362. The
+# same recipes as round 1 (above) with round 2's sources: `make blindqa2-text`
+# renders third_party/blindqa2/text/NAME.txt, `make blindqa2` checks the frozen
+# questions (TUNE.sha256) and writes third_party/blindqa2/blindqa2/.
+BLIND2_DEBS := jq=1.6-2.1+deb12u3=c25f3fda201207ed98b1d63686f2d81b9dfeb99f1ab2d1d35fb3f7b6a1c107dc \
+               openssh-client=1:9.2p1-2+deb12u10=42c250b8b9110382488c53c066a960bc564ddac2cb9e449f47b6cdbb5fc1cb60 \
+               zstd=1.5.4+dfsg2-5+deb12u1=59fd093988b4b7f17cb10329ce6dd080ace367cd3b7928d6145012cb7fc3a334 \
+               sed=4.9-1+deb12u1=fd557efeee8aae4619c2cb7f68aadccb804322ad4a99ab048aaae5901d253885 \
+               diffutils=1:3.8-4=8bdfedc14c1035e3750e9f055ac9c1ecd9b5d05d9e6dc6466c4e9237eef407dd \
+               wget=1.21.3-1+deb12u1=b389052d1d8a8cacec4f0380d9ee54e8082bfbebe374299be95b5286c9380f80 \
+               sqlite3-doc=3.40.1-2+deb12u2=466e30d7066e2641fa13e56bc662a2ad521b8cc9c17dde9c9dac3d4f105e32f2 \
+               xz-utils=5.4.1-1+deb12u2=f99fc3fe4b4e5baecf5fd8b53853a82e1e71cb5ec187b36b0ddcf227a8961c8f
+BLIND2_MODS := github.com/restic/restic@v0.16.5=h1:He7+WvsWUJJBRtcIJj8QsM1RP84CFOexXR5v+UB0nrA= \
+               github.com/rs/zerolog@v1.33.0=h1:1cU2KZkvPxNyfgEmhHAz/1A9Bz+llsdYzklWFzgp0r8= \
+               github.com/sirupsen/logrus@v1.9.3=h1:dueUQJ1C2q9oE3F7wvmSGAaVtTmUizReu6fjN8uqzbQ=
+BLIND2_VARS  = BLINDQA=third_party/blindqa2 BLINDQA_DIR=cmd/mkdocsqa/blind2 BLINDQA_NAME=blindqa2 \
+               BLINDQA_DEBS="$(BLIND2_DEBS)" BLINDQA_MODS="$(BLIND2_MODS)" BLINDQA_NPMS=
+
+.PHONY: blindqa2 blindqa2-text
+blindqa2-text:
+	$(MAKE) --no-print-directory blindqa-text $(BLIND2_VARS)
+blindqa2:
+	$(MAKE) --no-print-directory blindqa $(BLIND2_VARS)
 
 # --- transfer matrix and leave-one-domain-out defaults (issue 14; BENCHMARKS.md "Transfer") ---
 # Builds each domain's index with embeddings once (TM_DIR, reused on later runs), learns fusions
