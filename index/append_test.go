@@ -26,7 +26,8 @@ func TestAppendEqualsFullBuild(t *testing.T) {
 		name      string
 		withDense bool
 		contexts  string // Options.ContextVectors
-	}{{"bm25", false, ""}, {"dense", true, ""}, {"dense, context vectors from sentences", true, store.ContextVectorsSentences}} {
+	}{{"bm25", false, ""}, {"dense", true, ""}, {"dense, context vectors from sentences", true, store.ContextVectorsWindow},
+		{"dense, context vectors the mean of sentences (before the weights)", true, store.ContextVectorsSentences}} {
 		withDense := tc.withDense
 		t.Run(tc.name, func(t *testing.T) {
 			opt := appendOptions(t, withDense)

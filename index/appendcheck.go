@@ -78,7 +78,7 @@ func CheckAppendSettings(m store.Meta, s AppendSettings) error {
 		if m.Dense == nil {
 			return refuse("context-vectors", "the index has no embeddings")
 		}
-		if *s.ContextVectors != m.Dense.ContextVectors {
+		if contextVectorsName(*s.ContextVectors) != contextVectorsName(m.Dense.ContextVectors) {
 			return refuse("context-vectors", "the index's are %s, %s was asked for", contextVectorsName(m.Dense.ContextVectors), contextVectorsName(*s.ContextVectors))
 		}
 	}
@@ -86,10 +86,15 @@ func CheckAppendSettings(m store.Meta, s AppendSettings) error {
 }
 
 // contextVectorsName names a store.DenseMeta.ContextVectors as the
-// command line does ("" is the encoder's, "model").
+// command line does: "" (the encoder's) is "model", and both ways of making
+// them from the sentences are "sentences" (an append asking for
+// "sentences" keeps the index's way).
 func contextVectorsName(how string) string {
-	if how == "" {
+	switch how {
+	case "":
 		return ContextVectorsModel
+	case store.ContextVectorsWindow:
+		return ContextVectorsSentences
 	}
 	return how
 }
@@ -99,14 +104,20 @@ func contextVectorsName(how string) string {
 // needed (reqa index --context-vectors).
 const ContextVectorsModel = "model"
 
-// ParseContextVectors maps a --context-vectors name ("model" or
-// store.ContextVectorsSentences) to store.DenseMeta.ContextVectors.
+// ContextVectorsSentences names context vectors made from the context's
+// sentences' vectors (reqa index --context-vectors sentences); a build
+// makes them as store.ContextVectorsWindow says.
+const ContextVectorsSentences = "sentences"
+
+// ParseContextVectors maps a --context-vectors name (ContextVectorsModel or
+// ContextVectorsSentences) to the store.DenseMeta.ContextVectors a build
+// writes.
 func ParseContextVectors(name string) (string, error) {
 	switch name {
 	case ContextVectorsModel:
 		return "", nil
-	case store.ContextVectorsSentences:
-		return name, nil
+	case ContextVectorsSentences:
+		return store.ContextVectorsWindow, nil
 	}
-	return "", fmt.Errorf("context vectors %q: want %s or %s", name, ContextVectorsModel, store.ContextVectorsSentences)
+	return "", fmt.Errorf("context vectors %q: want %s or %s", name, ContextVectorsModel, ContextVectorsSentences)
 }

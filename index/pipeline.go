@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -270,14 +271,14 @@ func checkContextVectors(how string) error {
 // embed encodes every sentence and context of c with enc (stage 3), in one
 // pass so a context that repeats a sentence word for word (a paragraph of
 // one sentence under no heading) is embedded once. With contexts
-// store.ContextVectorsSentences only the sentences (and any context
-// without one) go through the encoder: a context's vector is the
-// normalized mean of its sentences'.
+// store.ContextVectorsWindow or store.ContextVectorsSentences only the
+// sentences (and any context without one) go through the encoder: a
+// context's vector is made from its sentences' (contextMeans).
 func embed(ctx context.Context, c *Corpus, enc *encoder.Encoder, contexts string, progress func(stage string) func(done, total int)) (sent, ctxv dense.Vectors, err error) {
 	if err := checkContextVectors(contexts); err != nil {
 		return sent, ctxv, fmt.Errorf("embed: %w", err)
 	}
-	fromSentences := contexts == store.ContextVectorsSentences
+	fromSentences := contexts == store.ContextVectorsWindow || contexts == store.ContextVectorsSentences
 	texts := make([]string, 0, len(c.Sentences)+len(c.Contexts))
 	for _, s := range c.Sentences {
 		texts = append(texts, s.Text(c.Contexts[s.ContextID]))
@@ -307,29 +308,84 @@ func embed(ctx context.Context, c *Corpus, enc *encoder.Encoder, contexts string
 	if !fromSentences {
 		return sent, dense.Vectors{Dim: dim, Data: flat[n:]}, nil
 	}
-	return sent, contextMeans(c, sent, count, lone, flat[n:]), nil
+	var weight []float64
+	if contexts == store.ContextVectorsWindow {
+		if weight, err = windowShares(ctx, c, enc); err != nil {
+			return sent, ctxv, fmt.Errorf("embed: %w", err)
+		}
+	}
+	return sent, contextMeans(c, sent, weight, lone, flat[n:]), nil
+}
+
+// windowShares returns each sentence's weight in its context's vector for
+// store.ContextVectorsWindow: how many of the tokens the encoder reads of
+// the context's text the sentence takes up (Encoder.PositionShares).
+func windowShares(ctx context.Context, c *Corpus, enc *encoder.Encoder) ([]float64, error) {
+	of := make([][]int, len(c.Contexts)) // each context's sentences, in text order
+	for i, s := range c.Sentences {
+		of[s.ContextID] = append(of[s.ContextID], i)
+	}
+	weight := make([]float64, len(c.Sentences))
+	var parts [][2]int
+	for id, ss := range of {
+		if id%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if len(ss) == 0 {
+			continue
+		}
+		slices.SortStableFunc(ss, func(a, b int) int { return cmp.Compare(c.Sentences[a].Start, c.Sentences[b].Start) })
+		parts = parts[:0]
+		for _, i := range ss {
+			parts = append(parts, [2]int{c.Sentences[i].Start, c.Sentences[i].End})
+		}
+		for k, share := range enc.PositionShares(c.Contexts[id].Text, parts) {
+			weight[ss[k]] = float64(share)
+		}
+	}
+	return weight, nil
 }
 
 // contextMeans returns every context's vector: the normalized mean of its
-// sentences' vectors in sent (count[i] of them), or, for the contexts in
-// lone (none), their own embedding from embedded, in order.
-func contextMeans(c *Corpus, sent dense.Vectors, count, lone []int, embedded []float32) dense.Vectors {
+// sentences' vectors in sent, each weighted by weight[i] (nil: all alike;
+// a context whose sentences all weigh 0 takes them alike), or, for the
+// contexts in lone (those without sentences), their own embedding from
+// embedded, in order.
+func contextMeans(c *Corpus, sent dense.Vectors, weight []float64, lone []int, embedded []float32) dense.Vectors {
 	dim := sent.Dim
+	total := make([]float64, len(c.Contexts)) // of the weights
+	count := make([]float64, len(c.Contexts)) // of the sentences
+	for i, s := range c.Sentences {
+		count[s.ContextID]++
+		if weight != nil {
+			total[s.ContextID] += weight[i]
+		}
+	}
 	sum := make([]float64, len(c.Contexts)*dim)
 	for i, s := range c.Sentences {
+		w := 1.0
+		if total[s.ContextID] > 0 {
+			w = weight[i]
+		}
 		acc := sum[int(s.ContextID)*dim : int(s.ContextID+1)*dim]
 		for j, x := range sent.Row(i) {
-			acc[j] += float64(x)
+			acc[j] += w * float64(x)
 		}
 	}
 	out := dense.Vectors{Dim: dim, Data: make([]float32, len(c.Contexts)*dim)}
 	for i := range c.Contexts {
-		if count[i] == 0 {
+		by := count[i]
+		if total[i] > 0 {
+			by = total[i]
+		}
+		if by == 0 {
 			continue
 		}
 		row := out.Row(i)
 		for j := range row {
-			row[j] = float32(sum[i*dim+j] / float64(count[i]))
+			row[j] = float32(sum[i*dim+j] / by)
 		}
 		dense.Normalize(row)
 	}

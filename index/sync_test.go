@@ -165,7 +165,7 @@ func TestSyncEqualsFreshBuild(t *testing.T) {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
 			opt := appendOptions(t, withDense)
 			if seed == 4 {
-				opt.ContextVectors = store.ContextVectorsSentences
+				opt.ContextVectors = store.ContextVectorsWindow
 			}
 			if !withDense {
 				opt.Tokenizers = []string{"word", "wpm"}

@@ -93,5 +93,13 @@ func SentenceField(name string) (string, bool) {
 }
 
 // ContextVectorsSentences is DenseMeta.ContextVectors for context vectors
-// made as the normalized mean of their sentences' vectors.
+// made as the normalized mean of their sentences' vectors (indexes built
+// with context vectors from sentences before ContextVectorsWindow).
 const ContextVectorsSentences = "sentences"
+
+// ContextVectorsWindow is DenseMeta.ContextVectors for context vectors made
+// from their sentences' vectors, each weighted by how many of the leading
+// tokens the encoder reads of the context it takes up (a sentence past
+// them weighs nothing): of the ways tried, the closest to the vector the
+// model gives the context's text.
+const ContextVectorsWindow = "sentences-window"

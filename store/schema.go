@@ -98,10 +98,13 @@ type DenseMeta struct {
 	GraphSlots bool `json:"graph_slots,omitempty"`
 	// ContextVectors says how the context vectors e_c were made: "" by
 	// the encoder from each context's text (the default, and every index
-	// from before the choice), ContextVectorsSentences as the normalized
-	// mean of the context's sentences' vectors, with no model run for the
-	// context (a context without sentences is still embedded from its
-	// text). Appends and syncs make new contexts' vectors the same way.
+	// from before the choice); ContextVectorsWindow from the context's
+	// sentences' vectors, weighted by how much of what the model reads of
+	// the context each takes up, or ContextVectorsSentences as their plain
+	// normalized mean (indexes from before ContextVectorsWindow); neither
+	// runs the model for a context with sentences (one without is still
+	// embedded from its text). Appends and syncs make new contexts' vectors
+	// the same way.
 	ContextVectors string `json:"context_vectors,omitempty"`
 }
 

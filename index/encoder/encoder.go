@@ -45,8 +45,10 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 	"unsafe"
 
 	"github.com/reqa/reqa/index/encoder/ort"
@@ -149,6 +151,12 @@ type backend interface {
 	// dim returns the embedding width, or 0 when it is not known before
 	// the first run.
 	dim() int
+	// count returns the number of tokens text makes inside a passage: no
+	// special tokens, prefix or truncation.
+	count(text string) int
+	// window returns how many of a passage's tokens (as count counts
+	// them) the model reads, from the first; 0 when it reads them all.
+	window() int
 	// close releases the model.
 	close() error
 }
@@ -163,6 +171,8 @@ type useLite struct {
 func (u *useLite) tokens(text string, _ Role) []int32                { return u.tok.Encode(text) }
 func (u *useLite) embed(seqs [][]int32, _ Role) ([][]float32, error) { return u.sess.Embed(seqs) }
 func (u *useLite) dim() int                                          { return 0 }
+func (u *useLite) count(text string) int                             { return len(u.tok.Encode(text)) }
+func (u *useLite) window() int                                       { return ort.MaxPositions }
 func (u *useLite) close() error                                      { return u.sess.Close() }
 
 // initRuntime loads the ONNX Runtime library (embedded, or REQA_ORT_LIB)
@@ -277,6 +287,8 @@ type useLiteGo struct {
 
 func (u *useLiteGo) tokens(text string, _ Role) []int32 { return u.tok.Encode(text) }
 func (u *useLiteGo) dim() int                           { return usenet.Dim }
+func (u *useLiteGo) count(text string) int              { return len(u.tok.Encode(text)) }
+func (u *useLiteGo) window() int                        { return u.net.MaxLen() }
 func (u *useLiteGo) close() error                       { return nil }
 
 func (u *useLiteGo) embed(seqs [][]int32, _ Role) ([][]float32, error) {
@@ -374,6 +386,38 @@ func (e *Encoder) Close() error { return e.be.close() }
 
 // Tokens returns the token ids the model sees for text as a passage.
 func (e *Encoder) Tokens(text string) []int32 { return e.be.tokens(text, Passage) }
+
+// PositionShares returns how much of what the model reads of the passage
+// text each of its parts takes up: parts[i] = {start, end} are byte
+// offsets of text, in order and not overlapping, and shares[i] is the
+// number of part i's tokens among the leading tokens of the passage the
+// model reads (USE-Lite's first 128; a Hugging Face model's maximum length
+// less its special tokens and passage prefix). A part past them gets 0, as
+// does a part outside text. A part's tokens are counted alone and its
+// place by the tokens of the text before it, so a boundary may be a token
+// off the whole passage's tokenization.
+func (e *Encoder) PositionShares(text string, parts [][2]int) []int {
+	shares := make([]int, len(parts))
+	w := e.be.window()
+	for i, p := range parts {
+		if p[0] < 0 || p[0] > p[1] || p[1] > len(text) {
+			continue
+		}
+		n := e.be.count(text[p[0]:p[1]])
+		if w == 0 {
+			shares[i] = n
+			continue
+		}
+		// The white space before a part is the part's: SentencePiece
+		// counts a trailing space as a token of its own.
+		before := e.be.count(strings.TrimRightFunc(text[:p[0]], unicode.IsSpace))
+		if before >= w {
+			break // parts are in order: the rest are past it too
+		}
+		shares[i] = min(n, w-before)
+	}
+	return shares
+}
 
 // Encode embeds texts as passages (answers: sentences, contexts),
 // returning one unit vector per text in order. Texts are tokenized, sorted

@@ -867,6 +867,15 @@ func (b *hfBackend) tokens(text string, r Role) []int32 { return b.tok.ids(text,
 
 func (b *hfBackend) dim() int { return b.d }
 
+func (b *hfBackend) count(text string) int { return len(b.tok.tok.AppendIDs(nil, text)) }
+
+// window is what is left of the maximum length after the special tokens
+// and the passage prefix.
+func (b *hfBackend) window() int {
+	t := b.tok
+	return max(1, t.maxLen-len(t.prefix)-len(t.suffix)-b.count(t.textPrefix[Passage]))
+}
+
 func (b *hfBackend) close() error { return b.model.Close() }
 
 // embed runs seqs through the model. With an attention mask they share one

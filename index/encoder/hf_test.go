@@ -408,6 +408,20 @@ func TestHFMaxLength(t *testing.T) {
 	}
 }
 
+// TestHFPositionShares: a Hugging Face model reads its maximum length less
+// the special tokens, so with a maximum of 5 ([CLS] … [SEP]) the window is
+// three tokens of the passage.
+func TestHFPositionShares(t *testing.T) {
+	needRuntime(t)
+	files := map[string]any{"model.onnx": modelSpec{}.build(t), "tokenizer.json": tokenizerJSON(t, bertTemplate, 5)}
+	e := openDir(t, writeDir(t, files), Options{})
+	text := "the cat sat on the mat" // 6 tokens
+	got := e.PositionShares(text, [][2]int{{0, 7}, {8, 14}, {15, 22}})
+	if want := []int{2, 1, 0}; !slices.Equal(got, want) {
+		t.Errorf("PositionShares = %v, want %v", got, want)
+	}
+}
+
 // TestHFReload checks what an index relies on: New rebuilds the encoder
 // from the stored spec and bytes, the hash covers the pooling setting, and
 // a model found under onnx/ loads like one at the top.

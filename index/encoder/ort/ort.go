@@ -121,9 +121,9 @@ func NewSession(model []byte, opts Options) (*Session, error) {
 // Close releases the session. Later calls to Embed return an error.
 func (s *Session) Close() error { return s.model.Close() }
 
-// maxPositions is the number of leading tokens of a sequence the USE-Lite
+// MaxPositions is the number of leading tokens of a sequence the USE-Lite
 // graph reads (its ClipToMaxLength step drops later positions).
-const maxPositions = 128
+const MaxPositions = 128
 
 // Embed returns one embedding per token-id sequence, in order. Sequences
 // may differ in length; each is embedded as if it were alone (the model
@@ -148,9 +148,9 @@ func (s *Session) Embed(seqs [][]int32) ([][]float32, error) {
 	// Every sequence is padded to the longest one in its run, and the
 	// attention projections work on the padding too, so runs group
 	// sequences of similar length. The model clips sequences to
-	// maxPositions tokens, so longer ones are alike.
+	// MaxPositions tokens, so longer ones are alike.
 	sort.SliceStable(nonEmpty, func(a, b int) bool {
-		return min(len(seqs[nonEmpty[a]]), maxPositions) < min(len(seqs[nonEmpty[b]]), maxPositions)
+		return min(len(seqs[nonEmpty[a]]), MaxPositions) < min(len(seqs[nonEmpty[b]]), MaxPositions)
 	})
 	for start := 0; start < len(nonEmpty); {
 		end := s.groupEnd(seqs, nonEmpty, start)
@@ -193,7 +193,7 @@ func (s *Session) groupEnd(seqs [][]int32, order []int, start int) int {
 	real := 0
 	end := start
 	for end < len(order) && end-start < s.maxBatch {
-		l := min(len(seqs[order[end]]), maxPositions)
+		l := min(len(seqs[order[end]]), MaxPositions)
 		padded := l * (end - start + 1) // the longest so far sets the width
 		if end > start && float64(padded) > (1+maxPadding)*float64(real+l) {
 			break

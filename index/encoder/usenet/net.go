@@ -342,6 +342,10 @@ func floats(raw []byte) []float32 {
 	return out
 }
 
+// MaxLen is the number of leading ids of a text the network reads (the
+// graph's ClipToMaxLength).
+func (n *Net) MaxLen() int { return n.maxLen }
+
 // Embed returns the unit vector of one text given as its SentencePiece
 // ids (package sentencepiece; only the first 128 are read, as the graph
 // clips them).
