@@ -109,6 +109,14 @@ const ContextVectorsModel = "model"
 // makes them as store.ContextVectorsWindow says.
 const ContextVectorsSentences = "sentences"
 
+// DefaultContextVectors is the --context-vectors of a new index when none
+// is asked for (reqa index, and eval's and demo's temporary indexes): made
+// from the sentences' vectors, about half the embedding work on real
+// documents, chosen on 2026-12-03 by the rule written before the blind
+// benchmark's round 2 (cmd/mkdocsqa/blind2/SOURCES.md; BENCHMARKS.md).
+// The zero Options.ContextVectors is still the model's.
+const DefaultContextVectors = ContextVectorsSentences
+
 // ParseContextVectors maps a --context-vectors name (ContextVectorsModel or
 // ContextVectorsSentences) to the store.DenseMeta.ContextVectors a build
 // writes.

@@ -75,7 +75,7 @@ func indexFlags() []cli.Flag {
 		&cli.StringFlag{Name: "query-prefix", Usage: "with --model: text put before every question (e5: \"query: \"; bge: \"Represent this sentence for searching relevant passages: \"); default: the model directory's prompts; kept in the index"},
 		&cli.StringFlag{Name: "passage-prefix", Usage: "with --model: text put before every sentence and context (e5: \"passage: \"); default: the model directory's prompts; kept in the index"},
 		&cli.Float64Flag{Name: "lambda", Value: defaultLambda, Usage: "dense answer tower: weight of the context in normalize(e_sentence + λ·e_context)"},
-		&cli.StringFlag{Name: "context-vectors", Value: index.ContextVectorsModel, Usage: "dense answer tower: how e_context is made — model (the encoder embeds each context's text) or sentences (made from its sentences' vectors, each weighted by the tokens it fills of what the model reads of the context; no model run for contexts: a whole build takes 1.5–2.4× less CPU on real documents, P@1 within two questions of model's on the SQuAD, docs and blind benchmarks; BENCHMARKS.md); the index keeps its choice"},
+		&cli.StringFlag{Name: "context-vectors", Value: index.DefaultContextVectors, Usage: "dense answer tower: how e_context is made — sentences (from its sentences' vectors, each weighted by the tokens it fills of what the model reads of the context: no model run for contexts, about half the embedding work on real documents) or model (the encoder embeds each context's text; P@1 within 0.2 of sentences' on the SQuAD and pooled real-document tune questions; BENCHMARKS.md); the index keeps its choice"},
 		&cli.IntFlag{Name: "threads", Usage: "ONNX Runtime threads (0: one per core)"},
 		memoryLimitFlag,
 		&cli.DurationFlag{Name: "parse-timeout", Value: ingest.DefaultParseTimeout, Usage: "time (wall clock and CPU) a document may take to parse, plus " + ingest.ParseTimePerMiB.String() + " per MiB of it; a file over it is skipped (0: no limit)"},
@@ -455,16 +455,17 @@ func contextVectorsFlag(c *cli.Context) (string, error) {
 }
 
 func withEncoder(c *cli.Context, opt *index.Options) error {
-	if c.IsSet("context-vectors") { // a flag of index's, not demo's
-		how, err := contextVectorsFlag(c)
-		if err != nil {
-			return err
-		}
-		opt.ContextVectors = how
+	// index's flag; demo and eval's temporary indexes take the default
+	how, err := index.ParseContextVectors(index.DefaultContextVectors)
+	if c.IsSet("context-vectors") {
+		how, err = contextVectorsFlag(c)
 	}
+	if err != nil {
+		return err
+	}
+	opt.ContextVectors = how
 	spec := encoder.Spec{Name: uselite.Name, Kind: encoder.KindUSELite, Dim: uselite.Dim}
 	var onnx, vocab []byte
-	var err error
 	if dir := c.String("model"); dir != "" {
 		var o encoder.DirOptions
 		if c.IsSet("precision") {
