@@ -28,7 +28,13 @@
 // only added and changed text is tokenized and embedded.
 //
 // All three run one pipeline: form the contexts, tokenize, embed, write
-// into a sink, commit. There are two sinks: the bbolt file, and the
+// into a sink, commit. The embed step runs the encoder over every distinct
+// sentence; a context's vector is, as the index's DenseMeta.ContextVectors
+// says, made from its sentences' vectors weighted by the tokens each fills
+// of what the encoder reads of the context (store.ContextVectorsWindow, what
+// [DefaultContextVectors] names), their plain mean (indexes from before
+// the weights), or the encoder's embedding of the context's text (the zero
+// Options.ContextVectors, `--context-vectors model`). There are two sinks: the bbolt file, and the
 // Weaviate collection with its engine file. A build and an append differ
 // only in where ids start, where the settings come from and whether the
 // sink writes new data or extends the index's.

@@ -31,7 +31,8 @@
 //	dense/model.onnx  the dense encoder's ONNX model        [BlobDenseModel]
 //	dense/vocab.json  its vocabulary                        [BlobDenseVocab]
 //	dense/sentences   every sentence's embedding            [BlobDenseSent]
-//	dense/contexts    every context's embedding             [BlobDenseCtx]
+//	dense/contexts    every context's vector, as            [BlobDenseCtx]
+//	                  DenseMeta.ContextVectors says
 //	dense/graph       the HNSW graph over answer vectors    [BlobDenseGraph]
 //	dense/graph-upper the same graph without its layer 0 (ann's
 //	                  MarshalUpper; when DenseMeta.GraphSlots)
