@@ -77,7 +77,9 @@ func Append(ctx context.Context, in Input, path string, opt Options) (store.Meta
 			return store.Meta{}, fmt.Errorf("append to %s: %w", path, err)
 		}
 		defer done()
-		j.opt.Encoder, j.opt.Lambda = enc, d.Lambda
+		// λ and the way context vectors are made are the index's, for
+		// both sinks (an engine append once took the caller's).
+		j.opt.Encoder, j.opt.Lambda, j.opt.ContextVectors = enc, d.Lambda, d.ContextVectors
 	}
 	if old.Engine != nil {
 		return j.writeEngine(ctx, w, es)

@@ -241,10 +241,7 @@ func (j *job) writeDense(ctx context.Context, w *store.Writer, meta *store.Meta)
 	if enc == nil {
 		return nil
 	}
-	how := j.opt.ContextVectors
-	if j.old != nil {
-		how = j.old.Dense.ContextVectors // an append keeps the index's choice
-	}
+	how := j.opt.ContextVectors // an append's is the index's (Append)
 	sent, ctxv, err := embed(ctx, j.c, enc, how, j.progress)
 	if err != nil {
 		return err
