@@ -123,14 +123,7 @@ func TestBuildStoresStructure(t *testing.T) {
 	if r.Meta().Context != ingest.ContextParagraphHeading {
 		t.Fatalf("appended meta context %q", r.Meta().Context)
 	}
-	sents, err := r.Sentences()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctxs, err := r.Contexts()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sents, ctxs := records(t, r)
 	var got []string
 	for _, s := range sents {
 		cx := ctxs[s.ContextID]

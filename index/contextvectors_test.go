@@ -54,14 +54,7 @@ func TestContextVectorsFromSentences(t *testing.T) {
 				return v
 			}
 			sv, cv := vectors(store.BlobDenseSent), vectors(store.BlobDenseCtx)
-			sents, err := r.Sentences()
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctxs, err := r.Contexts()
-			if err != nil {
-				t.Fatal(err)
-			}
+			sents, ctxs := records(t, r)
 			of := make([][]store.Sentence, cv.Len()) // in text order, as the fixtures are
 			for _, s := range sents {
 				of[s.ContextID] = append(of[s.ContextID], s)

@@ -9,6 +9,7 @@ import (
 	"github.com/reqa/reqa/index/encoder/uselite"
 	"github.com/reqa/reqa/ingest"
 	"github.com/reqa/reqa/internal/testenv"
+	"github.com/reqa/reqa/store"
 )
 
 // The tests of package index read their inputs with package ingest, as
@@ -32,6 +33,20 @@ func appendOptions(t *testing.T, withDense bool) index.Options {
 	t.Cleanup(func() { enc.Close() })
 	opt.Encoder, opt.EncoderModel, opt.EncoderVocab, opt.Lambda = enc, onnx, vocab, 0.25
 	return opt
+}
+
+// records returns r's sentences and contexts.
+func records(t *testing.T, r *store.Reader) ([]store.Sentence, []store.Context) {
+	t.Helper()
+	sents, err := r.Sentences()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctxs, err := r.Contexts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sents, ctxs
 }
 
 // readParts reads parts of testdata/append into one corpus.
