@@ -110,9 +110,10 @@ func TestEngineWeaviate(t *testing.T) {
 // ways normalisation sees through (NFD, a soft hyphen, a ligature,
 // full-width letters) and holds symbols WordPiece cannot spell: the
 // engine gets reqa's normalised tokens, so it finds them as embedded
-// does, and a question of only [UNK] gets no answer from either. Both
-// indexes embed their contexts with the model (not the default), and the
-// append asks for nothing: it must keep the engine index's way.
+// does, and a question of only [UNK] gets no answer from either. The
+// append asks for no way of making context vectors: it must keep the
+// engine index's (the default, from the sentences), as the embedded build
+// of both files has them.
 func testEngineAppend(t *testing.T, host, dir string) {
 	a := writeFile(t, dir, "a.md", "# Ferries\n\nWhen does the ferry return? The ferry leaves the harbour at nine. It returns at noon when the sea is calm.\n\n"+
 		"Tickets are sold on board. Bicycles travel free of charge.\n")
@@ -121,9 +122,9 @@ func testEngineAppend(t *testing.T, host, dir string) {
 		"The Cafe\u0301 du Port feeds the \ufb01rst crew. \u2604 \u265c mark the \uff34\uff29\uff2d\uff25\uff34\uff21\uff22\uff2c\uff25 by the co\u00adoperative.\n")
 	eng, loc := filepath.Join(dir, "app-eng.reqa"), filepath.Join(dir, "app-loc.reqa")
 	for _, args := range [][]string{
-		{"index", "-q", "--engine", "weaviate://" + host + "/Travel", "--context-vectors", "model", "--out", eng, a},
+		{"index", "-q", "--engine", "weaviate://" + host + "/Travel", "--out", eng, a},
 		{"index", "-q", "--append", "--out", eng, b},
-		{"index", "-q", "--bm25", "lucene", "--k1", "1.5", "--context-vectors", "model", "--out", loc, a, b},
+		{"index", "-q", "--bm25", "lucene", "--k1", "1.5", "--out", loc, a, b},
 	} {
 		if code, _, errs := reqa(t, args...); code != 0 {
 			t.Fatalf("%q: exit %d: %s", args, code, errs)
