@@ -389,32 +389,34 @@ func (e *Encoder) Tokens(text string) []int32 { return e.be.tokens(text, Passage
 
 // PositionShares returns how much of what the model reads of the passage
 // text each of its parts takes up: parts[i] = {start, end} are byte
-// offsets of text, in order and not overlapping, and shares[i] is the
-// number of part i's tokens among the leading tokens of the passage the
-// model reads (USE-Lite's first 128; a Hugging Face model's maximum length
-// less its special tokens and passage prefix). A part past them gets 0, as
-// does a part outside text. A part's tokens are counted alone and its
-// place by the tokens of the text before it, so a boundary may be a token
-// off the whole passage's tokenization.
+// offsets of text, and shares[i] is the number of part i's tokens among
+// the leading tokens of the passage the model reads (USE-Lite's first 128;
+// a Hugging Face model's maximum length less its special tokens and
+// passage prefix). A part past them gets 0, as does a part outside text,
+// reversed, or not after the part before it. Tokens are counted a stretch
+// at a time (a part, the text between two parts), so a boundary may be a
+// token off the whole passage's tokenization, and the work is linear in
+// the text up to the last part the model reads, however the text is made.
 func (e *Encoder) PositionShares(text string, parts [][2]int) []int {
 	shares := make([]int, len(parts))
 	w := e.be.window()
+	before, at := 0, 0 // the tokens of text[:at]
 	for i, p := range parts {
-		if p[0] < 0 || p[0] > p[1] || p[1] > len(text) {
+		if p[0] < at || p[0] > p[1] || p[1] > len(text) {
 			continue
+		}
+		// The white space around a stretch only separates it:
+		// SentencePiece would count a space at either end as a token.
+		before += e.be.count(strings.TrimFunc(text[at:p[0]], unicode.IsSpace))
+		if w > 0 && before >= w {
+			break // the rest are past it too
 		}
 		n := e.be.count(text[p[0]:p[1]])
-		if w == 0 {
-			shares[i] = n
-			continue
+		shares[i] = n
+		if w > 0 {
+			shares[i] = min(n, w-before)
 		}
-		// The white space before a part is the part's: SentencePiece
-		// counts a trailing space as a token of its own.
-		before := e.be.count(strings.TrimRightFunc(text[:p[0]], unicode.IsSpace))
-		if before >= w {
-			break // parts are in order: the rest are past it too
-		}
-		shares[i] = min(n, w-before)
+		before, at = before+n, p[1]
 	}
 	return shares
 }

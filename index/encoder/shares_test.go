@@ -51,6 +51,9 @@ func TestPositionShares(t *testing.T) {
 		{"no parts", text, nil, []int{}},
 		{"out of range or reversed", sentence, [][2]int{{0, len(sentence) + 1}, {5, 2}, {-1, 3}}, []int{0, 0, 0}},
 		{"an empty part", sentence, [][2]int{{3, 3}}, []int{0}},
+		{"out of order", text, [][2]int{parts[1], parts[0], parts[2]}, []int{per, 0, per}},
+		{"text before a part counts", text, [][2]int{parts[straddle]}, []int{want[straddle]}},
+		{"text between parts counts", text, [][2]int{parts[0], parts[straddle]}, []int{per, want[straddle]}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
