@@ -71,3 +71,37 @@ func TestPositionShares(t *testing.T) {
 		t.Errorf("the shares of a passage longer than the window add up to %d, want 128", total)
 	}
 }
+
+// FuzzPositionShares: whatever the text and parts, no panic, one share per
+// part, none negative or above its part's tokens, and together no more
+// than the 128 tokens USE-Lite reads.
+func FuzzPositionShares(f *testing.F) {
+	e := encoderOf(f, uselite.PrecisionInt8)
+	f.Cleanup(func() { e.Close() })
+	f.Add("The ferry leaves at nine. It returns at noon.", 0, 25, 26, 45)
+	f.Add("  \t\n", 0, 1, 2, 4)
+	f.Add("ab", 2, 1, -1, 3)
+	f.Add(strings.Repeat("word ", 300), 0, 700, 700, 1500)
+	f.Fuzz(func(t *testing.T, text string, a, b, c, d int) {
+		parts := [][2]int{{a, b}, {c, d}}
+		shares := e.PositionShares(text, parts)
+		if len(shares) != len(parts) {
+			t.Fatalf("%d shares for %d parts", len(shares), len(parts))
+		}
+		total := 0
+		for i, s := range shares {
+			p := parts[i]
+			max := 0
+			if p[0] >= 0 && p[0] <= p[1] && p[1] <= len(text) {
+				max = len(e.Tokens(text[p[0]:p[1]]))
+			}
+			if s < 0 || s > max {
+				t.Fatalf("part %v: share %d, want 0..%d", p, s, max)
+			}
+			total += s
+		}
+		if total > 128 {
+			t.Fatalf("shares add up to %d, more than the 128 tokens read", total)
+		}
+	})
+}
