@@ -314,7 +314,7 @@ func embed(ctx context.Context, c *Corpus, enc *encoder.Encoder, contexts string
 			return sent, ctxv, fmt.Errorf("embed: %w", err)
 		}
 	}
-	return sent, contextMeans(c, sent, weight, lone, flat[n:]), nil
+	return sent, contextMeans(c, sent, count, weight, lone, flat[n:]), nil
 }
 
 // windowShares returns each sentence's weight in its context's vector for
@@ -349,17 +349,15 @@ func windowShares(ctx context.Context, c *Corpus, enc *encoder.Encoder) ([]float
 }
 
 // contextMeans returns every context's vector: the normalized mean of its
-// sentences' vectors in sent, each weighted by weight[i] (nil: all alike;
-// a context whose sentences all weigh 0 takes them alike), or, for the
-// contexts in lone (those without sentences), their own embedding from
-// embedded, in order.
-func contextMeans(c *Corpus, sent dense.Vectors, weight []float64, lone []int, embedded []float32) dense.Vectors {
+// sentences' vectors in sent (count[i] of them), each weighted by
+// weight[i] (nil: all alike; a context whose sentences all weigh 0 takes
+// them alike), or, for the contexts in lone (those without sentences),
+// their own embedding from embedded, in order.
+func contextMeans(c *Corpus, sent dense.Vectors, count []int, weight []float64, lone []int, embedded []float32) dense.Vectors {
 	dim := sent.Dim
 	total := make([]float64, len(c.Contexts)) // of the weights
-	count := make([]float64, len(c.Contexts)) // of the sentences
-	for i, s := range c.Sentences {
-		count[s.ContextID]++
-		if weight != nil {
+	if weight != nil {
+		for i, s := range c.Sentences {
 			total[s.ContextID] += weight[i]
 		}
 	}
@@ -376,7 +374,7 @@ func contextMeans(c *Corpus, sent dense.Vectors, weight []float64, lone []int, e
 	}
 	out := dense.Vectors{Dim: dim, Data: make([]float32, len(c.Contexts)*dim)}
 	for i := range c.Contexts {
-		by := count[i]
+		by := float64(count[i])
 		if total[i] > 0 {
 			by = total[i]
 		}
